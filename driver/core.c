@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pctr core: module parameters, backend choice and the /dev/pctr misc
+ * device.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "pctr.h"
+
+struct pctr_pmu pctr_pmu;
+
+static char *pmu = "auto";
+module_param(pmu, charp, 0444);
+MODULE_PARM_DESC(pmu, "Counter backend: auto (the CPU's PMU, else TSC only) or none");
+
+static ushort dev_mode = 0666;
+module_param(dev_mode, ushort, 0444);
+MODULE_PARM_DESC(dev_mode, "Permission bits of /dev/pctr (default 0666)");
+
+static int pctr_select_backend(void)
+{
+	int ret;
+
+	if (!strcmp(pmu, "none")) {
+		pctr_arch_probe(&pctr_pmu);
+		pctr_none_probe(&pctr_pmu, "pmu=none");
+		return 0;
+	}
+	if (strcmp(pmu, "auto")) {
+		pr_err("unknown pmu=%s; use auto or none\n", pmu);
+		return -EINVAL;
+	}
+	ret = pctr_arch_probe(&pctr_pmu);
+	if (ret)
+		pctr_none_probe(&pctr_pmu, pctr_pmu.why);
+	return 0;
+}
+
+static void pctr_log_backend(const struct pctr_pmu *p)
+{
+	if (p->backend_id == PCTR_BACKEND_NONE) {
+		pr_info("%s family %u model %u: no PMU (%s); offering the TSC only\n",
+			p->vendor[0] ? p->vendor : "unknown CPU", p->family,
+			p->model, p->why);
+		return;
+	}
+	pr_info("%s: %s family %u model %u, perfmon v%u, %u general counters (%u bits), %u fixed (%u bits)\n",
+		p->name, p->vendor, p->family, p->model, p->version,
+		p->ngeneral, p->width, p->nfixed, p->fixed_width);
+}
+
+static int pctr_open(struct inode *inode, struct file *file)
+{
+	return nonseekable_open(inode, file);
+}
+
+static const struct file_operations pctr_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pctr_open,
+	.unlocked_ioctl	= pctr_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+/* /sys/class/misc/pctr/: what the loaded backend is, for admins. */
+static ssize_t backend_show(struct device *dev, struct device_attribute *a,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", pctr_pmu.name);
+}
+static DEVICE_ATTR_RO(backend);
+
+static ssize_t counters_show(struct device *dev, struct device_attribute *a,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u general (%u bits), %u fixed (%u bits)\n",
+			  pctr_pmu.ngeneral, pctr_pmu.width, pctr_pmu.nfixed,
+			  pctr_pmu.fixed_width);
+}
+static DEVICE_ATTR_RO(counters);
+
+/* Why there are no counters ("" when there are). */
+static ssize_t reason_show(struct device *dev, struct device_attribute *a,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", pctr_pmu.why);
+}
+static DEVICE_ATTR_RO(reason);
+
+static struct attribute *pctr_attrs[] = {
+	&dev_attr_backend.attr,
+	&dev_attr_counters.attr,
+	&dev_attr_reason.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(pctr);
+
+static struct miscdevice pctr_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "pctr",
+	.fops	= &pctr_fops,
+	.groups	= pctr_groups,
+};
+
+static int __init pctr_init(void)
+{
+	int ret;
+
+	ret = pctr_select_backend();
+	if (ret)
+		return ret;
+	pctr_misc.mode = dev_mode & 0777;
+	ret = misc_register(&pctr_misc);
+	if (ret) {
+		pr_err("cannot register /dev/pctr: %d\n", ret);
+		return ret;
+	}
+	pctr_log_backend(&pctr_pmu);
+	return 0;
+}
+
+static void __exit pctr_exit(void)
+{
+	misc_deregister(&pctr_misc);
+}
+
+module_init(pctr_init);
+module_exit(pctr_exit);
+
+MODULE_AUTHOR("The pctr developers");
+MODULE_DESCRIPTION("Direct access to CPU performance counters through /dev/pctr");
+MODULE_LICENSE("GPL");

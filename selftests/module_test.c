@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading and unloading pctr.ko: nothing is left behind, bad parameters
+ * are refused, an open descriptor pins the module.  Needs root and the
+ * module file ($PCTR_KO, default /pctr/pctr.ko); the module is reloaded
+ * with its original parameters after every test.
+ */
+#include "pctr_test.h"
+
+#include <dirent.h>
+#include <sys/syscall.h>
+
+#include "kselftest_harness.h"
+
+#define CYCLES	100
+#define WARMUP	10
+
+static const char *module_path(void)
+{
+	const char *p = getenv("PCTR_KO");
+
+	return p && *p ? p : "/pctr/pctr.ko";
+}
+
+static int load(const char *params)
+{
+	int fd = open(module_path(), O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "pctr", O_NONBLOCK);
+}
+
+static int loaded(void)
+{
+	return access("/sys/module/pctr", F_OK) == 0;
+}
+
+/* Active objects per slab cache, from /proc/slabinfo. */
+struct slab_snap {
+	char	name[256][40];
+	long	active[256];
+	int	n;
+};
+
+/*
+ * SLUB counts the free objects of per-CPU slabs as active: shrink every
+ * cache first (flushing those slabs) so the counts are the objects in use.
+ */
+static void slab_shrink_all(void)
+{
+	char path[512];
+	struct dirent *d;
+	DIR *dir = opendir("/sys/kernel/slab");
+	int fd;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 d->d_name);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			continue;
+		/* Not every cache can be shrunk: ignore the result. */
+		(void)!write(fd, "1", 1);
+		close(fd);
+	}
+	closedir(dir);
+}
+
+static int slab_snapshot(struct slab_snap *s)
+{
+	char line[512];
+	FILE *f;
+
+	/* Files and much else are freed after an RCU grace period. */
+	sync();
+	usleep(1500 * 1000);
+	slab_shrink_all();
+	f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	s->n = 0;
+	while (fgets(line, sizeof(line), f) && s->n < 256) {
+		if (line[0] == '#' || !strncmp(line, "slabinfo", 8))
+			continue;
+		if (sscanf(line, "%39s %ld", s->name[s->n], &s->active[s->n]) == 2)
+			s->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static long slab_active(const struct slab_snap *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->name[i], name))
+			return s->active[i];
+	return 0;
+}
+
+FIXTURE(module) {
+	char params[256];
+};
+
+FIXTURE_SETUP(module)
+{
+	if (geteuid() != 0)
+		SKIP(return, "loading modules needs root");
+	if (access(module_path(), R_OK))
+		SKIP(return, "no module file at %s", module_path());
+	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
+		self->params[0] = '\0';
+	if (loaded())
+		ASSERT_EQ(0, unload()) TH_LOG("rmmod pctr: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(module)
+{
+	if (!loaded())
+		EXPECT_EQ(0, load(self->params));
+}
+
+/* One insmod, open, PCIOCRD, close, rmmod cycle; 0 or the failing step. */
+static int cycle(const char *params)
+{
+	struct pctrst st;
+	int fd;
+
+	if (load(params))
+		return 1;
+	fd = open(PCTR_DEV, O_RDWR);
+	if (fd < 0)
+		return 2;
+	if (ioctl(fd, PCIOCRD, &st))
+		return 3;
+	close(fd);
+	if (unload())
+		return 4;
+	if (!access(PCTR_DEV, F_OK) || !access(PCTR_SYSFS, F_OK))
+		return 5;
+	return 0;
+}
+
+/* Caches that grew by at least @min objects from @a to @b. */
+static int slab_grown(const struct slab_snap *a, const struct slab_snap *b,
+		      long min, char grown[][40], int max)
+{
+	long grew;
+	int i, n = 0;
+
+	for (i = 0; i < b->n && n < max; i++) {
+		grew = b->active[i] - slab_active(a, b->name[i]);
+		if (grew >= min)
+			snprintf(grown[n++], 40, "%s", b->name[i]);
+	}
+	return n;
+}
+
+static int listed(const char *name, char list[][40], int n)
+{
+	while (n-- > 0)
+		if (!strcmp(name, list[n]))
+			return 1;
+	return 0;
+}
+
+/*
+ * insmod/rmmod many times: every cycle works, the device comes and goes,
+ * and no slab cache grows by an object per cycle.  Caches swing by a slab
+ * or two with unrelated activity, so a cache that grows by half an object
+ * per cycle is only a suspect; it is a leak if it grows as much again over
+ * a second run of cycles.
+ */
+TEST_F_TIMEOUT(module, load_unload_leaves_nothing, 600)
+{
+	static struct slab_snap s0, s1, s2;
+	static char suspects[16][40], again[16][40];
+	static const char *leak;
+	int i, n, m, step;
+
+	for (i = 0; i < WARMUP; i++)
+		ASSERT_EQ(0, cycle(self->params)) TH_LOG("warm-up %d", i);
+	ASSERT_EQ(0, slab_snapshot(&s0));
+	for (i = 0; i < CYCLES; i++) {
+		step = cycle(self->params);
+		ASSERT_EQ(0, step) TH_LOG("cycle %d failed at step %d: %s", i,
+					  step, strerror(errno));
+	}
+	ASSERT_EQ(0, slab_snapshot(&s1));
+	n = slab_grown(&s0, &s1, CYCLES / 2, suspects, 16);
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		TH_LOG("suspect: %s grew by >= %d objects", suspects[i], CYCLES / 2);
+	for (i = 0; i < CYCLES; i++)
+		ASSERT_EQ(0, cycle(self->params));
+	ASSERT_EQ(0, slab_snapshot(&s2));
+	m = slab_grown(&s1, &s2, CYCLES / 2, again, 16);
+	leak = NULL;
+	for (i = 0; i < n && !leak; i++)
+		if (listed(suspects[i], again, m))
+			leak = suspects[i];
+	EXPECT_EQ(NULL, leak)
+		TH_LOG("%s grows with every load/unload", leak);
+}
+
+TEST_F(module, unknown_backend_refused)
+{
+	char line[256];
+
+	EXPECT_EQ(-1, load("pmu=bogus"));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_FALSE(loaded());
+	ASSERT_EQ(0, last_log_line("pmu=bogus", line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, "auto"));
+}
+
+TEST_F(module, pmu_none_offers_tsc_only)
+{
+	struct pctr_info info;
+	char reason[64];
+	int fd;
+
+	ASSERT_EQ(0, load("pmu=none"));
+	fd = open(PCTR_DEV, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pctr_get_info(fd, &info));
+	EXPECT_STREQ("none", info.pi_backend);
+	EXPECT_EQ(PCTR_CAP_TSC, info.pi_caps);
+	ASSERT_EQ(0, read_text(PCTR_SYSFS "/reason", reason, sizeof(reason)));
+	EXPECT_STREQ("pmu=none", reason);
+	close(fd);
+	EXPECT_EQ(0, unload());
+}
+
+/* An open descriptor holds the module: rmmod fails until it is closed. */
+TEST_F(module, open_fd_pins_module)
+{
+	int fd;
+
+	ASSERT_EQ(0, load(self->params));
+	fd = open(PCTR_DEV, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, unload());
+	EXPECT_TRUE(errno == EAGAIN || errno == EBUSY) TH_LOG("%s", strerror(errno));
+	EXPECT_TRUE(loaded());
+	close(fd);
+	EXPECT_EQ(0, unload());
+}
+
+/* A custom device mode is honoured. */
+TEST_F(module, dev_mode_parameter)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, load("dev_mode=0600"));
+	ASSERT_EQ(0, stat(PCTR_DEV, &st));
+	EXPECT_EQ(0600, st.st_mode & 0777);
+	EXPECT_EQ(0, unload());
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the pctr selftests.  The tests use the kernel's own
+ * kselftest harness, taken from the installed Linux source at build time.
+ */
+#ifndef _PCTR_TEST_H
+#define _PCTR_TEST_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <linux/pctr.h>
+#include "pctr.h"
+
+#define PCTR_DEV	"/dev/pctr"
+#define PCTR_SYSFS	"/sys/class/misc/pctr"
+
+/* Read a small text file into buf, without the trailing newline. */
+static inline int read_text(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+static inline long read_long(const char *path)
+{
+	char buf[64];
+
+	if (read_text(path, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 0);
+}
+
+/* The whole kernel log (needs root or dmesg_restrict=0), malloc'd. */
+static inline char *kernel_log(void)
+{
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *buf;
+	int n;
+
+	if (len <= 0)
+		return NULL;
+	buf = calloc(1, len + 1);
+	if (!buf)
+		return NULL;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The last kernel log line containing needle, copied to out. */
+static inline int last_log_line(const char *needle, char *out, size_t len)
+{
+	char *log = kernel_log(), *p, *hit = NULL, *end;
+
+	if (!log)
+		return -1;
+	for (p = strstr(log, needle); p; p = strstr(p + 1, needle))
+		hit = p;
+	if (hit) {
+		while (hit > log && hit[-1] != '\n')
+			hit--;
+		end = strchr(hit, '\n');
+		if (end)
+			*end = '\0';
+		snprintf(out, len, "%s", hit);
+	}
+	free(log);
+	return hit ? 0 : -1;
+}
+
+/* Does this (virtual) CPU offer architectural perfmon or AMD counters? */
+static inline int cpu_has_flag(const char *flag)
+{
+	char *line = NULL, pat[64];
+	size_t cap = 0;
+	int found = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return 0;
+	snprintf(pat, sizeof(pat), " %s", flag);
+	while (getline(&line, &cap, f) > 0) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		found = strstr(line, pat) != NULL;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static inline void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static inline int pctr_get_info(int fd, struct pctr_info *info)
+{
+	memset(info, 0xa5, sizeof(*info));
+	return ioctl(fd, PCIOCINFO, info);
+}
+
+#endif /* _PCTR_TEST_H */

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pctr(1): show what /dev/pctr offers and read the counters.
+ *
+ *   pctr [info]     the backend, the CPU, the counters, and a short
+ *                   sampled readout of the TSC and idle time
+ *   pctr read       one PCIOCRD snapshot, every slot in use
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pctr.h"
+
+static const char *prog = "pctr";
+
+static void die(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
+	if (errno == ENOENT)
+		fprintf(stderr, "%s: is the module loaded? (modprobe pctr)\n",
+			prog);
+	exit(1);
+}
+
+static void print_caps(unsigned int caps)
+{
+	static const char *const names[] = {
+		"tsc", "counters", "global-ctrl", "full-width", "any-thread",
+		"user-rdpmc", "overflow",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (caps & (1U << i))
+			printf(" %s", names[i]);
+	printf("\n");
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmd_info(pctr_t *p)
+{
+	const struct pctr_info *in = &p->info;
+	struct pctrst a, b;
+	char reason[128];
+	double t0, t1, secs;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	printf("device    %s (ABI %u)\n", PCTR_DEVICE, in->pi_abi_version);
+	printf("backend   %s", in->pi_backend);
+	if (in->pi_backend_id == PCTR_BACKEND_NONE)
+		printf(" (no PMU: %s)", pctr_backend_reason(reason,
+							   sizeof(reason)));
+	printf("\ncpu       %s family %u model %u\n",
+	       in->pi_vendor[0] ? in->pi_vendor : "unknown", in->pi_cpu_family,
+	       in->pi_cpu_model);
+	if (in->pi_version)
+		printf("perfmon   version %u\n", in->pi_version);
+	printf("counters  %u general (%u bits), %u fixed (%u bits)\n",
+	       in->pi_ngeneral, in->pi_width, in->pi_nfixed,
+	       in->pi_fixed_width);
+	printf("caps     ");
+	print_caps(in->pi_caps);
+
+	/* A short sample: how fast the TSC runs and how idle the CPUs are. */
+	t0 = now_sec();
+	if (pctr_read_all(p, &a) < 0)
+		die("PCIOCRD");
+	usleep(200000);
+	if (pctr_read_all(p, &b) < 0)
+		die("PCIOCRD");
+	t1 = now_sec();
+	secs = t1 - t0;
+	printf("tsc       %llu (%.1f MHz measured", (unsigned long long)b.pctr_tsc,
+	       (b.pctr_tsc - a.pctr_tsc) / secs / 1e6);
+	if (in->pi_tsc_khz)
+		printf(", kernel says %.1f MHz", in->pi_tsc_khz / 1e3);
+	printf(")\n");
+	printf("idle      %.3f s since boot; %.0f%% of %ld CPUs over %.0f ms\n",
+	       b.pctr_idl / 1e9,
+	       100.0 * (b.pctr_idl - a.pctr_idl) / 1e9 / secs / ncpu, ncpu,
+	       secs * 1e3);
+	return 0;
+}
+
+static int cmd_read(pctr_t *p)
+{
+	struct pctrst st;
+	unsigned int i;
+
+	if (pctr_read_all(p, &st) < 0)
+		die("PCIOCRD");
+	printf("tsc   %20llu\n", (unsigned long long)st.pctr_tsc);
+	printf("idle  %20llu ns\n", (unsigned long long)st.pctr_idl);
+	for (i = 0; i < PCTR_NUM; i++) {
+		if (!st.pctr_fn[i])
+			continue;
+		printf("%s%-3u %20llu  fn %#llx\n",
+		       i < PCTR_FIXED_BASE ? "pmc" : "fix",
+		       i < PCTR_FIXED_BASE ? i : i - PCTR_FIXED_BASE,
+		       (unsigned long long)st.pctr_hwc[i],
+		       (unsigned long long)st.pctr_fn[i]);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "info";
+	pctr_t *p;
+	int ret;
+
+	p = pctr_open(O_RDONLY);
+	if (!p)
+		die("open " PCTR_DEVICE);
+	if (!strcmp(cmd, "info")) {
+		ret = cmd_info(p);
+	} else if (!strcmp(cmd, "read")) {
+		ret = cmd_read(p);
+	} else {
+		fprintf(stderr, "usage: %s [info|read]\n", prog);
+		ret = 2;
+	}
+	pctr_close(p);
+	return ret;
+}

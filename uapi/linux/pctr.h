@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pctr: direct access to CPU performance counters through /dev/pctr.
+ *
+ * This header is the single definition of the pctr ABI.  It follows
+ * OpenBSD pctr(4) (PCIOCRD, PCIOCS*, the PCTR_* function bits) and Sun
+ * perfmon (GETPCR/SETPCR), with fixed-size Linux types and no holes.
+ * Documentation/abi.rst and pctr.4 describe every call.
+ */
+#ifndef _UAPI_LINUX_PCTR_H
+#define _UAPI_LINUX_PCTR_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* Bumped on any incompatible change; new fields only use reserved space. */
+#define PCTR_ABI_VERSION	1
+
+/*
+ * Counter slots.  Slot i < PCTR_MAX_GENERAL is general-purpose counter i;
+ * slot PCTR_FIXED_BASE + i is fixed-function counter i (Intel).  Slots a
+ * backend does not have read as zero and reject PCIOCS with EINVAL.
+ */
+#define PCTR_MAX_GENERAL	16
+#define PCTR_MAX_FIXED		16
+#define PCTR_FIXED_BASE		PCTR_MAX_GENERAL
+#define PCTR_NUM		(PCTR_MAX_GENERAL + PCTR_MAX_FIXED)
+#define PCTR_FIXED(i)		(PCTR_FIXED_BASE + (i))
+
+typedef __u64 pctrval;
+
+/*
+ * A counter function, as set by PCIOCS<n>.  The layout is that of an x86
+ * event select register, so a function is also what GETPCR/SETPCR carry:
+ *
+ *   bits  0-7   event select            bits 24-31  counter mask (cmask)
+ *   bits  8-15  unit mask (umask)       bits 32-35  AMD event select 11:8
+ *   bit  16     PCTR_U  count user      bits 40-41  AMD host/guest only
+ *   bit  17     PCTR_K  count kernel
+ *   bit  18     PCTR_E  edge detect
+ *   bit  20     PCTR_INT  reserved for overflow notification (EINVAL now)
+ *   bit  21     PCTR_ANY  count both SMT threads (Intel; CAP_PERFMON)
+ *   bit  22     PCTR_EN  enable: the counter counts only with this set
+ *   bit  23     PCTR_I   invert the counter-mask comparison
+ *
+ * For a fixed counter only PCTR_U, PCTR_K, PCTR_ANY and PCTR_EN are
+ * meaningful and the event and unit mask must be zero: the counter's
+ * event is fixed by the hardware.  A function of 0 frees the counter.
+ */
+#define PCTR_EVENT_MASK		0x000000ffULL
+#define PCTR_UM_SHIFT		8
+#define PCTR_UM_MASK		(0xffULL << PCTR_UM_SHIFT)
+#define PCTR_U			(1ULL << 16)
+#define PCTR_K			(1ULL << 17)
+#define PCTR_E			(1ULL << 18)
+#define PCTR_INT		(1ULL << 20)
+#define PCTR_ANY		(1ULL << 21)
+#define PCTR_EN			(1ULL << 22)
+#define PCTR_I			(1ULL << 23)
+#define PCTR_CM_SHIFT		24
+#define PCTR_CM_MASK		(0xffULL << PCTR_CM_SHIFT)
+#define PCTR_EVENT_HI_SHIFT	32
+#define PCTR_EVENT_HI_MASK	(0xfULL << PCTR_EVENT_HI_SHIFT)
+#define PCTR_HG_SHIFT		40
+#define PCTR_HG_MASK		(0x3ULL << PCTR_HG_SHIFT)
+
+/* Build a function from its parts: PCTR_FN(0xc0, 0, PCTR_U | PCTR_EN). */
+#define PCTR_FN(event, umask, flags)					\
+	((((__u64)(event) & 0xff) |					\
+	  (((__u64)(event) & 0xf00) << (PCTR_EVENT_HI_SHIFT - 8)) |	\
+	  ((__u64)(umask) << PCTR_UM_SHIFT)) | (__u64)(flags))
+
+/*
+ * PCIOCRD: the calling thread's view of every counter slot.
+ *
+ * pctr_fn   function of each slot, as set by PCIOCS<n> or SETPCR
+ * pctr_tsc  the time-stamp counter when the values were read
+ * pctr_hwc  64-bit virtual value of each slot: events counted while this
+ *           thread ran, never wrapping (0 for a free or absent slot)
+ * pctr_idl  nanoseconds all online CPUs have spent idle since boot, the
+ *           figure /proc/stat's idle column is made from
+ */
+struct pctrst {
+	__u64	pctr_fn[PCTR_NUM];
+	pctrval	pctr_tsc;
+	pctrval	pctr_hwc[PCTR_NUM];
+	pctrval	pctr_idl;
+};
+
+/*
+ * GETPCR/SETPCR: the raw control state of the calling thread's counters,
+ * in the hardware's own register layout: one event select per general
+ * counter, and the fixed-counter control register (four bits per fixed
+ * counter: bit 0 kernel, bit 1 user, bit 2 any-thread, bit 3 interrupt).
+ * SETPCR validates every field exactly as PCIOCS<n> does; it never
+ * writes a register outside the thread's own counter controls.
+ */
+struct pctr_pcr {
+	__u64	pcr_evtsel[PCTR_MAX_GENERAL];
+	__u64	pcr_fixed_ctrl;
+	__u64	pcr_reserved[3];	/* must be zero */
+};
+
+/* PCIOCPRESET: set a slot's 64-bit virtual value. */
+struct pctr_preset {
+	__u32	ps_ctr;			/* slot number */
+	__u32	ps_flags;		/* must be zero */
+	__u64	ps_value;
+};
+
+/* Backend kinds in pctr_info.pi_backend_id. */
+#define PCTR_BACKEND_NONE	0	/* no counters: TSC only */
+#define PCTR_BACKEND_INTEL	1	/* Intel architectural perfmon */
+#define PCTR_BACKEND_AMD	2	/* AMD core counters */
+#define PCTR_BACKEND_SIM	3	/* simulated PMU (tests only) */
+#define PCTR_BACKEND_SPARC	4	/* UltraSPARC PCR/PIC */
+
+/* Capability bits in pctr_info.pi_caps. */
+#define PCTR_CAP_TSC		(1U << 0)  /* pctr_tsc is a real TSC */
+#define PCTR_CAP_COUNTERS	(1U << 1)  /* PCIOCS* can program counters */
+#define PCTR_CAP_GLOBAL_CTRL	(1U << 2)  /* a global enable register */
+#define PCTR_CAP_FULL_WIDTH	(1U << 3)  /* full-width counter writes */
+#define PCTR_CAP_ANYTHREAD	(1U << 4)  /* PCTR_ANY is supported */
+#define PCTR_CAP_USER_RDPMC	(1U << 5)  /* counters readable by rdpmc */
+#define PCTR_CAP_OVERFLOW	(1U << 6)  /* overflow interrupts */
+
+/* PCIOCINFO: what the loaded backend offers. */
+struct pctr_info {
+	__u32	pi_abi_version;		/* PCTR_ABI_VERSION */
+	__u32	pi_backend_id;		/* PCTR_BACKEND_* */
+	char	pi_backend[16];		/* "intel", "amd", "sim", "none" */
+	char	pi_vendor[16];		/* CPUID vendor string, or "" */
+	__u32	pi_caps;		/* PCTR_CAP_* */
+	__u32	pi_version;		/* perfmon version, 0 if none */
+	__u32	pi_ngeneral;		/* general counters */
+	__u32	pi_nfixed;		/* fixed counters */
+	__u32	pi_width;		/* bits in a general counter */
+	__u32	pi_fixed_width;		/* bits in a fixed counter */
+	__u32	pi_nevents;		/* named events, see PCIOCEVENT */
+	__u32	pi_cpu_family;		/* CPUID display family */
+	__u32	pi_cpu_model;		/* CPUID display model */
+	__u32	pi_reserved0;
+	__u64	pi_tsc_khz;		/* TSC frequency, 0 if unknown */
+	__u64	pi_reserved[8];
+};
+
+/*
+ * PCIOCEVENT: the events the backend knows by name.  Set pe_index, get
+ * the rest; ENOENT past the last one.  pe_fn is a function for PCIOCS
+ * (flags PCTR_U|PCTR_K|PCTR_EN still to be added).  pe_slots is a bit
+ * mask of the slots that can count it.
+ */
+struct pctr_event {
+	__u32	pe_index;
+	__u32	pe_flags;		/* must be zero on input */
+	__u64	pe_fn;
+	__u64	pe_slots;
+	char	pe_name[48];
+	char	pe_desc[80];
+};
+
+#define PCTR_IOC_MAGIC		'c'
+
+#define PCIOCRD		_IOR(PCTR_IOC_MAGIC, 0xc0, struct pctrst)
+#define PCIOCINFO	_IOR(PCTR_IOC_MAGIC, 0xc1, struct pctr_info)
+#define PCIOCGETPCR	_IOR(PCTR_IOC_MAGIC, 0xc2, struct pctr_pcr)
+#define PCIOCSETPCR	_IOW(PCTR_IOC_MAGIC, 0xc3, struct pctr_pcr)
+#define PCIOCZERO	_IO(PCTR_IOC_MAGIC, 0xc4)
+#define PCIOCPRESET	_IOW(PCTR_IOC_MAGIC, 0xc5, struct pctr_preset)
+#define PCIOCEVENT	_IOWR(PCTR_IOC_MAGIC, 0xc6, struct pctr_event)
+
+/* PCIOCS(n): set the function of slot n (a __u64, see above). */
+#define PCTR_IOC_SET_BASE	0xe0
+#define PCIOCS(n)	_IOW(PCTR_IOC_MAGIC, PCTR_IOC_SET_BASE + (n), __u64)
+#define PCIOCS0		PCIOCS(0)
+#define PCIOCS1		PCIOCS(1)
+#define PCIOCS2		PCIOCS(2)
+#define PCIOCS3		PCIOCS(3)
+#define PCIOCS4		PCIOCS(4)
+#define PCIOCS5		PCIOCS(5)
+#define PCIOCS6		PCIOCS(6)
+#define PCIOCS7		PCIOCS(7)
+#define PCIOCSF(i)	PCIOCS(PCTR_FIXED(i))
+
+/* Sun perfmon's names for the raw control register calls. */
+#define PCTR_GETPCR	PCIOCGETPCR
+#define PCTR_SETPCR	PCIOCSETPCR
+
+#endif /* _UAPI_LINUX_PCTR_H */
