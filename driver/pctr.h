@@ -21,8 +21,42 @@ struct pctr_hw {
 	u64	ctl[PCTR_NUM];		/* backend encoding of each function */
 	u64	val[PCTR_NUM];		/* raw counter values */
 	u32	mask;			/* slots in use: bit s for slot s */
+	/*
+	 * Slots whose registers still hold exactly what this hw's last
+	 * stop() left on this CPU: start() must not rewrite them (a legacy
+	 * Intel counter write sign-extends bit 31, so not every value can
+	 * be written back), only re-enable them.  Set by the core only for
+	 * backends with PCTR_PMU_KEEP; val[] then holds those values.
+	 */
+	u32	keep;
 };
 
+/* pctr_pmu.flags: how the core may drive the backend. */
+#define PCTR_PMU_KEEP		(1U << 0)	/* start() honours hw->keep */
+/*
+ * Counters freeze when one has counted 2^width - 1 events since it was
+ * started or the overflow last acknowledged, until acknowledged: the core
+ * acknowledges after every fold, and then never misses a wrap.
+ */
+#define PCTR_PMU_FREEZE		(1U << 1)
+
+/* A named event a backend knows (PCIOCEVENT). */
+struct pctr_event_desc {
+	const char	*name;
+	const char	*desc;
+	u64		fn;		/* function for PCIOCS, flags not set */
+	u64		slots;		/* bit s: slot s can count it */
+};
+
+/*
+ * Calling conventions.  encode() may be called in any context and must
+ * not touch hardware.  start(), stop(), read() and the overflow calls run
+ * on the CPU whose counters they touch, with interrupts disabled (from
+ * the scheduler's preempt notifiers, an IPI, or the overflow interrupt);
+ * they must not sleep or take a lock that is not IRQ-safe.  reserve() and
+ * release() run in process context and may sleep.  Counter values are
+ * raw: the core keeps 64-bit sums and masks deltas by the width.
+ */
 struct pctr_pmu_ops {
 	/*
 	 * Check a user function for @slot and translate it into the
@@ -46,6 +80,8 @@ struct pctr_pmu_ops {
 	/* Take the counters from the rest of the kernel, and give back. */
 	int	(*reserve)(struct pctr_pmu *pmu);
 	void	(*release)(struct pctr_pmu *pmu);
+	/* Undo what probe set up (timers, per-CPU state); module unload. */
+	void	(*exit)(struct pctr_pmu *pmu);
 };
 
 struct pctr_pmu {
@@ -63,12 +99,32 @@ struct pctr_pmu {
 	u32	model;
 	u64	tsc_khz;
 	char	why[64];		/* with no counters: the reason */
+	const struct pctr_event_desc *events;
+	u32	nevents;
+	u32	flags;			/* PCTR_PMU_* */
+	void	*priv;			/* the backend's own data */
 };
 
 /* Width mask of a slot's counter. */
 static inline u64 pctr_width_mask(unsigned int bits)
 {
 	return bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
+}
+
+/* Bits of the counter in @slot. */
+static inline unsigned int pctr_slot_width(const struct pctr_pmu *pmu,
+					   unsigned int slot)
+{
+	return slot < PCTR_FIXED_BASE ? pmu->width : pmu->fixed_width;
+}
+
+/*
+ * The events a counter of @bits counted from raw value @prev to @now, as
+ * long as it wrapped at most once in between.
+ */
+static inline u64 pctr_delta(u64 prev, u64 now, unsigned int bits)
+{
+	return (now - prev) & pctr_width_mask(bits);
 }
 
 static inline bool pctr_slot_exists(const struct pctr_pmu *pmu,
@@ -82,12 +138,36 @@ static inline bool pctr_slot_exists(const struct pctr_pmu *pmu,
 /* core.c */
 extern struct pctr_pmu pctr_pmu;
 
+/* pmu.c: taking the counters from the rest of the kernel */
+int pctr_pmu_get(void);
+void pctr_pmu_put(void);
+unsigned int pctr_pmu_users_count(void);
+void pctr_pmu_exit(void);
+
+/* ctx.c: the calling thread's counters */
+int pctr_ctx_init(void);
+void pctr_ctx_exit(void);
+void pctr_ctx_read(struct pctrst *st);
+int pctr_ctx_set(unsigned int slot, u64 fn);
+int pctr_ctx_set_pcr(const struct pctr_pcr *pcr);
+void pctr_ctx_get_pcr(struct pctr_pcr *pcr);
+int pctr_ctx_zero(void);
+int pctr_ctx_preset(unsigned int slot, u64 value);
+
 /* ioctl.c */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/*
+ * Called by a backend, on the CPU concerned and with interrupts (or NMIs)
+ * disabled, when its counters overflowed: the core folds the running
+ * context's counters into their 64-bit sums, then acknowledges.
+ */
+void pctr_pmu_interrupt(void);
 
 /* arch: the probes, one per backend; each returns 0 or -ENODEV. */
 int pctr_arch_probe(struct pctr_pmu *pmu);
 u64 pctr_arch_tsc(void);
 void pctr_none_probe(struct pctr_pmu *pmu, const char *why);
+int pctr_sim_probe(struct pctr_pmu *pmu);
 
 #endif /* _PCTR_H */

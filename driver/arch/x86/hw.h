@@ -1,17 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The x86 backends' only window on the machine: CPUID and the *_safe MSR
- * accessors.  In the kernel these are the real instructions; the host
- * conformance tests (tests/host/) build the same backend sources against
- * a register model that provides these functions instead.
+ * Everything the x86 backends take from their surroundings: CPUID, the
+ * *_safe MSR accessors, the kernel's counter reservation, the TSC and
+ * per-CPU data.  In the kernel these are the real thing; the host
+ * conformance tests (selftests/host/) build the same sources against a
+ * register model that provides them instead.  Include this first.
  */
 #ifndef _PCTR_X86_HW_H
 #define _PCTR_X86_HW_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/printk.h>
+#include <linux/smp.h>
+#include <linux/string.h>
 #include <asm/msr.h>
 #include <asm/nmi.h>
 #include <asm/processor.h>
+#include <asm/tsc.h>
 
 static inline void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c,
 			      u32 *d)
@@ -19,6 +28,7 @@ static inline void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c,
 	cpuid_count(leaf, sub, a, b, c, d);
 }
 
+/* A faulting access returns non-zero (and reads as 0), never oopses. */
 static inline int pctr_rdmsr(u32 msr, u64 *val)
 {
 	return rdmsrl_safe(msr, val);
@@ -29,7 +39,12 @@ static inline int pctr_wrmsr(u32 msr, u64 val)
 	return wrmsrl_safe(msr, val);
 }
 
-/* The kernel's counter reservation (shared with perf): 1 if taken. */
+/*
+ * The kernel's counter reservation, shared with perf and the NMI
+ * watchdog: 1 if taken.  Counters are named by their legacy MSR (Intel
+ * PMCx, never the full-width alias, which the bitmap does not cover),
+ * event selects by their event select MSR.
+ */
 static inline int pctr_reserve_ctr(u32 msr)
 {
 	return reserve_perfctr_nmi(msr);
@@ -38,6 +53,26 @@ static inline int pctr_reserve_ctr(u32 msr)
 static inline void pctr_release_ctr(u32 msr)
 {
 	release_perfctr_nmi(msr);
+}
+
+static inline int pctr_reserve_evntsel(u32 msr)
+{
+	return reserve_evntsel_nmi(msr);
+}
+
+static inline void pctr_release_evntsel(u32 msr)
+{
+	release_evntsel_nmi(msr);
+}
+
+static inline u64 pctr_rdtsc(void)
+{
+	return rdtsc_ordered();
+}
+
+static inline u64 pctr_tsc_khz(void)
+{
+	return tsc_khz;
 }
 #else
 #include "host_hw.h"

@@ -2,16 +2,10 @@
 /*
  * x86 PMU discovery: read CPUID (and, where it is safe, one MSR) and
  * describe the counters in a struct pctr_pmu.  Nothing here programs a
- * counter.
+ * counter.  Built for the host tests too, against a register model.
  */
-#include "../../pctr.h"
 #include "hw.h"
 #include "x86.h"
-
-#ifdef __KERNEL__
-#include <linux/string.h>
-#include <linux/kernel.h>
-#endif
 
 static void x86_vendor(struct pctr_pmu *pmu, u32 *max_leaf)
 {
@@ -86,7 +80,7 @@ static int x86_no_counters(struct pctr_pmu *pmu)
 /* Intel architectural performance monitoring, CPUID leaf 0xA. */
 static int x86_probe_intel(struct pctr_pmu *pmu, struct pctr_x86 *x, u32 max)
 {
-	u32 a, b, c, d, fixed_mask;
+	u32 a, b, c, d, len, fixed_mask;
 	u64 perf_cap;
 
 	if (max < 0xa) {
@@ -96,7 +90,7 @@ static int x86_probe_intel(struct pctr_pmu *pmu, struct pctr_x86 *x, u32 max)
 	pctr_cpuid(0xa, 0, &a, &b, &c, &d);
 	pmu->version = a & 0xff;
 	pmu->ngeneral = (a >> 8) & 0xff;
-	pmu->width = (a >> 16) & 0xff;
+	pmu->width = min((a >> 16) & 0xff, 64U);
 	if (pmu->version == 0 || pmu->ngeneral == 0 || pmu->width == 0) {
 		snprintf(pmu->why, sizeof(pmu->why),
 			 "CPUID 0xA reports perfmon version %u, %u counters",
@@ -106,10 +100,17 @@ static int x86_probe_intel(struct pctr_pmu *pmu, struct pctr_x86 *x, u32 max)
 	if (pmu->ngeneral > X86_MAX_GENERAL)
 		pmu->ngeneral = X86_MAX_GENERAL;
 
+	/*
+	 * EBX bit i set: architectural event i is not available.  Events
+	 * past the length of that bit vector (EAX[31:24]) are not either.
+	 */
+	len = a >> 24;
+	x->arch_unavail = b | (len < 32 ? ~0U << len : 0);
+
 	/* Fixed counters exist from version 2 on; v5 adds a bit mask. */
 	if (pmu->version >= 2) {
 		pmu->nfixed = d & 0x1f;
-		pmu->fixed_width = (d >> 5) & 0xff;
+		pmu->fixed_width = min((d >> 5) & 0xff, 64U);
 		fixed_mask = (1U << pmu->nfixed) - 1;
 		if (pmu->version >= 5)
 			fixed_mask |= c;
@@ -161,6 +162,10 @@ static int x86_probe_amd(struct pctr_pmu *pmu, struct pctr_x86 *x)
 	if (ext_max >= 0x80000022) {
 		pctr_cpuid(0x80000022, 0, &a, &b, &c, &d);
 		if (a & 1) {
+			/* PerfMonV2 counters are the PerfCtrExtCore ones. */
+			x->evtsel_base = MSR_PCTR_AMD_EXT_CTL0;
+			x->ctr_base = MSR_PCTR_AMD_EXT_CTR0;
+			x->stride = 2;
 			pmu->version = 2;
 			pmu->caps |= PCTR_CAP_GLOBAL_CTRL;
 			if (b & 0xf)
@@ -187,9 +192,14 @@ static int x86_probe_amd(struct pctr_pmu *pmu, struct pctr_x86 *x)
 	return 0;
 }
 
+/*
+ * Describe the CPU's counters in @pmu and, when there are any, hand it
+ * to the Intel or AMD backend: ops, valid function bits, named events.
+ */
 int pctr_x86_probe(struct pctr_pmu *pmu, struct pctr_x86 *x)
 {
 	u32 max;
+	int ret;
 
 	memset(x, 0, sizeof(*x));
 	x->stride = 1;
@@ -198,12 +208,26 @@ int pctr_x86_probe(struct pctr_pmu *pmu, struct pctr_x86 *x)
 		x86_family_model(pmu);
 	pmu->caps |= PCTR_CAP_TSC;
 
-	if (!strcmp(pmu->vendor, "GenuineIntel"))
-		return x86_probe_intel(pmu, x, max);
-	if (!strcmp(pmu->vendor, "AuthenticAMD") ||
-	    !strcmp(pmu->vendor, "HygonGenuine"))
-		return x86_probe_amd(pmu, x);
-	snprintf(pmu->why, sizeof(pmu->why), "no counter support for %s",
-		 pmu->vendor);
-	return -ENODEV;
+	if (!strcmp(pmu->vendor, "GenuineIntel")) {
+		ret = x86_probe_intel(pmu, x, max);
+	} else if (!strcmp(pmu->vendor, "AuthenticAMD") ||
+		   !strcmp(pmu->vendor, "HygonGenuine")) {
+		ret = x86_probe_amd(pmu, x);
+	} else {
+		snprintf(pmu->why, sizeof(pmu->why),
+			 "no counter support for %s", pmu->vendor);
+		ret = -ENODEV;
+	}
+	if (ret)
+		return ret;
+
+	pmu->why[0] = '\0';
+	pmu->priv = x;
+	pmu->caps |= PCTR_CAP_COUNTERS | PCTR_CAP_USER_RDPMC |
+		     PCTR_CAP_OVERFLOW;
+	if (pmu->backend_id == PCTR_BACKEND_INTEL)
+		pctr_intel_setup(pmu, x);
+	else
+		pctr_amd_setup(pmu, x);
+	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Data the x86 backends share: where a family keeps its registers.
+ * Data the x86 backends share: where a family keeps its registers, and
+ * the helpers both the Intel and the AMD backend use (x86.c).
  */
 #ifndef _PCTR_X86_H
 #define _PCTR_X86_H
@@ -9,6 +10,7 @@
 
 #define X86_MAX_GENERAL		PCTR_MAX_GENERAL
 #define X86_MAX_FIXED		8
+#define X86_MAX_EVENTS		16
 
 /* Intel SDM vol. 4, architectural MSRs. */
 #define MSR_PCTR_INTEL_PMC0		0x000000c1
@@ -31,14 +33,52 @@
 #define MSR_PCTR_AMD_GLOBAL_CTL		0xc0000301
 #define MSR_PCTR_AMD_GLOBAL_STATUS_CLR	0xc0000302
 
+/* The enable, user, kernel and any-thread bits of a function. */
+#define PCTR_X86_MODE_BITS	(PCTR_U | PCTR_K | PCTR_ANY | PCTR_EN)
+
 struct pctr_x86 {
 	u32	evtsel_base;	/* first event select MSR */
 	u32	ctr_base;	/* first counter MSR */
 	u32	stride;		/* MSR distance between counters */
 	u32	reserve_base;	/* counter 0 as the reservation API names it */
 	u32	fixed_mask;	/* Intel: fixed counters present */
+	u32	arch_unavail;	/* Intel: bit i set, architectural event i absent */
+	u64	fn_valid;	/* function bits a general counter implements */
+	bool	reserved;	/* the general counters are ours */
+	struct pctr_event_desc events[X86_MAX_EVENTS];
 };
 
+static inline u32 pctr_x86_evtsel(const struct pctr_x86 *x, unsigned int i)
+{
+	return x->evtsel_base + i * x->stride;
+}
+
+static inline u32 pctr_x86_ctr(const struct pctr_x86 *x, unsigned int i)
+{
+	return x->ctr_base + i * x->stride;
+}
+
+/* Slot bits of the general counters a PMU has. */
+static inline u32 pctr_x86_general_slots(const struct pctr_pmu *pmu)
+{
+	return (u32)pctr_width_mask(pmu->ngeneral);
+}
+
+/* probe.c */
 int pctr_x86_probe(struct pctr_pmu *pmu, struct pctr_x86 *x);
+
+/* intel.c, amd.c: fill in the ops, valid bits and events of a PMU. */
+void pctr_intel_setup(struct pctr_pmu *pmu, struct pctr_x86 *x);
+void pctr_amd_setup(struct pctr_pmu *pmu, struct pctr_x86 *x);
+
+/* x86.c: what both backends share. */
+int pctr_x86_check_fn(u64 fn, u64 valid, bool privileged);
+void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
+			const char *name, const char *desc, u64 fn, u64 slots);
+int pctr_x86_reserve(struct pctr_pmu *pmu);
+void pctr_x86_release(struct pctr_pmu *pmu);
+void pctr_x86_arm(u32 slots, u32 armed);
+void pctr_x86_disarm(u32 slots);
+u32 pctr_x86_legacy_overflow(const struct pctr_pmu *pmu);
 
 #endif /* _PCTR_X86_H */

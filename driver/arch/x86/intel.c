@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Intel backend: architectural performance monitoring versions 1 to
+ * 5 (SDM vol. 3B, chapter 20).  General counter i is PMCx/PERFEVTSELx,
+ * whose layout is that of a pctr function, so the encoding of a general
+ * slot is the function itself.  Fixed counter i has a four-bit field in
+ * FIXED_CTR_CTRL; the encoding of a fixed slot is that field.  From
+ * version 2 on GLOBAL_CTRL gates every counter and GLOBAL_STATUS holds
+ * their overflow bits.
+ *
+ * Counter writes.  With PERF_CAPABILITIES.FW_WRITE the full-width alias
+ * A_PMCx takes any value of the counter's width.  Without it a write to
+ * PMCx sets bits 31:0 and copies bit 31 into every bit above, so only
+ * values whose bits from 31 to the top are all equal (0..2^31-1, and the
+ * top 2^31 values of the counter's range) are written as given; any other
+ * value is written as the sign extension of its low 32 bits.  Fixed
+ * counters are always written at their full width.  Slots in hw->keep
+ * (PCTR_PMU_KEEP) are not rewritten at all: their registers still hold
+ * the raw values stop() read, which a 32-bit write might not restore.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "hw.h"
+#include "x86.h"
+
+/* PERFEVTSELx: every defined bit but PC (19) and INT (reserved). */
+#define INTEL_FN_GENERAL	(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_U | \
+				 PCTR_K | PCTR_E | PCTR_ANY | PCTR_EN | \
+				 PCTR_I | PCTR_CM_MASK)
+
+/* A FIXED_CTR_CTRL field. */
+#define INTEL_FIXED_OS		0x1
+#define INTEL_FIXED_USR		0x2
+#define INTEL_FIXED_ANY		0x4
+#define INTEL_FIXED_BITS	4
+
+#define INTEL_GLOBAL_FIXED0	32
+
+static u32 intel_fixed_slots(const struct pctr_x86 *x)
+{
+	return x->fixed_mask << PCTR_FIXED_BASE;
+}
+
+/* GLOBAL_CTRL/STATUS/OVF_CTRL bits of a set of slots, and back. */
+static u64 intel_global_bits(const struct pctr_pmu *pmu, u32 slots)
+{
+	const struct pctr_x86 *x = pmu->priv;
+
+	return (slots & pctr_x86_general_slots(pmu)) |
+	       ((u64)((slots >> PCTR_FIXED_BASE) & x->fixed_mask) <<
+		INTEL_GLOBAL_FIXED0);
+}
+
+static u32 intel_global_slots(const struct pctr_pmu *pmu, u64 bits)
+{
+	const struct pctr_x86 *x = pmu->priv;
+
+	return ((u32)bits & pctr_x86_general_slots(pmu)) |
+	       (((u32)(bits >> INTEL_GLOBAL_FIXED0) & x->fixed_mask) <<
+		PCTR_FIXED_BASE);
+}
+
+static int intel_encode(const struct pctr_pmu *pmu, unsigned int slot,
+			u64 fn, bool privileged, u64 *ctl)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u64 field = 0;
+	int ret;
+
+	if (slot < PCTR_FIXED_BASE) {
+		if (slot >= pmu->ngeneral)
+			return -EINVAL;
+		ret = pctr_x86_check_fn(fn, x->fn_valid, privileged);
+		if (!ret)
+			*ctl = fn;
+		return ret;
+	}
+
+	/* A fixed counter's event is its own: only the mode bits apply. */
+	if (slot >= PCTR_NUM || !(intel_fixed_slots(x) & BIT(slot)))
+		return -EINVAL;
+	ret = pctr_x86_check_fn(fn, x->fn_valid & PCTR_X86_MODE_BITS,
+				privileged);
+	if (ret)
+		return ret;
+	if (fn & PCTR_EN) {
+		if (fn & PCTR_K)
+			field |= INTEL_FIXED_OS;
+		if (fn & PCTR_U)
+			field |= INTEL_FIXED_USR;
+		if (fn & PCTR_ANY)
+			field |= INTEL_FIXED_ANY;
+	}
+	*ctl = field;
+	return 0;
+}
+
+/* The value a general counter holds after being written @val. */
+static u64 intel_counter_value(const struct pctr_pmu *pmu, u64 val)
+{
+	if (!(pmu->caps & PCTR_CAP_FULL_WIDTH))
+		val = (u64)(s64)(s32)val;
+	return val & pctr_width_mask(pmu->width);
+}
+
+static void intel_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u32 general = hw->mask & pctr_x86_general_slots(pmu);
+	u32 fixed = hw->mask & intel_fixed_slots(x);
+	u64 top = 1ULL << (pmu->width - 1), fctrl = 0, val;
+	unsigned int i, s;
+	u32 armed = 0;
+
+	/*
+	 * Values first, while the event selects stop() cleared hold the
+	 * counters still, then the controls, then the global enable.
+	 */
+	for (i = 0; i < pmu->ngeneral; i++) {
+		if (!(general & BIT(i)))
+			continue;
+		if (hw->keep & BIT(i)) {
+			val = hw->val[i] & pctr_width_mask(pmu->width);
+		} else {
+			val = intel_counter_value(pmu, hw->val[i]);
+			pctr_wrmsr(pctr_x86_ctr(x, i), val);
+		}
+		if (val & top)
+			armed |= BIT(i);
+	}
+	for (i = 0; i < pmu->nfixed; i++) {
+		s = PCTR_FIXED_BASE + i;
+		if (!(fixed & BIT(s)))
+			continue;
+		if (!(hw->keep & BIT(s)))
+			pctr_wrmsr(MSR_PCTR_INTEL_FIXED_CTR0 + i, hw->val[s] &
+				   pctr_width_mask(pmu->fixed_width));
+		fctrl |= hw->ctl[s] << (INTEL_FIXED_BITS * i);
+	}
+	for (i = 0; i < pmu->ngeneral; i++)
+		if (general & BIT(i))
+			pctr_wrmsr(pctr_x86_evtsel(x, i), hw->ctl[i]);
+	if (fixed)
+		pctr_wrmsr(MSR_PCTR_INTEL_FIXED_CTRL, fctrl);
+
+	if (pmu->version >= 2)
+		pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_CTRL,
+			   intel_global_bits(pmu, general | fixed));
+	else
+		pctr_x86_arm(general, armed);
+}
+
+static void intel_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u32 fixed = hw->mask & intel_fixed_slots(x);
+	unsigned int i;
+
+	for (i = 0; i < pmu->ngeneral; i++)
+		if (hw->mask & BIT(i))
+			pctr_rdmsr(pctr_x86_ctr(x, i), &hw->val[i]);
+	for (i = 0; i < pmu->nfixed; i++)
+		if (fixed & BIT(PCTR_FIXED_BASE + i))
+			pctr_rdmsr(MSR_PCTR_INTEL_FIXED_CTR0 + i,
+				   &hw->val[PCTR_FIXED_BASE + i]);
+}
+
+static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u32 general = hw->mask & pctr_x86_general_slots(pmu);
+	unsigned int i;
+
+	/* One write stops them all at the same instant. */
+	if (pmu->version >= 2)
+		pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_CTRL, 0);
+	else
+		pctr_x86_disarm(general);
+	for (i = 0; i < pmu->ngeneral; i++)
+		if (general & BIT(i))
+			pctr_wrmsr(pctr_x86_evtsel(x, i), 0);
+	if (hw->mask & intel_fixed_slots(x))
+		pctr_wrmsr(MSR_PCTR_INTEL_FIXED_CTRL, 0);
+	intel_read(pmu, hw);
+}
+
+static int intel_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
+{
+	const struct pctr_x86 *x = pmu->priv;
+
+	if (slot < PCTR_FIXED_BASE)
+		return slot < pmu->ngeneral ? (int)slot : -1;
+	if (slot >= PCTR_NUM || !(intel_fixed_slots(x) & BIT(slot)))
+		return -1;
+	return (1 << 30) | (slot - PCTR_FIXED_BASE);
+}
+
+static u32 intel_overflow_status(const struct pctr_pmu *pmu)
+{
+	u64 status;
+
+	if (pmu->version < 2)
+		return pctr_x86_legacy_overflow(pmu);
+	if (pctr_rdmsr(MSR_PCTR_INTEL_GLOBAL_STATUS, &status))
+		return 0;
+	return intel_global_slots(pmu, status);
+}
+
+static void intel_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
+{
+	u64 bits;
+
+	if (pmu->version < 2) {
+		pctr_x86_disarm(slots);
+		return;
+	}
+	bits = intel_global_bits(pmu, slots);
+	if (bits)
+		pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_OVF, bits);
+}
+
+static const struct pctr_pmu_ops pctr_intel_ops = {
+	.encode			= intel_encode,
+	.start			= intel_start,
+	.stop			= intel_stop,
+	.read			= intel_read,
+	.rdpmc_index		= intel_rdpmc_index,
+	.overflow_status	= intel_overflow_status,
+	.overflow_ack		= intel_overflow_ack,
+	.reserve		= pctr_x86_reserve,
+	.release		= pctr_x86_release,
+};
+
+struct intel_event {
+	const char	*name;
+	const char	*desc;
+	u8		event;
+	u8		umask;
+};
+
+/* The architectural events, in the order of CPUID.0AH:EBX's bits. */
+static const struct intel_event intel_arch_events[] = {
+	{ "UNHALTED_CORE_CYCLES", "Core cycles while not halted", 0x3c, 0x00 },
+	{ "INSTRUCTION_RETIRED", "Instructions retired", 0xc0, 0x00 },
+	{ "UNHALTED_REFERENCE_CYCLES",
+	  "Reference cycles while not halted", 0x3c, 0x01 },
+	{ "LLC_REFERENCES", "Last level cache references", 0x2e, 0x4f },
+	{ "LLC_MISSES", "Last level cache misses", 0x2e, 0x41 },
+	{ "BRANCH_INSTRUCTIONS_RETIRED", "Branch instructions retired",
+	  0xc4, 0x00 },
+	{ "MISPREDICTED_BRANCH_RETIRED", "Mispredicted branches retired",
+	  0xc5, 0x00 },
+	{ "TOPDOWN_SLOTS", "Issue slots available to the pipeline (topdown)",
+	  0xa4, 0x01 },
+};
+
+struct intel_fixed_event {
+	const char	*name;
+	const char	*desc;
+};
+
+/* What fixed counter i counts; its function has no event of its own. */
+static const struct intel_fixed_event intel_fixed_events[] = {
+	{ "INST_RETIRED.ANY", "Instructions retired (fixed counter 0)" },
+	{ "CPU_CLK_UNHALTED.THREAD",
+	  "Core cycles while not halted (fixed counter 1)" },
+	{ "CPU_CLK_UNHALTED.REF_TSC",
+	  "Reference cycles at the TSC rate, not halted (fixed counter 2)" },
+	{ "TOPDOWN.SLOTS", "Issue slots available (fixed counter 3)" },
+};
+
+void pctr_intel_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
+{
+	const struct intel_fixed_event *fe;
+	const struct intel_event *e;
+	unsigned int i;
+
+	pmu->ops = &pctr_intel_ops;
+	pmu->flags |= PCTR_PMU_KEEP;
+	x->fn_valid = INTEL_FN_GENERAL;
+	if (!(pmu->caps & PCTR_CAP_ANYTHREAD))
+		x->fn_valid &= ~PCTR_ANY;
+
+	pmu->nevents = 0;
+	for (i = 0; i < ARRAY_SIZE(intel_arch_events); i++) {
+		e = &intel_arch_events[i];
+		if (x->arch_unavail & BIT(i))
+			continue;
+		pctr_x86_add_event(pmu, x, e->name, e->desc,
+				   PCTR_FN(e->event, e->umask, 0),
+				   pctr_x86_general_slots(pmu));
+	}
+	for (i = 0; i < ARRAY_SIZE(intel_fixed_events); i++) {
+		fe = &intel_fixed_events[i];
+		if (x->fixed_mask & BIT(i))
+			pctr_x86_add_event(pmu, x, fe->name, fe->desc, 0,
+					   BIT_ULL(PCTR_FIXED(i)));
+	}
+}

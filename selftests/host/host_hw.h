@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel environment of the x86 backends, for building them as
+ * ordinary host programs: kernel types and helpers, and the hw.h seam
+ * (CPUID, MSRs, counter reservation, TSC), which the register model in
+ * x86_model.c implements.
+ */
+#ifndef _PCTR_HOST_HW_H
+#define _PCTR_HOST_HW_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#ifndef KBUILD_MODNAME
+#define KBUILD_MODNAME "pctr"
+#endif
+
+#define BIT(n)			(1UL << (n))
+#define BIT_ULL(n)		(1ULL << (n))
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+#define min(a, b)		((a) < (b) ? (a) : (b))
+
+static inline int fls(unsigned int x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+
+static inline ssize_t strscpy(char *dst, const char *src, size_t size)
+{
+	size_t len;
+
+	if (!size)
+		return -E2BIG;
+	len = strnlen(src, size);
+	if (len == size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = '\0';
+		return -E2BIG;
+	}
+	memcpy(dst, src, len + 1);
+	return len;
+}
+
+/* One CPU, never preempted. */
+static inline int get_cpu(void)
+{
+	return 0;
+}
+
+static inline void put_cpu(void)
+{
+}
+
+/* Wrapped, so that only this_cpu_*() reach it, as in the kernel. */
+#define DEFINE_PER_CPU(type, name)	struct { type v; } name
+#define this_cpu_read(var)		((var).v)
+#define this_cpu_write(var, val)	((var).v = (val))
+
+/*
+ * The kernel log: kept by the model so tests can read it.  (The kernel
+ * build checks the pr_*() formats.)
+ */
+void host_log(int level, const char *fmt, ...);
+
+#ifndef pr_fmt
+#define pr_fmt(fmt) fmt
+#endif
+#define pr_err(fmt, ...)	host_log(3, pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_warn(fmt, ...)	host_log(4, pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_info(fmt, ...)	host_log(6, pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_warn_once(fmt, ...)	host_log(4, pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_warn_ratelimited(fmt, ...) host_log(4, pr_fmt(fmt), ##__VA_ARGS__)
+
+/* The seam of hw.h. */
+void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d);
+int pctr_rdmsr(u32 msr, u64 *val);
+int pctr_wrmsr(u32 msr, u64 val);
+int pctr_reserve_ctr(u32 msr);
+void pctr_release_ctr(u32 msr);
+int pctr_reserve_evntsel(u32 msr);
+void pctr_release_evntsel(u32 msr);
+u64 pctr_rdtsc(void);
+u64 pctr_tsc_khz(void);
+
+#endif /* _PCTR_HOST_HW_H */
