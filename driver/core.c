@@ -18,7 +18,7 @@ struct pctr_pmu pctr_pmu;
 
 static char *pmu = "auto";
 module_param(pmu, charp, 0444);
-MODULE_PARM_DESC(pmu, "Counter backend: auto (the CPU's PMU, else TSC only) or none");
+MODULE_PARM_DESC(pmu, "Counter backend: auto (the CPU's PMU, else TSC only), none, or sim (simulated, for tests)");
 
 static ushort dev_mode = 0666;
 module_param(dev_mode, ushort, 0444);
@@ -33,8 +33,10 @@ static int pctr_select_backend(void)
 		pctr_none_probe(&pctr_pmu, "pmu=none");
 		return 0;
 	}
+	if (!strcmp(pmu, "sim"))
+		return pctr_sim_probe(&pctr_pmu);
 	if (strcmp(pmu, "auto")) {
-		pr_err("unknown pmu=%s; use auto or none\n", pmu);
+		pr_err("unknown pmu=%s; use auto, none or sim\n", pmu);
 		return -EINVAL;
 	}
 	ret = pctr_arch_probe(&pctr_pmu);
@@ -45,6 +47,11 @@ static int pctr_select_backend(void)
 
 static void pctr_log_backend(const struct pctr_pmu *p)
 {
+	if (p->backend_id == PCTR_BACKEND_SIM) {
+		pr_info("SIMULATED PMU (pmu=sim, for tests; counts nothing real): %u general counters (%u bits), %u fixed (%u bits)\n",
+			p->ngeneral, p->width, p->nfixed, p->fixed_width);
+		return;
+	}
 	if (p->backend_id == PCTR_BACKEND_NONE) {
 		pr_info("%s family %u model %u: no PMU (%s); offering the TSC only\n",
 			p->vendor[0] ? p->vendor : "unknown CPU", p->family,
@@ -93,7 +100,16 @@ static ssize_t reason_show(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(reason);
 
+/* Threads with counters programmed: while non-zero, rmmod is refused. */
+static ssize_t contexts_show(struct device *dev, struct device_attribute *a,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", pctr_pmu_users_count());
+}
+static DEVICE_ATTR_RO(contexts);
+
 static struct attribute *pctr_attrs[] = {
+	&dev_attr_contexts.attr,
 	&dev_attr_backend.attr,
 	&dev_attr_counters.attr,
 	&dev_attr_reason.attr,
@@ -115,19 +131,32 @@ static int __init pctr_init(void)
 	ret = pctr_select_backend();
 	if (ret)
 		return ret;
+	ret = pctr_ctx_init();
+	if (ret)
+		goto fail_backend;
 	pctr_misc.mode = dev_mode & 0777;
 	ret = misc_register(&pctr_misc);
 	if (ret) {
 		pr_err("cannot register /dev/pctr: %d\n", ret);
-		return ret;
+		goto fail_ctx;
 	}
 	pctr_log_backend(&pctr_pmu);
 	return 0;
+
+fail_ctx:
+	pctr_ctx_exit();
+fail_backend:
+	if (pctr_pmu.ops && pctr_pmu.ops->exit)
+		pctr_pmu.ops->exit(&pctr_pmu);
+	return ret;
 }
 
 static void __exit pctr_exit(void)
 {
 	misc_deregister(&pctr_misc);
+	pctr_ctx_exit();
+	if (pctr_pmu.ops && pctr_pmu.ops->exit)
+		pctr_pmu.ops->exit(&pctr_pmu);
 }
 
 module_init(pctr_init);

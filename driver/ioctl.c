@@ -35,7 +35,10 @@ static int pctr_ioc_read(void __user *arg)
 	struct pctrst st;
 
 	memset(&st, 0, sizeof(st));
-	st.pctr_tsc = pctr_arch_tsc();
+	if (pctr_pmu.ops)
+		pctr_ctx_read(&st);
+	else
+		st.pctr_tsc = pctr_arch_tsc();
 	st.pctr_idl = pctr_idle_ns();
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
@@ -58,6 +61,7 @@ static int pctr_ioc_info(void __user *arg)
 	info.pi_fixed_width = p->fixed_width;
 	info.pi_cpu_family = p->family;
 	info.pi_cpu_model = p->model;
+	info.pi_nevents = p->nevents;
 	info.pi_tsc_khz = p->tsc_khz;
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
@@ -75,7 +79,7 @@ static int pctr_may_program(struct file *file)
 static int pctr_ioc_set(struct file *file, unsigned int slot,
 			u64 __user *arg)
 {
-	u64 fn, ctl;
+	u64 fn;
 	int ret;
 
 	ret = pctr_may_program(file);
@@ -83,17 +87,17 @@ static int pctr_ioc_set(struct file *file, unsigned int slot,
 		return ret;
 	if (get_user(fn, arg))
 		return -EFAULT;
-	if (!pctr_slot_exists(&pctr_pmu, slot))
-		return -EINVAL;
-	return pctr_pmu.ops->encode(&pctr_pmu, slot, fn,
-				    perfmon_capable(), &ctl) ?: -EOPNOTSUPP;
+	return pctr_ctx_set(slot, fn);
 }
 
 static int pctr_ioc_getpcr(void __user *arg)
 {
 	struct pctr_pcr pcr;
 
-	memset(&pcr, 0, sizeof(pcr));
+	if (pctr_pmu.ops)
+		pctr_ctx_get_pcr(&pcr);
+	else
+		memset(&pcr, 0, sizeof(pcr));
 	return copy_to_user(arg, &pcr, sizeof(pcr)) ? -EFAULT : 0;
 }
 
@@ -107,7 +111,7 @@ static int pctr_ioc_setpcr(struct file *file, void __user *arg)
 		return ret;
 	if (copy_from_user(&pcr, arg, sizeof(pcr)))
 		return -EFAULT;
-	return -EOPNOTSUPP;
+	return pctr_ctx_set_pcr(&pcr);
 }
 
 static int pctr_ioc_preset(struct file *file, void __user *arg)
@@ -120,20 +124,33 @@ static int pctr_ioc_preset(struct file *file, void __user *arg)
 		return ret;
 	if (copy_from_user(&ps, arg, sizeof(ps)))
 		return -EFAULT;
-	if (ps.ps_flags || !pctr_slot_exists(&pctr_pmu, ps.ps_ctr))
+	if (ps.ps_flags || ps.ps_ctr >= PCTR_NUM)
 		return -EINVAL;
-	return -EOPNOTSUPP;
+	return pctr_ctx_preset(ps.ps_ctr, ps.ps_value);
 }
 
 static int pctr_ioc_event(void __user *arg)
 {
+	const struct pctr_event_desc *d;
 	struct pctr_event ev;
+	u32 index;
 
 	if (copy_from_user(&ev, arg, sizeof(ev)))
 		return -EFAULT;
 	if (ev.pe_flags)
 		return -EINVAL;
-	return -ENOENT;
+	index = ev.pe_index;
+	if (index >= pctr_pmu.nevents)
+		return -ENOENT;
+	d = &pctr_pmu.events[index];
+	memset(&ev, 0, sizeof(ev));
+	ev.pe_index = index;
+	ev.pe_fn = d->fn;
+	ev.pe_slots = d->slots;
+	strscpy(ev.pe_name, d->name, sizeof(ev.pe_name));
+	if (d->desc)
+		strscpy(ev.pe_desc, d->desc, sizeof(ev.pe_desc));
+	return copy_to_user(arg, &ev, sizeof(ev)) ? -EFAULT : 0;
 }
 
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -151,7 +168,7 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PCIOCSETPCR:
 		return pctr_ioc_setpcr(file, uarg);
 	case PCIOCZERO:
-		return pctr_may_program(file);
+		return pctr_may_program(file) ?: pctr_ctx_zero();
 	case PCIOCPRESET:
 		return pctr_ioc_preset(file, uarg);
 	case PCIOCEVENT:

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Owning the PMU politely: the counters are taken from the rest of the
+ * kernel (perf, the NMI watchdog) when the first context needs them and
+ * given back when the last one is gone.
+ *
+ * Taking them happens in process context, from an ioctl.  The last
+ * context can go in atomic context (a thread's exit), so giving them back
+ * is deferred to a work item; the mutex orders it against a new taker.
+ *
+ * The scheduler's preempt-notifier hooks are a static key: turning it on
+ * or off patches the context-switch path on every CPU.  It is turned on
+ * with the first context and off only at module unload, so a program
+ * that counts in short bursts does not patch kernel text each time.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/workqueue.h>
+
+#include "pctr.h"
+
+static DEFINE_MUTEX(pctr_pmu_lock);
+static bool pctr_pmu_taken;		/* under pctr_pmu_lock */
+static bool pctr_hooks_on;		/* under pctr_pmu_lock */
+static atomic_t pctr_pmu_users = ATOMIC_INIT(0);
+
+static void pctr_pmu_release_work(struct work_struct *work)
+{
+	mutex_lock(&pctr_pmu_lock);
+	if (pctr_pmu_taken && !atomic_read(&pctr_pmu_users)) {
+		if (pctr_pmu.ops->release)
+			pctr_pmu.ops->release(&pctr_pmu);
+		pctr_pmu_taken = false;
+	}
+	mutex_unlock(&pctr_pmu_lock);
+}
+static DECLARE_WORK(pctr_pmu_release, pctr_pmu_release_work);
+
+/* A new context needs the counters.  Process context. */
+int pctr_pmu_get(void)
+{
+	int ret = 0;
+
+	mutex_lock(&pctr_pmu_lock);
+	if (!pctr_pmu_taken) {
+		if (pctr_pmu.ops->reserve)
+			ret = pctr_pmu.ops->reserve(&pctr_pmu);
+		if (ret)
+			goto out;
+		pctr_pmu_taken = true;
+	}
+	if (!pctr_hooks_on) {
+		/* Switch hooks cost nothing until the first context. */
+		preempt_notifier_inc();
+		pctr_hooks_on = true;
+	}
+	atomic_inc(&pctr_pmu_users);
+out:
+	mutex_unlock(&pctr_pmu_lock);
+	return ret;
+}
+
+/* A context is gone.  Any context, atomic included. */
+void pctr_pmu_put(void)
+{
+	if (atomic_dec_and_test(&pctr_pmu_users))
+		schedule_work(&pctr_pmu_release);
+}
+
+unsigned int pctr_pmu_users_count(void)
+{
+	return atomic_read(&pctr_pmu_users);
+}
+
+/* Module exit: every context is gone; finish giving the counters back. */
+void pctr_pmu_exit(void)
+{
+	flush_work(&pctr_pmu_release);
+	pctr_pmu_release_work(NULL);
+	if (pctr_hooks_on) {
+		preempt_notifier_dec();
+		pctr_hooks_on = false;
+	}
+}

@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-thread virtual counters, on the simulated PMU: isolation between
+ * threads, migration, wraps, oversubscription, the ioctl errors and the
+ * lifecycle (exit, exec, fork, close from another thread, rmmod).
+ *
+ * The sim counts TSC ticks while a counter is enabled: event 0x02 counts
+ * one per sim_div ticks, and fixed counter 1 (64 bits wide) counts the
+ * same event over the same intervals, so a narrow general counter must
+ * equal it exactly however often it wrapped.
+ *
+ * Each test reloads the module with the parameters it needs and the
+ * teardown restores what the bench loaded.
+ */
+#include "pctr_test.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+
+#define EV_TICKS	0x01
+#define EV_DIV		0x02
+#define FIX_DIV		PCTR_FIXED(1)
+#define FN(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
+#define FIXFN		(PCTR_U | PCTR_K | PCTR_EN)
+
+static const char *module_path(void)
+{
+	const char *p = getenv("PCTR_KO");
+
+	return p && *p ? p : "/pctr/pctr.ko";
+}
+
+static int load(const char *params)
+{
+	int fd = open(module_path(), O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "pctr", O_NONBLOCK);
+}
+
+static int loaded(void)
+{
+	return access("/sys/module/pctr", F_OK) == 0;
+}
+
+/* Unload, waiting for exiting threads of earlier tests to let go. */
+static int unload_wait(void)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!loaded() || !unload())
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static double thread_cpu_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void spin(double sec)
+{
+	double end = now_sec() + sec;
+	volatile unsigned long x = 0;
+
+	while (now_sec() < end)
+		x++;
+}
+
+static void spin_cpu(double sec)
+{
+	double end = thread_cpu_sec() + sec;
+	volatile unsigned long x = 0;
+
+	while (thread_cpu_sec() < end)
+		x++;
+}
+
+static int set(int fd, unsigned int slot, uint64_t fn)
+{
+	return ioctl(fd, PCIOCS(slot), &fn);
+}
+
+static struct pctrst rd(int fd)
+{
+	struct pctrst st;
+
+	memset(&st, 0, sizeof(st));
+	ioctl(fd, PCIOCRD, &st);
+	return st;
+}
+
+static uint64_t tsc_khz(int fd)
+{
+	struct pctr_info info;
+
+	if (pctr_get_info(fd, &info))
+		return 0;
+	return info.pi_tsc_khz;
+}
+
+struct sim_self {
+	char	params[256];
+	int	fd;
+	int	div;
+	uint64_t khz;
+};
+
+/* Reload the module with @params; remember what to restore. */
+static void reload_sim(struct __test_metadata *_metadata, struct sim_self *self,
+		      const char *params, int div)
+{
+	self->fd = -1;
+	if (geteuid() != 0)
+		SKIP(return, "reloading the module needs root");
+	if (access(module_path(), R_OK))
+		SKIP(return, "no module file at %s", module_path());
+	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
+		self->params[0] = '\0';
+	ASSERT_EQ(0, unload_wait());
+	ASSERT_EQ(0, load(params)) TH_LOG("insmod %s: %s", params,
+					  strerror(errno));
+	self->fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->div = div;
+	self->khz = tsc_khz(self->fd);
+	ASSERT_NE(0, self->khz);
+}
+
+static void restore_module(struct __test_metadata *_metadata,
+			 struct sim_self *self)
+{
+	struct pctr_pcr none;
+	int fd;
+
+	/* This thread's counters hold the module: free them first. */
+	memset(&none, 0, sizeof(none));
+	fd = open(PCTR_DEV, O_RDWR);
+	if (fd >= 0) {
+		EXPECT_EQ(0, ioctl(fd, PCIOCSETPCR, &none));
+		close(fd);
+	}
+	if (self->fd >= 0)
+		close(self->fd);
+	EXPECT_EQ(0, unload_wait());
+	EXPECT_EQ(0, load(self->params));
+}
+
+/* The sim with its default widths (48-bit general, 64-bit fixed). */
+FIXTURE(sim) {
+	struct sim_self s;
+	int fd;
+	int div;
+	uint64_t khz;
+};
+
+FIXTURE_SETUP(sim)
+{
+	reload_sim(_metadata, &self->s, "pmu=sim sim_div=16", 16);
+	self->fd = self->s.fd;
+	self->div = self->s.div;
+	self->khz = self->s.khz;
+}
+
+FIXTURE_TEARDOWN(sim)
+{
+	self->s.fd = self->fd;
+	restore_module(_metadata, &self->s);
+}
+
+/*
+ * 16-bit general counters: at 2.6 GHz / 16 one wraps about every 0.4 ms.
+ * The sim freezes a CPU's counters from an overflow until it is handled,
+ * as Intel's Freeze_PerfMon_On_PMI does, so no wrap is lost however late
+ * the interrupt comes; a general and a 64-bit fixed counter counting the
+ * same event must then agree exactly.
+ */
+FIXTURE(sim16) {
+	struct sim_self s;
+	int fd;
+};
+
+FIXTURE_SETUP(sim16)
+{
+	reload_sim(_metadata, &self->s, "pmu=sim sim_width=16 sim_div=16", 16);
+	self->fd = self->s.fd;
+}
+
+FIXTURE_TEARDOWN(sim16)
+{
+	self->s.fd = self->fd;
+	restore_module(_metadata, &self->s);
+}
+
+/* Events the sim counts in @sec seconds of running. */
+static double expected_events(FIXTURE_DATA(sim) *self, double sec)
+{
+	return sec * self->khz * 1000.0 / self->div;
+}
+
+/*
+ * The narrow general counter and the 64-bit fixed counter count the same
+ * event over the same intervals: they must agree exactly.
+ */
+TEST_F_TIMEOUT(sim16, wraps_are_never_lost, 120)
+{
+	struct pctrst st;
+	unsigned int wraps;
+
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int i;
+
+	ASSERT_EQ(0, set(self->fd, FIX_DIV, FIXFN));
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCZERO));
+	/* Run, and move between CPUs on the way. */
+	for (i = 0; i < 30; i++) {
+		pin_to_cpu(i % ncpu);
+		spin_cpu(0.1);
+	}
+	st = rd(self->fd);
+	wraps = st.pctr_hwc[FIX_DIV] >> 16;
+	TH_LOG("pmc0 %llu, fixed1 %llu: %u wraps of a 16-bit counter",
+	       (unsigned long long)st.pctr_hwc[0],
+	       (unsigned long long)st.pctr_hwc[FIX_DIV], wraps);
+	EXPECT_GT(wraps, 1000);
+	EXPECT_EQ(st.pctr_hwc[FIX_DIV], st.pctr_hwc[0]);
+}
+
+/* A busy thread's count grows with its own run time; a sleeper's stays. */
+struct worker {
+	int		fd;
+	int		busy;
+	double		sec;
+	uint64_t	count;
+	double		cpu;
+	int		err;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	struct pctrst st;
+	double c0;
+
+	if (set(w->fd, 0, FN(EV_DIV))) {
+		w->err = errno;
+		return NULL;
+	}
+	c0 = thread_cpu_sec();
+	if (w->busy)
+		spin_cpu(w->sec);
+	else
+		usleep(w->sec * 1e6);
+	st = rd(w->fd);
+	w->cpu = thread_cpu_sec() - c0;
+	w->count = st.pctr_hwc[0];
+	return NULL;
+}
+
+TEST_F_TIMEOUT(sim, threads_count_only_themselves, 60)
+{
+	struct worker w[2] = {
+		{ .fd = self->fd, .busy = 1, .sec = 1.0 },
+		{ .fd = self->fd, .busy = 0, .sec = 1.0 },
+	};
+	pthread_t t[2];
+	double want;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker_fn, &w[i]));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_join(t[i], NULL));
+	ASSERT_EQ(0, w[0].err);
+	ASSERT_EQ(0, w[1].err);
+	want = expected_events(self, w[0].cpu);
+	TH_LOG("busy: %llu events for %.3f s of CPU (expect ~%.0f); sleeper: %llu",
+	       (unsigned long long)w[0].count, w[0].cpu, want,
+	       (unsigned long long)w[1].count);
+	EXPECT_GT(w[0].count, want * 0.8);
+	EXPECT_LT(w[0].count, want * 1.2);
+	/* The sleeper ran for a few microseconds at most. */
+	EXPECT_LT(w[1].count, expected_events(self, 0.02));
+	/* The main thread never programmed a counter. */
+	EXPECT_EQ(0, rd(self->fd).pctr_hwc[0]);
+}
+
+/* More busy threads than CPUs: each still counts only its own time. */
+TEST_F_TIMEOUT(sim, oversubscribed_threads, 120)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = 2 * ncpu, i;
+	struct worker *w = calloc(n, sizeof(*w));
+	pthread_t *t = calloc(n, sizeof(*t));
+	double want;
+
+	ASSERT_NE(NULL, w);
+	ASSERT_NE(NULL, t);
+	for (i = 0; i < n; i++) {
+		w[i].fd = self->fd;
+		w[i].busy = 1;
+		w[i].sec = 0.5;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker_fn, &w[i]));
+	}
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, pthread_join(t[i], NULL));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, w[i].err);
+		want = expected_events(self, w[i].cpu);
+		EXPECT_GT(w[i].count, want * 0.8)
+			TH_LOG("thread %d: %llu for %.3f s", i,
+			       (unsigned long long)w[i].count, w[i].cpu);
+		EXPECT_LT(w[i].count, want * 1.2)
+			TH_LOG("thread %d: %llu for %.3f s", i,
+			       (unsigned long long)w[i].count, w[i].cpu);
+	}
+	free(w);
+	free(t);
+}
+
+/* Bouncing between CPUs: the count is complete and never goes back. */
+TEST_F_TIMEOUT(sim, migration_keeps_counting, 60)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t last = 0;
+	struct pctrst st;
+	double c0, cpu;
+	int i, moves = 0;
+
+	if (ncpu < 2)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->fd, FIX_DIV, FIXFN));
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCZERO));
+	c0 = thread_cpu_sec();
+	for (i = 0; i < 200; i++) {
+		pin_to_cpu(i % ncpu);
+		if (sched_getcpu() == i % ncpu)
+			moves++;
+		spin(0.005);
+		st = rd(self->fd);
+		ASSERT_GE(st.pctr_hwc[0], last);
+		last = st.pctr_hwc[0];
+	}
+	cpu = thread_cpu_sec() - c0;
+	TH_LOG("%d moves, %llu events in %.3f s of CPU (expect ~%.0f)", moves,
+	       (unsigned long long)last, cpu, expected_events(self, cpu));
+	EXPECT_GE(moves, 190);
+	EXPECT_EQ(st.pctr_hwc[FIX_DIV], st.pctr_hwc[0]);
+	EXPECT_GT(last, expected_events(self, cpu) * 0.8);
+	EXPECT_LT(last, expected_events(self, cpu) * 1.2);
+}
+
+TEST_F(sim, info_and_events)
+{
+	struct pctr_info info;
+	struct pctr_event ev;
+	char backend[32];
+
+	ASSERT_EQ(0, pctr_get_info(self->fd, &info));
+	EXPECT_STREQ("sim", info.pi_backend);
+	EXPECT_EQ(PCTR_BACKEND_SIM, info.pi_backend_id);
+	EXPECT_TRUE(info.pi_caps & PCTR_CAP_COUNTERS);
+	EXPECT_EQ(4, info.pi_ngeneral);
+	EXPECT_EQ(2, info.pi_nfixed);
+	ASSERT_EQ(0, read_text(PCTR_SYSFS "/backend", backend, sizeof(backend)));
+	EXPECT_STREQ("sim", backend);
+	ASSERT_LT(0, info.pi_nevents);
+	memset(&ev, 0, sizeof(ev));
+	ev.pe_index = 0;
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCEVENT, &ev));
+	EXPECT_NE(0, strlen(ev.pe_name));
+	ev.pe_index = info.pi_nevents;
+	EXPECT_EQ(-1, ioctl(self->fd, PCIOCEVENT, &ev));
+	EXPECT_EQ(ENOENT, errno);
+	ev.pe_index = 0;
+	ev.pe_flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PCIOCEVENT, &ev));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Functions read back as set; a new function starts from zero. */
+TEST_F(sim, functions_read_back)
+{
+	struct pctr_pcr pcr;
+	struct pctrst st;
+
+	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->fd, PCTR_FIXED(0), PCTR_U | PCTR_EN));
+	st = rd(self->fd);
+	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[1]);
+	EXPECT_EQ(PCTR_U | PCTR_EN, st.pctr_fn[PCTR_FIXED(0)]);
+	EXPECT_EQ(0, st.pctr_fn[0]);
+
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCGETPCR, &pcr));
+	EXPECT_EQ(FN(EV_DIV), pcr.pcr_evtsel[1]);
+	EXPECT_EQ(0x2, pcr.pcr_fixed_ctrl);	/* fixed 0: user only */
+
+	/* SETPCR replaces the whole set at once. */
+	memset(&pcr, 0, sizeof(pcr));
+	pcr.pcr_evtsel[2] = FN(EV_TICKS);
+	pcr.pcr_fixed_ctrl = 0x3 << 4;		/* fixed 1: user + kernel */
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCSETPCR, &pcr));
+	st = rd(self->fd);
+	EXPECT_EQ(0, st.pctr_fn[1]);
+	EXPECT_EQ(FN(EV_TICKS), st.pctr_fn[2]);
+	EXPECT_EQ(0, st.pctr_fn[PCTR_FIXED(0)]);
+	EXPECT_EQ(PCTR_U | PCTR_K | PCTR_EN, st.pctr_fn[FIX_DIV]);
+	EXPECT_GT(st.pctr_hwc[2], 0);
+
+	/* Zero and preset. */
+	struct pctr_preset ps = { .ps_ctr = 2, .ps_value = 1ULL << 60 };
+
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCPRESET, &ps));
+	st = rd(self->fd);
+	EXPECT_GE(st.pctr_hwc[2], 1ULL << 60);
+	EXPECT_LT(st.pctr_hwc[2], (1ULL << 60) + (1ULL << 40));
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCZERO));
+	st = rd(self->fd);
+	EXPECT_LT(st.pctr_hwc[2], 1ULL << 40);
+}
+
+/* Every error of PCIOCS, SETPCR and PRESET. */
+TEST_F(sim, set_errors)
+{
+	struct pctr_pcr pcr;
+	struct pctr_preset ps = { 0 };
+	int ro;
+
+	/* Absent slots. */
+	EXPECT_EQ(-1, set(self->fd, 4, FN(EV_DIV)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set(self->fd, PCTR_FIXED(2), FIXFN));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set(self->fd, PCTR_NUM - 1, FIXFN));
+	EXPECT_EQ(EINVAL, errno);
+	/* Unknown event, reserved and unsupported bits. */
+	EXPECT_EQ(-1, set(self->fd, 0, FN(0x7f)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | (1ULL << 19)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | (1ULL << 50)));
+	EXPECT_EQ(EINVAL, errno);
+	/* A fixed counter's event is the hardware's. */
+	EXPECT_EQ(-1, set(self->fd, FIX_DIV, FIXFN | 0x02));
+	EXPECT_EQ(EINVAL, errno);
+	/* Enabled, but counting in neither mode. */
+	EXPECT_EQ(-1, set(self->fd, 0, PCTR_FN(EV_DIV, 0, PCTR_EN)));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* SETPCR checks every field, and changes nothing when one is bad. */
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	memset(&pcr, 0, sizeof(pcr));
+	pcr.pcr_evtsel[1] = FN(EV_DIV);
+	pcr.pcr_evtsel[3] = FN(0x7f);
+	EXPECT_EQ(-1, ioctl(self->fd, PCIOCSETPCR, &pcr));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(FN(EV_DIV), rd(self->fd).pctr_fn[0]);
+	EXPECT_EQ(0, rd(self->fd).pctr_fn[1]);
+	memset(&pcr, 0, sizeof(pcr));
+	pcr.pcr_reserved[0] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PCIOCSETPCR, &pcr));
+	EXPECT_EQ(EINVAL, errno);
+	memset(&pcr, 0, sizeof(pcr));
+	pcr.pcr_evtsel[7] = FN(EV_DIV);		/* counter 7 does not exist */
+	EXPECT_EQ(-1, ioctl(self->fd, PCIOCSETPCR, &pcr));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* PRESET: absent slot, free slot, flags. */
+	ps.ps_ctr = 9;
+	EXPECT_EQ(-1, ioctl(self->fd, PCIOCPRESET, &ps));
+	EXPECT_EQ(EINVAL, errno);
+	ps.ps_ctr = 2;
+	EXPECT_EQ(-1, ioctl(self->fd, PCIOCPRESET, &ps));
+	EXPECT_EQ(EINVAL, errno);
+	ps.ps_ctr = 0;
+	ps.ps_flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PCIOCPRESET, &ps));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* Without write access: EPERM before anything else. */
+	ro = open(PCTR_DEV, O_RDONLY);
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(-1, set(ro, 0, FN(EV_DIV)));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, set(ro, 4, FN(EV_DIV)));
+	EXPECT_EQ(EPERM, errno);
+	close(ro);
+}
+
+/* AnyThread-like bits need CAP_PERFMON (or CAP_SYS_ADMIN). */
+TEST_F(sim, any_thread_needs_perfmon)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setresuid(65534, 65534, 65534))
+			_exit(10);
+		if (set(self->fd, 0, FN(EV_DIV) | PCTR_ANY) != -1)
+			_exit(11);
+		if (errno != EPERM)
+			_exit(12);
+		/* Unprivileged self-monitoring works. */
+		if (set(self->fd, 0, FN(EV_DIV)))
+			_exit(13);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* A forked child starts with no counters; the parent's keep counting. */
+TEST_F(sim, fork_child_starts_clean)
+{
+	struct pctrst st;
+	pid_t pid;
+	int status, i;
+
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		st = rd(self->fd);
+		for (i = 0; i < PCTR_NUM; i++)
+			if (st.pctr_fn[i] || st.pctr_hwc[i])
+				_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	st = rd(self->fd);
+	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[0]);
+	EXPECT_GT(st.pctr_hwc[0], 0);
+}
+
+/* exec starts a new program with no counters. */
+TEST_F(sim, exec_starts_clean)
+{
+	char fdarg[16];
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (set(self->fd, 0, FN(EV_DIV)))
+			_exit(20);
+		snprintf(fdarg, sizeof(fdarg), "%d", self->fd);
+		execl("/proc/self/exe", "ctx_test", "--check-clean", fdarg,
+		      (char *)NULL);
+		_exit(21);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* The thread's context goes with it: the module can then be unloaded. */
+TEST_F(sim, context_ends_with_thread)
+{
+	struct worker w = { .fd = self->fd, .busy = 1, .sec = 0.05 };
+	pthread_t t;
+	int i;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, worker_fn, &w));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, w.err);
+	for (i = 0; i < 100 && read_long(PCTR_SYSFS "/contexts") != 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
+}
+
+/*
+ * While a thread counts, rmmod is refused, whether or not any descriptor
+ * is open; once it stops counting, rmmod works.
+ */
+TEST_F(sim, rmmod_refused_while_counting)
+{
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
+	EXPECT_EQ(-1, unload());
+	EXPECT_TRUE(errno == EAGAIN || errno == EBUSY);
+	EXPECT_TRUE(loaded());
+	/* Freeing the last function ends the context. */
+	self->fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, set(self->fd, 0, 0));
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(0, unload());
+}
+
+/* Another thread closes the descriptor while this one counts. */
+static void *closer(void *arg)
+{
+	close(*(int *)arg);
+	return NULL;
+}
+
+TEST_F(sim, close_from_another_thread)
+{
+	pthread_t t;
+	struct pctrst st;
+	int fd2;
+
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, pthread_create(&t, NULL, closer, &self->fd));
+	spin(0.1);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	self->fd = -1;
+	/* The counters belong to the thread, not the descriptor. */
+	spin(0.1);
+	fd2 = open(PCTR_DEV, O_RDONLY);
+	ASSERT_LE(0, fd2);
+	st = rd(fd2);
+	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[0]);
+	EXPECT_GT(st.pctr_hwc[0], expected_events(self, 0.1));
+	close(fd2);
+}
+
+/* Re-executed by exec_starts_clean: no counters may survive exec. */
+static int check_clean(int fd)
+{
+	struct pctrst st;
+	int i;
+
+	memset(&st, 0xff, sizeof(st));
+	if (ioctl(fd, PCIOCRD, &st))
+		return 2;
+	for (i = 0; i < PCTR_NUM; i++)
+		if (st.pctr_fn[i] || st.pctr_hwc[i])
+			return 3;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--check-clean"))
+		return check_clean(atoi(argv[2]));
+	return test_harness_run(argc, argv);
+}
