@@ -5,6 +5,7 @@
 #   make              module + library + tools + selftests
 #   make KDIR=<tree>  build the module against another kernel tree
 #   make run          boot a guest, load the module, show a readout
+#   make bench        benchmarks in a guest (figures, side by side)
 #   make check        install what is missing, run every test
 #   make install      install module, library, headers, tools, man pages
 
@@ -26,16 +27,16 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 
 LIB_SRCS	:= lib/libpctr.c
-TOOLS		:= $(B)/tools/pctr
+TOOLS		:= $(patsubst tools/%.c,$(B)/tools/%,$(wildcard tools/*.c))
 SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_test.c))
 
-.PHONY: all module userspace lib tools selftests run check clean install \
+.PHONY: all module userspace lib tools selftests run bench check clean install \
 	modules_install help
 
 all: module userspace
 
 help:
-	@sed -n '3,10s/^# \{0,1\}//p' Makefile
+	@sed -n '3,11s/^# \{0,1\}//p' Makefile
 
 module:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
@@ -57,7 +58,7 @@ tools: $(TOOLS)
 
 $(B)/tools/%: tools/%.c $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/lib/libpctr.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 
 selftests: $(SELFTESTS)
 
@@ -68,6 +69,10 @@ $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/li
 
 run: userspace
 	tools/vm/run -- sh -c 'pctr info && echo && pctr read'
+
+# Benchmarks print figures measured side by side in one guest run.
+bench: userspace
+	tools/vm/run --param pmu=sim -- ctxsw_bench
 
 check:
 	tools/check
