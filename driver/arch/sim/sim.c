@@ -101,6 +101,20 @@ static unsigned int sim_fixed_width = 64;
 module_param(sim_fixed_width, uint, 0444);
 MODULE_PARM_DESC(sim_fixed_width, "pmu=sim: bits of a fixed counter (16..64, default 64)");
 
+/*
+ * For testing the core's own paths: sim_overflow=0 leaves out the
+ * overflow interrupt and freezing (only the core's periodic fold then
+ * keeps up with wraps), and sim_busy=1 makes taking the counters fail as
+ * when perf or the NMI watchdog holds them.
+ */
+static bool sim_overflow = true;
+module_param(sim_overflow, bool, 0444);
+MODULE_PARM_DESC(sim_overflow, "pmu=sim: emulate overflow interrupts and freezing (default 1)");
+
+static bool sim_busy;
+module_param(sim_busy, bool, 0444);
+MODULE_PARM_DESC(sim_busy, "pmu=sim: behave as if the counters were taken (default 0)");
+
 static unsigned int sim_div = 1000;
 module_param(sim_div, uint, 0444);
 MODULE_PARM_DESC(sim_div, "pmu=sim: TSC ticks per sim_ticks_div event (1..4294967295, default 1000)");
@@ -173,6 +187,8 @@ static u64 sim_freeze_tsc(const struct sim_cpu *sc)
 	u64 first = U64_MAX;
 	unsigned int s;
 
+	if (!sim_overflow)
+		return U64_MAX;
 	for_each_set_bit(s, &running, SIM_SLOTS)
 		first = min(first, sc->ctr[s].wrap);
 	return first;
@@ -473,6 +489,10 @@ static void sim_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
 /* Nobody else uses simulated counters. */
 static int sim_reserve(struct pctr_pmu *pmu)
 {
+	if (sim_busy) {
+		pr_warn_once("sim: the simulated counters are taken (sim_busy=1); reload without it\n");
+		return -EBUSY;
+	}
 	return 0;
 }
 
@@ -574,8 +594,12 @@ int pctr_sim_probe(struct pctr_pmu *pmu)
 	pmu->backend_id = PCTR_BACKEND_SIM;
 	strscpy(pmu->name, "sim", sizeof(pmu->name));
 	strscpy(pmu->vendor, "pctr-sim", sizeof(pmu->vendor));
-	pmu->caps = PCTR_CAP_TSC | PCTR_CAP_COUNTERS | PCTR_CAP_OVERFLOW;
-	pmu->flags = PCTR_PMU_KEEP | PCTR_PMU_FREEZE;
+	pmu->caps = PCTR_CAP_TSC | PCTR_CAP_COUNTERS;
+	pmu->flags = PCTR_PMU_KEEP;
+	if (sim_overflow) {
+		pmu->caps |= PCTR_CAP_OVERFLOW;
+		pmu->flags |= PCTR_PMU_FREEZE;
+	}
 	pmu->version = 1;
 	pmu->ngeneral = sim_counters;
 	pmu->nfixed = sim_fixed;
