@@ -363,46 +363,6 @@ int pctr_ctx_set(unsigned int slot, u64 fn)
 	return ctx_apply(BIT(slot), fns, ctl);
 }
 
-/* Fixed-counter control field bits (four per counter). */
-#define PCR_FIXED_OS	BIT_ULL(0)
-#define PCR_FIXED_USR	BIT_ULL(1)
-#define PCR_FIXED_ANY	BIT_ULL(2)
-#define PCR_FIXED_PMI	BIT_ULL(3)
-
-static u64 pcr_field_to_fn(u64 field)
-{
-	u64 fn = 0;
-
-	if (!field)
-		return 0;
-	if (field & PCR_FIXED_OS)
-		fn |= PCTR_K;
-	if (field & PCR_FIXED_USR)
-		fn |= PCTR_U;
-	if (field & PCR_FIXED_ANY)
-		fn |= PCTR_ANY;
-	if (field & PCR_FIXED_PMI)
-		fn |= PCTR_INT;
-	return fn | PCTR_EN;
-}
-
-static u64 fn_to_pcr_field(u64 fn)
-{
-	u64 field = 0;
-
-	if (!(fn & PCTR_EN))
-		return 0;
-	if (fn & PCTR_K)
-		field |= PCR_FIXED_OS;
-	if (fn & PCTR_U)
-		field |= PCR_FIXED_USR;
-	if (fn & PCTR_ANY)
-		field |= PCR_FIXED_ANY;
-	if (fn & PCTR_INT)
-		field |= PCR_FIXED_PMI;
-	return field;
-}
-
 int pctr_ctx_set_pcr(const struct pctr_pcr *pcr)
 {
 	u64 fns[PCTR_NUM], ctl[PCTR_NUM];
@@ -417,7 +377,7 @@ int pctr_ctx_set_pcr(const struct pctr_pcr *pcr)
 		if (s < PCTR_FIXED_BASE)
 			fns[s] = pcr->pcr_evtsel[s];
 		else
-			fns[s] = pcr_field_to_fn((pcr->pcr_fixed_ctrl >>
+			fns[s] = pctr_fixed_field_to_fn((pcr->pcr_fixed_ctrl >>
 						  (4 * (s - PCTR_FIXED_BASE))) & 0xf);
 		if (!pctr_slot_exists(&pctr_pmu, s)) {
 			if (fns[s])
@@ -443,7 +403,7 @@ void pctr_ctx_get_pcr(struct pctr_pcr *pcr)
 	for (s = 0; s < PCTR_FIXED_BASE; s++)
 		pcr->pcr_evtsel[s] = ctx->fn[s];
 	for (s = PCTR_FIXED_BASE; s < PCTR_NUM; s++)
-		pcr->pcr_fixed_ctrl |= fn_to_pcr_field(ctx->fn[s]) <<
+		pcr->pcr_fixed_ctrl |= pctr_fn_to_fixed_field(ctx->fn[s]) <<
 				       (4 * (s - PCTR_FIXED_BASE));
 }
 

@@ -127,6 +127,50 @@ static inline u64 pctr_delta(u64 prev, u64 now, unsigned int bits)
 	return (now - prev) & pctr_width_mask(bits);
 }
 
+/*
+ * GETPCR/SETPCR carry a fixed counter's function as a four-bit field of
+ * the fixed-counter control register: bit 0 kernel, 1 user, 2 any
+ * thread, 3 interrupt.  A field of 0 is a free counter.
+ */
+#define PCTR_FIXED_FIELD_OS	0x1ULL
+#define PCTR_FIXED_FIELD_USR	0x2ULL
+#define PCTR_FIXED_FIELD_ANY	0x4ULL
+#define PCTR_FIXED_FIELD_PMI	0x8ULL
+
+static inline u64 pctr_fixed_field_to_fn(u64 field)
+{
+	u64 fn = PCTR_EN;
+
+	if (!field)
+		return 0;
+	if (field & PCTR_FIXED_FIELD_OS)
+		fn |= PCTR_K;
+	if (field & PCTR_FIXED_FIELD_USR)
+		fn |= PCTR_U;
+	if (field & PCTR_FIXED_FIELD_ANY)
+		fn |= PCTR_ANY;
+	if (field & PCTR_FIXED_FIELD_PMI)
+		fn |= PCTR_INT;
+	return fn;
+}
+
+static inline u64 pctr_fn_to_fixed_field(u64 fn)
+{
+	u64 field = 0;
+
+	if (!(fn & PCTR_EN))
+		return 0;
+	if (fn & PCTR_K)
+		field |= PCTR_FIXED_FIELD_OS;
+	if (fn & PCTR_U)
+		field |= PCTR_FIXED_FIELD_USR;
+	if (fn & PCTR_ANY)
+		field |= PCTR_FIXED_FIELD_ANY;
+	if (fn & PCTR_INT)
+		field |= PCTR_FIXED_FIELD_PMI;
+	return field;
+}
+
 static inline bool pctr_slot_exists(const struct pctr_pmu *pmu,
 				    unsigned int slot)
 {

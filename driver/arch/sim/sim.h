@@ -20,8 +20,12 @@
 #else
 #include <stdint.h>
 #include <linux/types.h>
+#ifndef _PCTR_HOST_HW_H		/* the host tests' kernel shims have these */
 typedef __u64 u64;
+#endif
+#ifndef U64_MAX
 #define U64_MAX	UINT64_MAX
+#endif
 #endif
 
 #include <linux/pctr.h>
