@@ -644,6 +644,21 @@ TEST_F(sim, any_thread_needs_perfmon)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* With the capability (root here) the same function is accepted. */
+	EXPECT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_ANY));
+	/* A malformed function is EINVAL before the privilege is asked. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setresuid(65534, 65534, 65534))
+			_exit(10);
+		if (set(self->fd, 1, FN(0x7f) | PCTR_ANY) != -1 ||
+		    errno != EINVAL)
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 /* A forked child starts with no counters; the parent's keep counting. */

@@ -83,7 +83,7 @@ static inline u64 sim_tsc_khz(const struct pctr_pmu *pmu)
 
 /* The only function bits the simulation implements. */
 #define SIM_FN_VALID	(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_U | PCTR_K | \
-			 PCTR_EN)
+			 PCTR_ANY | PCTR_EN)
 
 static unsigned int sim_counters = 4;
 module_param(sim_counters, uint, 0444);
@@ -350,9 +350,6 @@ static int sim_encode(const struct pctr_pmu *pmu, unsigned int slot, u64 fn,
 
 	if (!pctr_slot_exists(pmu, slot))
 		return -EINVAL;
-	/* As on hardware, a privileged bit is refused before it is checked. */
-	if ((fn & PCTR_ANY) && !privileged)
-		return -EPERM;
 	if (fn & ~SIM_FN_VALID)
 		return -EINVAL;
 	if ((fn & PCTR_EN) && !(fn & (PCTR_U | PCTR_K)))
@@ -367,6 +364,13 @@ static int sim_encode(const struct pctr_pmu *pmu, unsigned int slot, u64 fn,
 		    (umask && event != SIM_EV_TICKS_DIV_UMASK))
 			return -EINVAL;
 	}
+	/*
+	 * Like AnyThread on Intel perfmon v3-v4 (the simulated core has one
+	 * thread, so it counts the same): a well-formed function that sees
+	 * beyond the calling thread needs CAP_PERFMON.
+	 */
+	if ((fn & PCTR_ANY) && !privileged)
+		return -EPERM;
 	*ctl = fn;
 	return 0;
 }
@@ -594,7 +598,7 @@ int pctr_sim_probe(struct pctr_pmu *pmu)
 	pmu->backend_id = PCTR_BACKEND_SIM;
 	strscpy(pmu->name, "sim", sizeof(pmu->name));
 	strscpy(pmu->vendor, "pctr-sim", sizeof(pmu->vendor));
-	pmu->caps = PCTR_CAP_TSC | PCTR_CAP_COUNTERS;
+	pmu->caps = PCTR_CAP_TSC | PCTR_CAP_COUNTERS | PCTR_CAP_ANYTHREAD;
 	pmu->flags = PCTR_PMU_KEEP;
 	if (sim_overflow) {
 		pmu->caps |= PCTR_CAP_OVERFLOW;
