@@ -108,8 +108,23 @@ static ssize_t contexts_show(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(contexts);
 
+/*
+ * Counter starts at switch-in since load: "kept" only re-enabled registers
+ * that still held the thread's state, "loaded" rewrote them.
+ */
+static ssize_t starts_show(struct device *dev, struct device_attribute *a,
+			   char *buf)
+{
+	unsigned long kept, loaded;
+
+	pctr_ctx_starts(&kept, &loaded);
+	return sysfs_emit(buf, "kept %lu loaded %lu\n", kept, loaded);
+}
+static DEVICE_ATTR_RO(starts);
+
 static struct attribute *pctr_attrs[] = {
 	&dev_attr_contexts.attr,
+	&dev_attr_starts.attr,
 	&dev_attr_backend.attr,
 	&dev_attr_counters.attr,
 	&dev_attr_reason.attr,

@@ -51,6 +51,8 @@ struct pctr_cpu {
 	struct pctr_ctx	*cur;		/* counting on this CPU now */
 	u64		last_id;	/* whose state the registers hold */
 	struct hrtimer	fold;		/* folds while a context runs */
+	unsigned long	kept;		/* starts that only re-enabled */
+	unsigned long	loaded;		/* starts that rewrote registers */
 };
 
 struct linux_binprm;
@@ -110,6 +112,10 @@ static void ctx_start(struct pctr_ctx *ctx)
 			ctx->prev[s] = 0;
 		ctx->hw.val[s] = ctx->prev[s];
 	}
+	if (ctx->hw.keep)
+		pc->kept++;
+	else
+		pc->loaded++;
 	pctr_pmu.ops->start(&pctr_pmu, &ctx->hw);
 	ctx->running = true;
 	ctx->dirty = false;
@@ -436,6 +442,19 @@ int pctr_ctx_preset(unsigned int slot, u64 value)
 	ctx->sum[slot] = value;
 	local_irq_restore(flags);
 	return 0;
+}
+
+/* Starts since load that only re-enabled the counters, and the others. */
+void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded)
+{
+	int cpu;
+
+	*kept = 0;
+	*loaded = 0;
+	for_each_possible_cpu(cpu) {
+		*kept += READ_ONCE(per_cpu_ptr(&pctr_cpu, cpu)->kept);
+		*loaded += READ_ONCE(per_cpu_ptr(&pctr_cpu, cpu)->loaded);
+	}
 }
 
 /* --- set-up ---------------------------------------------------------- */

@@ -197,6 +197,7 @@ int pctr_ctx_set_pcr(const struct pctr_pcr *pcr);
 void pctr_ctx_get_pcr(struct pctr_pcr *pcr);
 int pctr_ctx_zero(void);
 int pctr_ctx_preset(unsigned int slot, u64 value);
+void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
 
 /* ioctl.c */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

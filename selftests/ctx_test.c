@@ -482,6 +482,48 @@ TEST_F_TIMEOUT(sim, migration_keeps_counting, 60)
 	EXPECT_LT(last, expected_events(self, cpu) * 1.05);
 }
 
+static void starts(unsigned long *kept, unsigned long *loaded)
+{
+	char buf[64];
+
+	*kept = *loaded = 0;
+	if (!read_text(PCTR_SYSFS "/starts", buf, sizeof(buf)))
+		sscanf(buf, "kept %lu loaded %lu", kept, loaded);
+}
+
+/*
+ * A thread that sleeps and wakes on one CPU, with nothing else counting
+ * there, finds its registers as it left them: the switch-in re-enables
+ * them without rewriting.  Moving to another CPU always rewrites.
+ */
+TEST_F(sim, same_cpu_switch_skips_register_writes)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long k0, l0, k1, l1;
+	int i;
+
+	if (ncpu < 2)
+		SKIP(return, "one CPU");
+	pin_to_cpu(ncpu - 1);
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	starts(&k0, &l0);
+	for (i = 0; i < 100; i++)
+		usleep(1000);
+	starts(&k1, &l1);
+	TH_LOG("sleeping on one CPU: %lu kept, %lu loaded",
+	       k1 - k0, l1 - l0);
+	EXPECT_GE(k1 - k0, 90);
+	EXPECT_LE(l1 - l0, 10);
+
+	/* Every move to another CPU reloads. */
+	starts(&k0, &l0);
+	for (i = 0; i < 20; i++)
+		pin_to_cpu(i % 2 ? ncpu - 1 : ncpu - 2);
+	starts(&k1, &l1);
+	TH_LOG("moving: %lu kept, %lu loaded", k1 - k0, l1 - l0);
+	EXPECT_GE(l1 - l0, 20);
+}
+
 TEST_F(sim, info_and_events)
 {
 	struct pctr_info info;
