@@ -27,7 +27,7 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 
 LIB_SRCS	:= lib/libpctr.c
-TOOLS		:= $(patsubst tools/%.c,$(B)/tools/%,$(wildcard tools/*.c))
+TOOLS		:= $(B)/tools/pctr $(B)/tools/ctxsw_bench
 SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_test.c))
 
 .PHONY: all module userspace lib tools selftests run bench check clean install \
@@ -59,6 +59,13 @@ tools: $(TOOLS)
 $(B)/tools/%: tools/%.c $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
+
+# pctr(1) and its selfcheck subcommand.
+$(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
+		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
+		$(B)/lib/libpctr.a
 
 selftests: $(SELFTESTS)
 

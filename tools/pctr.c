@@ -5,6 +5,8 @@
  *   pctr [info]     the backend, the CPU, the counters, and a short
  *                   sampled readout of the TSC and idle time
  *   pctr read       one PCIOCRD snapshot, every slot in use
+ *   pctr selfcheck  calibrated loops checked against expected counts:
+ *                   confirms a backend on real hardware
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "pctr.h"
+#include "selfcheck.h"
 
 static const char *prog = "pctr";
 
@@ -121,6 +124,8 @@ int main(int argc, char **argv)
 	pctr_t *p;
 	int ret;
 
+	if (!strcmp(cmd, "selfcheck"))
+		return pctr_selfcheck(argc - 1, argv + 1);
 	p = pctr_open(O_RDONLY);
 	if (!p)
 		die("open " PCTR_DEVICE);
@@ -129,7 +134,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "read")) {
 		ret = cmd_read(p);
 	} else {
-		fprintf(stderr, "usage: %s [info|read]\n", prog);
+		fprintf(stderr, "usage: %s [info|read|selfcheck [--loops N] [--no-perf] [-v]]\n",
+			prog);
 		ret = 2;
 	}
 	pctr_close(p);
