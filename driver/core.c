@@ -68,9 +68,15 @@ static int pctr_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
+static int pctr_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return pctr_ctx_mmap(vma);
+}
+
 static const struct file_operations pctr_fops = {
 	.owner		= THIS_MODULE,
 	.open		= pctr_open,
+	.mmap		= pctr_mmap,
 	.unlocked_ioctl	= pctr_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

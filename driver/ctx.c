@@ -25,6 +25,7 @@
 #include <linux/capability.h>
 #include <linux/hrtimer.h>
 #include <linux/irqflags.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -33,6 +34,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "compat.h"
 #include "pctr.h"
 
 struct pctr_ctx {
@@ -43,8 +45,14 @@ struct pctr_ctx {
 	u64		prev[PCTR_NUM];	/* raw value at the last fold */
 	struct pctr_hw	hw;		/* what the backend loads and stops */
 	int		last_cpu;	/* CPU of the last stop, or -1 */
-	bool		running;	/* counters run on this thread's CPU */
+	bool		running;	/* the thread is on a CPU: counting */
 	bool		dirty;		/* registers must be rewritten */
+	bool		pce;		/* user rdpmc turned on for it */
+	u64		vtsc;		/* TSC cycles run up to tsc_in */
+	u64		tsc_in;		/* TSC at the last switch-in */
+	struct page	*page;		/* the page user space maps, or NULL */
+	struct pctr_page *upage;	/* its kernel address */
+	u32		published;	/* slots the page describes */
 };
 
 struct pctr_cpu {
@@ -88,6 +96,72 @@ static void ctx_ack(void)
 		pctr_pmu.ops->overflow_ack(&pctr_pmu, status);
 }
 
+static bool ctx_counts(const struct pctr_ctx *ctx)
+{
+	return pctr_pmu.ops && ctx->hw.mask;
+}
+
+/*
+ * Rewrite the thread's counter page (interrupts off, on the thread's CPU,
+ * with the thread's counters running).  The thread cannot be reading it
+ * meanwhile: it reads only while it runs, and this runs at its switch-in
+ * or interrupts it.  The odd/even sequence tells it to retry a read that
+ * straddled an update.  Only slots in use, or just freed, are written.
+ */
+static void ctx_publish(struct pctr_ctx *ctx)
+{
+	struct pctr_page *pg = ctx->upage;
+	unsigned long m = ctx->hw.mask, touch;
+	struct pctr_page_slot *ps;
+	unsigned int s;
+	int idx;
+
+	if (!pg)
+		return;
+	WRITE_ONCE(pg->pg_seq, pg->pg_seq + 1);
+	barrier();
+	pg->pg_flags = PCTR_PG_RUNNING | (ctx->pce ? PCTR_PG_RDPMC : 0);
+	pg->pg_cpu = smp_processor_id();
+	pg->pg_vtsc_off = ctx->vtsc - ctx->tsc_in;
+	pg->pg_tsc_in = ctx->tsc_in;
+	pg->pg_sim_limit = U64_MAX;
+	touch = m | ctx->published;
+	for_each_set_bit(s, &touch, PCTR_NUM) {
+		ps = &pg->pg_slot[s];
+		memset(ps, 0, sizeof(*ps));
+		ps->ps_sum = ctx->sum[s];
+		if (!(m & BIT(s)))
+			continue;
+		ps->ps_prev = ctx->prev[s];
+		ps->ps_mask = pctr_width_mask(pctr_slot_width(&pctr_pmu, s));
+		if (ctx->pce) {
+			idx = pctr_pmu.ops->rdpmc_index(&pctr_pmu, s);
+			ps->ps_rdpmc = idx >= 0 ? idx + 1 : 0;
+		}
+	}
+	ctx->published = m;
+	if (ctx_counts(ctx) && pctr_pmu.ops->user_page)
+		pctr_pmu.ops->user_page(&pctr_pmu, &ctx->hw, pg);
+	barrier();
+	WRITE_ONCE(pg->pg_seq, pg->pg_seq + 1);
+}
+
+/* The context ended: final values, and a sequence left odd for good. */
+static void ctx_publish_dead(struct pctr_ctx *ctx)
+{
+	struct pctr_page *pg = ctx->upage;
+	unsigned int s;
+
+	WRITE_ONCE(pg->pg_seq, pg->pg_seq | 1);
+	barrier();
+	pg->pg_flags = PCTR_PG_DEAD;
+	pg->pg_vtsc_off = ctx->vtsc;
+	for (s = 0; s < PCTR_NUM; s++) {
+		memset(&pg->pg_slot[s], 0, sizeof(pg->pg_slot[s]));
+		pg->pg_slot[s].ps_sum = ctx->sum[s];
+	}
+}
+
 static void ctx_start(struct pctr_ctx *ctx)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
@@ -95,8 +169,14 @@ static void ctx_start(struct pctr_ctx *ctx)
 	unsigned int s;
 
 	lockdep_assert_irqs_disabled();
-	if (!m || ctx->running)
+	if (ctx->running)
 		return;
+	ctx->running = true;
+	ctx->tsc_in = pctr_arch_tsc();
+	if (!ctx_counts(ctx)) {
+		ctx_publish(ctx);
+		return;
+	}
 	/*
 	 * If this context last stopped on this CPU and nothing ran on the
 	 * CPU's counters since, the registers still hold its values and
@@ -117,13 +197,18 @@ static void ctx_start(struct pctr_ctx *ctx)
 	else
 		pc->loaded++;
 	pctr_pmu.ops->start(&pctr_pmu, &ctx->hw);
-	ctx->running = true;
 	ctx->dirty = false;
 	pc->cur = ctx;
 	pc->last_id = ctx->id;
+	/* rdpmc works in user mode only for a thread that mapped its page. */
+	if (ctx->page && (pctr_pmu.caps & PCTR_CAP_USER_RDPMC)) {
+		pctr_arch_user_rdpmc(true);
+		ctx->pce = true;
+	}
 	if (!hrtimer_active(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
+	ctx_publish(ctx);
 }
 
 static void ctx_stop(struct pctr_ctx *ctx)
@@ -133,23 +218,32 @@ static void ctx_stop(struct pctr_ctx *ctx)
 	lockdep_assert_irqs_disabled();
 	if (!ctx->running)
 		return;
-	pctr_pmu.ops->stop(&pctr_pmu, &ctx->hw);
-	ctx_fold(ctx);
-	ctx_ack();
 	ctx->running = false;
-	ctx->last_cpu = smp_processor_id();
-	pc->cur = NULL;
+	ctx->vtsc += pctr_arch_tsc() - ctx->tsc_in;
+	if (ctx->pce) {
+		pctr_arch_user_rdpmc(false);
+		ctx->pce = false;
+	}
+	if (pc->cur == ctx) {
+		pctr_pmu.ops->stop(&pctr_pmu, &ctx->hw);
+		ctx_fold(ctx);
+		ctx_ack();
+		ctx->last_cpu = smp_processor_id();
+		pc->cur = NULL;
+	}
+	/* The thread is not running: nobody reads its page until start. */
 }
 
 /* Bring the sums up to date, the counters left running. */
 static void ctx_update(struct pctr_ctx *ctx)
 {
 	lockdep_assert_irqs_disabled();
-	if (!ctx->running)
+	if (!ctx->running || this_cpu_read(pctr_cpu.cur) != ctx)
 		return;
 	pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
 	ctx_fold(ctx);
 	ctx_ack();
+	ctx_publish(ctx);
 }
 
 static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
@@ -254,7 +348,13 @@ static void ctx_destroy(struct pctr_ctx *ctx)
 	local_irq_save(flags);
 	ctx_stop(ctx);
 	preempt_notifier_unregister(&ctx->pn);
+	/* Readers see final values and fall back to the ioctl. */
+	if (ctx->upage)
+		ctx_publish_dead(ctx);
 	local_irq_restore(flags);
+	/* A mapping keeps its own reference to the page. */
+	if (ctx->page)
+		put_page(ctx->page);
 	kfree(ctx);
 	pctr_pmu_put();
 	module_put(THIS_MODULE);
@@ -290,11 +390,28 @@ void pctr_ctx_read(struct pctrst *st)
 	struct pctr_ctx *ctx = ctx_current();
 	unsigned long flags;
 
+	unsigned long m;
+	unsigned int s;
+
 	local_irq_save(flags);
-	if (ctx) {
-		ctx_update(ctx);
+	if (!ctx || !pctr_pmu.ops) {
+		memset(st, 0, sizeof(*st));
+	} else {
 		memcpy(st->pctr_fn, ctx->fn, sizeof(st->pctr_fn));
 		memcpy(st->pctr_hwc, ctx->sum, sizeof(st->pctr_hwc));
+		/*
+		 * Sums plus what the running counters added since the last
+		 * fold, without folding: nothing changes, so the page need
+		 * not be rewritten.
+		 */
+		if (ctx->running && this_cpu_read(pctr_cpu.cur) == ctx) {
+			pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
+			m = ctx->hw.mask;
+			for_each_set_bit(s, &m, PCTR_NUM)
+				st->pctr_hwc[s] += pctr_delta(ctx->prev[s],
+					ctx->hw.val[s],
+					pctr_slot_width(&pctr_pmu, s));
+		}
 	}
 	st->pctr_tsc = pctr_arch_tsc();
 	local_irq_restore(flags);
@@ -337,8 +454,8 @@ static int ctx_apply(u32 mask, const u64 *fn, const u64 *ctl)
 	}
 	ctx_start(ctx);
 	local_irq_restore(flags);
-	/* No function left: the thread no longer needs a context. */
-	if (!ctx->hw.mask) {
+	/* No function and no page: the thread no longer needs a context. */
+	if (!ctx->hw.mask && !ctx->page) {
 		preempt_disable();
 		ctx_destroy(ctx);
 		preempt_enable();
@@ -423,6 +540,7 @@ int pctr_ctx_zero(void)
 	local_irq_save(flags);
 	ctx_update(ctx);
 	memset(ctx->sum, 0, sizeof(ctx->sum));
+	ctx_publish(ctx);
 	local_irq_restore(flags);
 	return 0;
 }
@@ -440,8 +558,51 @@ int pctr_ctx_preset(unsigned int slot, u64 value)
 	local_irq_save(flags);
 	ctx_update(ctx);
 	ctx->sum[slot] = value;
+	ctx_publish(ctx);
 	local_irq_restore(flags);
 	return 0;
+}
+
+/*
+ * mmap() of the device: the calling thread's counter page, read-only,
+ * not inherited by fork.  Makes the thread's context if it has none (the
+ * virtual TSC needs no counters).
+ */
+int pctr_ctx_mmap(struct vm_area_struct *vma)
+{
+	struct pctr_ctx *ctx = ctx_current();
+	unsigned long flags;
+	struct page *page;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (!ctx) {
+		ctx = ctx_create();
+		if (IS_ERR(ctx))
+			return PTR_ERR(ctx);
+		local_irq_save(flags);
+		ctx_start(ctx);
+		local_irq_restore(flags);
+	}
+	if (!ctx->page) {
+		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!page)
+			return -ENOMEM;
+		((struct pctr_page *)page_address(page))->pg_version =
+			PCTR_PAGE_VERSION;
+		local_irq_save(flags);
+		ctx->page = page;
+		ctx->upage = page_address(page);
+		/* Switch in again, so user rdpmc is set up for the page. */
+		ctx_stop(ctx);
+		ctx_start(ctx);
+		local_irq_restore(flags);
+	}
+	vm_flags_clear(vma, VM_MAYWRITE);
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	return vm_insert_page(vma, vma->vm_start, ctx->page);
 }
 
 /* Starts since load that only re-enabled the counters, and the others. */
@@ -455,6 +616,18 @@ void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded)
 		*kept += READ_ONCE(per_cpu_ptr(&pctr_cpu, cpu)->kept);
 		*loaded += READ_ONCE(per_cpu_ptr(&pctr_cpu, cpu)->loaded);
 	}
+}
+
+/* PCIOCRELEASE: the calling thread is done counting. */
+void pctr_ctx_release(void)
+{
+	struct pctr_ctx *ctx = ctx_current();
+
+	if (!ctx)
+		return;
+	preempt_disable();
+	ctx_destroy(ctx);
+	preempt_enable();
 }
 
 /* --- set-up ---------------------------------------------------------- */
@@ -511,8 +684,6 @@ int pctr_ctx_init(void)
 	unsigned int i;
 	int cpu, ret;
 
-	if (!pctr_pmu.ops)
-		return 0;
 	for_each_possible_cpu(cpu) {
 		struct pctr_cpu *pc = per_cpu_ptr(&pctr_cpu, cpu);
 
@@ -545,8 +716,6 @@ void pctr_ctx_exit(void)
 {
 	int cpu;
 
-	if (!pctr_pmu.ops)
-		return;
 	/* Every context is gone: each held a module reference. */
 	pctr_unhook(ARRAY_SIZE(pctr_hooks));
 	for_each_possible_cpu(cpu)

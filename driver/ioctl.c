@@ -10,16 +10,24 @@
 #include <linux/kernel_stat.h>
 #include <linux/string.h>
 #include <linux/tick.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 #include "pctr.h"
 
-/* Idle time of all online CPUs, from the same sources as /proc/stat. */
+/*
+ * Idle time of all online CPUs, from the same sources as /proc/stat.
+ * Summing it costs a clock read per CPU, so it is refreshed at most once
+ * a millisecond: a reader in a loop pays for it once, not every call.
+ */
 static u64 pctr_idle_ns(void)
 {
-	u64 sum = 0, us;
+	static u64 cached, cached_at;
+	u64 now = ktime_get_mono_fast_ns(), sum = 0, us;
 	int cpu;
 
+	if (now - READ_ONCE(cached_at) < NSEC_PER_MSEC)
+		return READ_ONCE(cached);
 	for_each_online_cpu(cpu) {
 		us = get_cpu_idle_time_us(cpu, NULL);
 		if (us == -1ULL)
@@ -27,6 +35,9 @@ static u64 pctr_idle_ns(void)
 		else
 			sum += us * NSEC_PER_USEC;
 	}
+	/* Racing refreshers store figures of the same millisecond. */
+	WRITE_ONCE(cached, sum);
+	WRITE_ONCE(cached_at, now);
 	return sum;
 }
 
@@ -34,11 +45,7 @@ static int pctr_ioc_read(void __user *arg)
 {
 	struct pctrst st;
 
-	memset(&st, 0, sizeof(st));
-	if (pctr_pmu.ops)
-		pctr_ctx_read(&st);
-	else
-		st.pctr_tsc = pctr_arch_tsc();
+	pctr_ctx_read(&st);
 	st.pctr_idl = pctr_idle_ns();
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
@@ -173,6 +180,9 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return pctr_ioc_preset(file, uarg);
 	case PCIOCEVENT:
 		return pctr_ioc_event(uarg);
+	case PCIOCRELEASE:
+		pctr_ctx_release();
+		return 0;
 	}
 	if (nr >= PCTR_IOC_SET_BASE && nr < PCTR_IOC_SET_BASE + PCTR_NUM &&
 	    cmd == PCIOCS(nr - PCTR_IOC_SET_BASE))

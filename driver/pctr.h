@@ -82,6 +82,13 @@ struct pctr_pmu_ops {
 	void	(*release)(struct pctr_pmu *pmu);
 	/* Undo what probe set up (timers, per-CPU state); module unload. */
 	void	(*exit)(struct pctr_pmu *pmu);
+	/*
+	 * Optional: fill the user-read fields of the counter page a backend
+	 * without rdpmc offers instead (the sim's ps_sim_* and pg_sim_limit)
+	 * for the running slots in hw->mask.  Interrupts off, on the CPU.
+	 */
+	void	(*user_page)(const struct pctr_pmu *pmu,
+			     const struct pctr_hw *hw, struct pctr_page *pg);
 };
 
 struct pctr_pmu {
@@ -198,6 +205,9 @@ void pctr_ctx_get_pcr(struct pctr_pcr *pcr);
 int pctr_ctx_zero(void);
 int pctr_ctx_preset(unsigned int slot, u64 value);
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
+struct vm_area_struct;
+int pctr_ctx_mmap(struct vm_area_struct *vma);
+void pctr_ctx_release(void);
 
 /* ioctl.c */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
@@ -212,6 +222,8 @@ void pctr_pmu_interrupt(void);
 /* arch: the probes, one per backend; each returns 0 or -ENODEV. */
 int pctr_arch_probe(struct pctr_pmu *pmu);
 u64 pctr_arch_tsc(void);
+/* Allow user-mode rdpmc on this CPU, or not.  Interrupts off. */
+void pctr_arch_user_rdpmc(bool on);
 void pctr_none_probe(struct pctr_pmu *pmu, const char *why);
 int pctr_sim_probe(struct pctr_pmu *pmu);
 

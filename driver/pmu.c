@@ -45,7 +45,7 @@ int pctr_pmu_get(void)
 	int ret = 0;
 
 	mutex_lock(&pctr_pmu_lock);
-	if (!pctr_pmu_taken) {
+	if (!pctr_pmu_taken && pctr_pmu.ops) {
 		if (pctr_pmu.ops->reserve)
 			ret = pctr_pmu.ops->reserve(&pctr_pmu);
 		if (ret)

@@ -1,12 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * libpctr: a thin C library over /dev/pctr (uapi/linux/pctr.h).
- * Errors are returned as -1 with errno set, as the ioctl gave them.
+ *
+ * Errors are returned as -1 with errno set, as the kernel gave them;
+ * pctr_strerror() says what an errno means for pctr.
+ *
+ * Hot-loop reads: after pctr_map(), pctr_read() and pctr_vtsc() read the
+ * calling thread's 64-bit virtual counters and virtual TSC from the
+ * thread's counter page with rdpmc or rdtsc and a few loads, with no
+ * system call, retrying when the thread was switched in between.  Where
+ * a slot cannot be read that way they fall back to the PCIOCRD ioctl.
+ * A handle's page belongs to the thread that called pctr_map(): use one
+ * handle per thread.
  */
 #ifndef _PCTR_LIB_H
 #define _PCTR_LIB_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <linux/pctr.h>
 
 #ifdef __cplusplus
@@ -15,19 +27,51 @@ extern "C" {
 
 #define PCTR_DEVICE	"/dev/pctr"
 
+/*
+ * The library's exported functions.  libpctr is built with
+ * -fvisibility=hidden: only what is marked PCTR_API is exported from
+ * libpctr.so, with symbol version LIBPCTR_1 (lib/libpctr.map).
+ */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define PCTR_API	__attribute__((visibility("default")))
+#else
+#define PCTR_API
+#endif
+
 typedef struct pctr {
 	int			fd;
 	struct pctr_info	info;
+	/* The calling thread's counter page, once pctr_map() made it. */
+	const volatile struct pctr_page *page;
+	/* Inline reads retried because the thread was switched meanwhile. */
+	unsigned long		retries;
+	/* Inline reads that had to fall back to the ioctl. */
+	unsigned long		fallbacks;
 } pctr_t;
 
 /* Open /dev/pctr (or $PCTR_DEVICE); flags is O_RDONLY or O_RDWR. */
-pctr_t *pctr_open(int flags);
-void pctr_close(pctr_t *p);
-int pctr_read_all(pctr_t *p, struct pctrst *st);
-int pctr_set(pctr_t *p, unsigned int slot, uint64_t fn);
-const char *pctr_backend_reason(char *buf, unsigned int len);
+PCTR_API pctr_t *pctr_open(int flags);
+PCTR_API void pctr_close(pctr_t *p);
+/* Map the calling thread's counter page (creates its context). */
+PCTR_API int pctr_map(pctr_t *p);
 
-/* The time-stamp counter, as pctr(4)'s rdtsc(). */
+PCTR_API int pctr_read_all(pctr_t *p, struct pctrst *st);
+PCTR_API int pctr_set(pctr_t *p, unsigned int slot, uint64_t fn);
+/* Set a slot to a named event (PCIOCEVENT), with PCTR_U/K/EN in flags. */
+PCTR_API int pctr_set_event(pctr_t *p, unsigned int slot, const char *name,
+			    uint64_t flags);
+PCTR_API int pctr_event_fn(pctr_t *p, const char *name, uint64_t *fn);
+PCTR_API int pctr_zero(pctr_t *p);
+/* End the calling thread's counters and page (libcpc's cpc_unbind). */
+PCTR_API int pctr_release(pctr_t *p);
+PCTR_API int pctr_preset(pctr_t *p, unsigned int slot, uint64_t value);
+/* What an errno from a pctr call means, in pctr's terms. */
+PCTR_API const char *pctr_strerror(int err);
+PCTR_API const char *pctr_backend_reason(char *buf, unsigned int len);
+
+/* --- inline helpers, as pctr(4) has them ------------------------------ */
+
+/* The time-stamp counter. */
 static inline uint64_t rdtsc(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -38,6 +82,202 @@ static inline uint64_t rdtsc(void)
 #else
 	return 0;
 #endif
+}
+
+/* The TSC, once earlier instructions are done; *aux gets TSC_AUX (CPU). */
+static inline uint64_t rdtscp(uint32_t *aux)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi, c;
+
+	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c));
+	if (aux)
+		*aux = c;
+	return ((uint64_t)hi << 32) | lo;
+#else
+	if (aux)
+		*aux = 0;
+	return 0;
+#endif
+}
+
+/*
+ * Read performance counter @ctr (an rdpmc index: ps_rdpmc - 1 from the
+ * page).  Faults unless the kernel allowed it for this thread.
+ */
+static inline uint64_t rdpmc(uint32_t ctr)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(ctr));
+	return ((uint64_t)hi << 32) | lo;
+#else
+	(void)ctr;
+	return 0;
+#endif
+}
+
+#define pctr_barrier()	__asm__ __volatile__("" ::: "memory")
+
+/* Slot's raw counter value now, or 0 with *ok = 0 if it has no recipe. */
+static inline uint64_t pctr_raw_(const volatile struct pctr_page *pg,
+				 const volatile struct pctr_page_slot *ps,
+				 int *ok)
+{
+	uint64_t t, lim, per;
+
+	if (ps->ps_rdpmc)
+		return rdpmc(ps->ps_rdpmc - 1);
+	per = ps->ps_sim_period;
+	if (per) {
+		t = rdtsc();
+		lim = pg->pg_sim_limit;
+		if (t > lim)
+			t = lim;
+		if (per == 1)
+			return ps->ps_sim_val + (t - ps->ps_sim_t0);
+		return ps->ps_sim_val + (t / per - ps->ps_sim_t0 / per);
+	}
+	*ok = 0;
+	return 0;
+}
+
+/* The ioctl, for what the page cannot give. */
+static inline int pctr_read_slow_(pctr_t *p, uint64_t *vals, unsigned int i,
+				  unsigned int n)
+{
+	struct pctrst st;
+	unsigned int k;
+
+	if (i + n > PCTR_NUM) {
+		errno = EINVAL;
+		return -1;
+	}
+	p->fallbacks++;
+	if (ioctl(p->fd, PCIOCRD, &st) < 0)
+		return -1;
+	for (k = 0; k < n; k++)
+		vals[k] = st.pctr_hwc[i + k];
+	return 0;
+}
+
+/* Wait out an update; 0 if the page cannot be read inline at all. */
+static inline int pctr_seq_busy_(pctr_t *p, uint32_t seq)
+{
+	if (p->page->pg_flags & PCTR_PG_DEAD)
+		return 0;
+	(void)seq;
+	p->retries++;
+	return 1;
+}
+
+/*
+ * The calling thread's 64-bit virtual value of slot @i, without a system
+ * call when the page allows it.  (uint64_t)-1 with errno set on error.
+ */
+static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
+{
+	const volatile struct pctr_page *pg = p->page;
+	const volatile struct pctr_page_slot *ps;
+	uint64_t v, raw;
+	uint32_t seq;
+	int ok = 0;
+
+	if (pg && i < PCTR_NUM) {
+		ps = &pg->pg_slot[i];
+		for (;;) {
+			seq = pg->pg_seq;
+			pctr_barrier();
+			if (seq & 1) {
+				if (pctr_seq_busy_(p, seq))
+					continue;
+				break;
+			}
+			ok = 1;
+			v = ps->ps_sum;
+			if (ps->ps_mask) {
+				raw = pctr_raw_(pg, ps, &ok);
+				v += (raw - ps->ps_prev) & ps->ps_mask;
+			}
+			pctr_barrier();
+			if (pg->pg_seq == seq)
+				break;
+			p->retries++;
+		}
+		if (ok)
+			return v;
+	}
+	if (pctr_read_slow_(p, &v, i, 1))
+		return (uint64_t)-1;
+	return v;
+}
+
+/* Slots 0..n-1 at once, from one consistent view of the page. */
+static inline int pctr_read_n(pctr_t *p, uint64_t *vals, unsigned int n)
+{
+	const volatile struct pctr_page *pg = p->page;
+	const volatile struct pctr_page_slot *ps;
+	unsigned int i;
+	uint32_t seq;
+	uint64_t raw;
+	int ok = 0;
+
+	if (n > PCTR_NUM)
+		n = PCTR_NUM;
+	if (pg) {
+		for (;;) {
+			seq = pg->pg_seq;
+			pctr_barrier();
+			if (seq & 1) {
+				if (pctr_seq_busy_(p, seq))
+					continue;
+				break;
+			}
+			ok = 1;
+			for (i = 0; i < n; i++) {
+				ps = &pg->pg_slot[i];
+				vals[i] = ps->ps_sum;
+				if (!ps->ps_mask)
+					continue;
+				raw = pctr_raw_(pg, ps, &ok);
+				vals[i] += (raw - ps->ps_prev) & ps->ps_mask;
+			}
+			pctr_barrier();
+			if (pg->pg_seq == seq)
+				break;
+			p->retries++;
+		}
+		if (ok)
+			return 0;
+	}
+	return pctr_read_slow_(p, vals, 0, n);
+}
+
+/*
+ * The calling thread's virtual TSC: TSC cycles it has run since its
+ * context was made (libcpc's cpc_buf_tick).  Needs pctr_map(); 0 without,
+ * and the final figure once the context has ended.
+ */
+static inline uint64_t pctr_vtsc(pctr_t *p)
+{
+	const volatile struct pctr_page *pg = p->page;
+	uint64_t v;
+	uint32_t seq;
+
+	if (!pg)
+		return 0;
+	for (;;) {
+		seq = pg->pg_seq;
+		pctr_barrier();
+		v = pg->pg_vtsc_off + rdtsc();
+		pctr_barrier();
+		if (pg->pg_seq == seq && !(seq & 1))
+			return v;
+		if ((seq & 1) && (pg->pg_flags & PCTR_PG_DEAD))
+			return pg->pg_vtsc_off;
+		p->retries++;
+	}
 }
 
 #ifdef __cplusplus

@@ -95,5 +95,6 @@ int pctr_reserve_evntsel(u32 msr);
 void pctr_release_evntsel(u32 msr);
 u64 pctr_rdtsc(void);
 u64 pctr_tsc_khz(void);
+void pctr_set_pce(bool on);
 
 #endif /* _PCTR_HOST_HW_H */

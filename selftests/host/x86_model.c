@@ -742,6 +742,14 @@ u64 pctr_tsc_khz(void)
 	return 2000000;
 }
 
+/* CR4.PCE has no effect on the model: it is only recorded. */
+bool model_pce;
+
+void pctr_set_pce(bool on)
+{
+	model_pce = on;
+}
+
 void host_log(int level, const char *fmt, ...)
 {
 	size_t len;

@@ -159,6 +159,61 @@ struct pctr_event {
 	char	pe_desc[80];
 };
 
+/*
+ * The counter page: mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0)
+ * maps the calling thread's page, read-only.  It belongs to that thread:
+ * read it only from that thread (another thread's rdpmc reads its own
+ * CPU).  The kernel rewrites it whenever the thread is switched in and
+ * whenever it folds counts, on the thread's own CPU, bumping pg_seq
+ * around each update.  The thread reading its own page is running, so
+ * the page always describes running counters:
+ *
+ *	do {
+ *		seq = pg_seq;	(odd: not readable inline, see below)
+ *		value = ps_sum + ((raw - ps_prev) & ps_mask), with
+ *		raw   = rdpmc(ps_rdpmc - 1)                 if ps_rdpmc != 0
+ *		raw   = ps_sim_val + t / ps_sim_period - ps_sim_t0 / ps_sim_period,
+ *			t = min(rdtsc(), pg_sim_limit)  if ps_sim_period != 0
+ *		        (a free slot, ps_mask 0, is just ps_sum)
+ *		vtsc  = pg_vtsc_off + rdtsc()
+ *	} while (pg_seq != seq);
+ *
+ * vtsc, the virtual TSC, is the TSC cycles the thread has run since its
+ * context was made.  A slot with neither recipe is read with PCIOCRD.
+ * pg_seq stays odd once the context has ended (PCTR_PG_DEAD): read with
+ * PCIOCRD then.  <pctr.h> from libpctr implements all this (pctr_read(),
+ * pctr_read_n(), pctr_vtsc()).
+ */
+#define PCTR_PAGE_VERSION	1
+#define PCTR_PAGE_SIZE		4096
+
+#define PCTR_PG_RUNNING		(1U << 0)	/* counting on a CPU now */
+#define PCTR_PG_DEAD		(1U << 1)	/* the context ended */
+#define PCTR_PG_RDPMC		(1U << 2)	/* rdpmc allowed while running */
+
+struct pctr_page_slot {
+	__u64	ps_sum;			/* 64-bit value at the last fold */
+	__u64	ps_prev;		/* raw counter value at the last fold */
+	__u64	ps_mask;		/* counter width mask; 0: free slot */
+	__u32	ps_rdpmc;		/* rdpmc index + 1; 0: no rdpmc */
+	__u32	ps_pad;
+	__u64	ps_sim_period;		/* sim: TSC ticks per event, or 0 */
+	__u64	ps_sim_t0;		/* sim: TSC at which it held ps_sim_val */
+	__u64	ps_sim_val;		/* sim: raw value at ps_sim_t0 */
+};
+
+struct pctr_page {
+	__u32	pg_version;		/* PCTR_PAGE_VERSION */
+	__u32	pg_seq;			/* changes with every update */
+	__u32	pg_flags;		/* PCTR_PG_* */
+	__u32	pg_cpu;			/* CPU it runs on, when running */
+	__u64	pg_vtsc_off;		/* virtual TSC minus the TSC */
+	__u64	pg_tsc_in;		/* TSC at the last switch-in */
+	__u64	pg_sim_limit;		/* sim: TSC at which counters freeze */
+	__u64	pg_reserved[3];
+	struct pctr_page_slot pg_slot[PCTR_NUM];
+};
+
 #define PCTR_IOC_MAGIC		'c'
 
 #define PCIOCRD		_IOR(PCTR_IOC_MAGIC, 0xc0, struct pctrst)
@@ -168,6 +223,8 @@ struct pctr_event {
 #define PCIOCZERO	_IO(PCTR_IOC_MAGIC, 0xc4)
 #define PCIOCPRESET	_IOW(PCTR_IOC_MAGIC, 0xc5, struct pctr_preset)
 #define PCIOCEVENT	_IOWR(PCTR_IOC_MAGIC, 0xc6, struct pctr_event)
+/* End the calling thread's counter context: free every slot, page dead. */
+#define PCIOCRELEASE	_IO(PCTR_IOC_MAGIC, 0xc7)
 
 /* PCIOCS(n): set the function of slot n (a __u64, see above). */
 #define PCTR_IOC_SET_BASE	0xe0

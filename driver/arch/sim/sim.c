@@ -194,13 +194,11 @@ static u64 sim_freeze_tsc(const struct sim_cpu *sc)
 	return first;
 }
 
-/* Raw value of counter @c, in @slot, at TSC sample @now (frozen or not). */
-static inline u64 sim_ctr_value(const struct sim_cpu *sc,
-				const struct sim_ctr *c, unsigned int slot,
-				u64 now)
+/* Raw value of counter @c, in @slot, at TSC @t (frozen time included). */
+static inline u64 sim_ctr_value(const struct sim_ctr *c, unsigned int slot,
+				u64 t)
 {
-	return sim_value(c->val, c->t0, min(now, sim_freeze_tsc(sc)),
-			 c->period, sim_slot_mask(slot));
+	return sim_value(c->val, c->t0, t, c->period, sim_slot_mask(slot));
 }
 
 /*
@@ -416,11 +414,12 @@ static void sim_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 static void sim_values(struct sim_cpu *sc, struct pctr_hw *hw, u64 now)
 {
 	unsigned long slots = hw->mask;
+	u64 t = min(now, sim_freeze_tsc(sc));
 	unsigned int s;
 
 	for_each_set_bit(s, &slots, PCTR_NUM)
 		hw->val[s] = sim_pmu.slots & BIT(s) ?
-			     sim_ctr_value(sc, &sc->ctr[s], s, now) : 0;
+			     sim_ctr_value(&sc->ctr[s], s, t) : 0;
 }
 
 static void sim_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
@@ -524,6 +523,31 @@ static void sim_exit(struct pctr_pmu *pmu)
 	sim_pmu.cpus = NULL;
 }
 
+/*
+ * The counter page's recipe for reading a running sim counter without a
+ * system call: its value at (ps_sim_t0, ps_sim_val) and its period, and
+ * the TSC at which the CPU's counters freeze.  A counter that is not
+ * counting gets an endless period: it keeps its value.
+ */
+static void sim_user_page(const struct pctr_pmu *pmu, const struct pctr_hw *hw,
+			  struct pctr_page *pg)
+{
+	unsigned long slots = hw->mask & sim_pmu.slots;
+	struct sim_cpu *sc = this_cpu_ptr(sim_pmu.cpus);
+	unsigned int s;
+
+	lockdep_assert_irqs_disabled();
+	for_each_set_bit(s, &slots, SIM_SLOTS) {
+		const struct sim_ctr *c = &sc->ctr[s];
+		struct pctr_page_slot *ps = &pg->pg_slot[s];
+
+		ps->ps_sim_period = c->period ?: U64_MAX;
+		ps->ps_sim_t0 = c->t0;
+		ps->ps_sim_val = c->val;
+	}
+	pg->pg_sim_limit = sim_freeze_tsc(sc);
+}
+
 static const struct pctr_pmu_ops sim_ops = {
 	.encode			= sim_encode,
 	.start			= sim_start,
@@ -535,6 +559,7 @@ static const struct pctr_pmu_ops sim_ops = {
 	.reserve		= sim_reserve,
 	.release		= sim_release,
 	.exit			= sim_exit,
+	.user_page		= sim_user_page,
 };
 
 static int sim_check_param(const char *name, unsigned int val,

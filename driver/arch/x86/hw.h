@@ -20,6 +20,7 @@
 #include <asm/msr.h>
 #include <asm/nmi.h>
 #include <asm/processor.h>
+#include <asm/tlbflush.h>
 #include <asm/tsc.h>
 
 static inline void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c,
@@ -73,6 +74,15 @@ static inline u64 pctr_rdtsc(void)
 static inline u64 pctr_tsc_khz(void)
 {
 	return tsc_khz;
+}
+
+/* CR4.PCE: user-mode rdpmc on this CPU.  Interrupts off. */
+static inline void pctr_set_pce(bool on)
+{
+	if (on)
+		cr4_set_bits_irqsoff(X86_CR4_PCE);
+	else
+		cr4_clear_bits_irqsoff(X86_CR4_PCE);
 }
 #else
 #include "host_hw.h"

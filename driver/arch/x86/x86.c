@@ -37,6 +37,11 @@ u64 pctr_arch_tsc(void)
 	return pctr_rdtsc();
 }
 
+void pctr_arch_user_rdpmc(bool on)
+{
+	pctr_set_pce(on);
+}
+
 /*
  * The checks every counter function passes, in this order: bits the
  * counter does not implement (@valid never has PCTR_INT, which is
