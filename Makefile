@@ -8,6 +8,8 @@
 #   make bench        benchmarks in a guest (figures, side by side)
 #   make check        install what is missing, run every test
 #   make install      install module, library, headers, tools, man pages
+#   make install-user the same without the module (or: make install MODULE=0)
+#                     PREFIX=/usr/local DESTDIR= libdir= mandir= as usual
 
 KVER	?= $(shell uname -r)
 # The running kernel's headers, else the newest installed ones (build
@@ -25,18 +27,45 @@ CPPFLAGS += -I$(CURDIR)/uapi -I$(CURDIR)/lib
 
 PREFIX	?= /usr/local
 DESTDIR	?=
+bindir	?= $(PREFIX)/bin
+libdir	?= $(PREFIX)/lib
+includedir ?= $(PREFIX)/include
+mandir	?= $(PREFIX)/share/man
+pkgconfigdir ?= $(libdir)/pkgconfig
+# MODULE=0: make install leaves the module out (install-user).
+MODULE	?= 1
+
+# libpctr's version; the major is the ABI (the SONAME, the LIBPCTR_<n>
+# symbol version node) and changes only with an incompatible change.
+LIB_VERSION	:= 1.0.0
+LIB_MAJOR	:= $(firstword $(subst ., ,$(LIB_VERSION)))
+LIB_SONAME	:= libpctr.so.$(LIB_MAJOR)
 
 LIB_SRCS	:= lib/libpctr.c
-TOOLS		:= $(B)/tools/pctr $(B)/tools/ctxsw_bench
+LIB_OBJS	:= $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS))
+LIB_SO		:= $(B)/lib/libpctr.so.$(LIB_VERSION)
+LIBS		:= $(B)/lib/libpctr.a $(LIB_SO) $(B)/lib/$(LIB_SONAME) \
+		   $(B)/lib/libpctr.so $(B)/lib/libpctr.pc
+TOOLS		:= $(B)/tools/pctr $(B)/tools/ctxsw_bench $(B)/tools/read_bench
 SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_test.c))
+MAN3		:= $(wildcard Documentation/man/*.3)
+MAN4		:= $(wildcard Documentation/man/*.4)
+# Function names documented in another page: "name:page" for a one-line
+# ".so" page, as man-pages links them.
+MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
+		   pctr_read_n:pctr_read pctr_vtsc:pctr_read \
+		   pctr_read_all:pctr_read pctr_set_event:pctr_set \
+		   pctr_event_fn:pctr_set pctr_zero:pctr_set \
+		   pctr_preset:pctr_set rdtsc:rdpmc rdtscp:rdpmc \
+		   pctr_backend_reason:pctr_strerror
 
 .PHONY: all module userspace lib tools selftests run bench check clean install \
-	modules_install help
+	install-user uninstall modules_install help FORCE
 
 all: module userspace
 
 help:
-	@sed -n '3,11s/^# \{0,1\}//p' Makefile
+	@sed -n '3,13s/^# \{0,1\}//p' Makefile
 
 module:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
@@ -45,14 +74,45 @@ module:
 
 userspace: lib tools selftests
 
-lib: $(B)/lib/libpctr.a
+lib: $(LIBS)
 
+# One set of objects for both libraries: position-independent, and
+# exporting only what lib/pctr.h marks PCTR_API.
 $(B)/lib/%.o: lib/%.c lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
-$(B)/lib/libpctr.a: $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS))
+$(B)/lib/libpctr.a: $(LIB_OBJS)
+	rm -f $@
 	$(AR) rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS) lib/libpctr.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=lib/libpctr.map -Wl,-z,defs \
+		-o $@ $(LIB_OBJS)
+
+$(B)/lib/$(LIB_SONAME): $(LIB_SO)
+	ln -sf $(notdir $<) $@
+
+$(B)/lib/libpctr.so: $(B)/lib/$(LIB_SONAME)
+	ln -sf $(notdir $<) $@
+
+# The .pc names the install directories: remake it when they change.
+PC_VARS := $(PREFIX)|$(libdir)|$(includedir)|$(LIB_VERSION)
+$(B)/lib/pc.vars: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' >$@
+
+FORCE:
+
+# Directories under the prefix are written ${prefix}/..., so that
+# pkg-config --define-prefix can relocate the install.
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+$(B)/lib/libpctr.pc: lib/libpctr.pc.in $(B)/lib/pc.vars
+	sed -e 's|@prefix@|$(PREFIX)|' \
+	    -e 's|@libdir@|$(call pc_rel,$(libdir))|' \
+	    -e 's|@includedir@|$(call pc_rel,$(includedir))|' \
+	    -e 's|@version@|$(LIB_VERSION)|' $< >$@
 
 tools: $(TOOLS)
 
@@ -72,25 +132,49 @@ selftests: $(SELFTESTS)
 $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/linux/pctr.h
 	@test -n "$(KSFT)" || { echo "kselftest harness not found: run tools/vm/install-deps" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -pthread -o $@ $< $(B)/lib/libpctr.a
+	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ $< $(B)/lib/libpctr.a
 
 run: userspace
 	tools/vm/run -- sh -c 'pctr info && echo && pctr read'
 
 # Benchmarks print figures measured side by side in one guest run.
 bench: userspace
-	tools/vm/run --param pmu=sim -- ctxsw_bench
+	tools/vm/run --param pmu=sim -- sh -c 'ctxsw_bench && read_bench'
 
 check:
 	tools/check
 
-install: userspace modules_install
-	install -d $(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/bin
-	install -m 644 uapi/linux/pctr.h $(DESTDIR)$(PREFIX)/include/linux/
-	install -m 644 lib/pctr.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(B)/lib/libpctr.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+install: install-user $(if $(filter 0,$(MODULE)),,modules_install)
+
+# Everything but the module: needs no kernel headers.
+install-user: lib tools
+	install -d $(DESTDIR)$(includedir)/linux $(DESTDIR)$(libdir) \
+		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(bindir) \
+		$(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man4
+	install -m 644 uapi/linux/pctr.h $(DESTDIR)$(includedir)/linux/
+	install -m 644 lib/pctr.h $(DESTDIR)$(includedir)/
+	install -m 644 $(B)/lib/libpctr.a $(DESTDIR)$(libdir)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(libdir)/
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(libdir)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(libdir)/libpctr.so
+	install -m 644 $(B)/lib/libpctr.pc $(DESTDIR)$(pkgconfigdir)/
+	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
+	install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/
+	install -m 644 $(MAN4) $(DESTDIR)$(mandir)/man4/
+	@set -e; for l in $(MAN3_LINKS); do \
+		echo ".so man3/$${l#*:}.3" >$(DESTDIR)$(mandir)/man3/$${l%%:*}.3; \
+	done
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(includedir)/linux/pctr.h $(DESTDIR)$(includedir)/pctr.h \
+	      $(addprefix $(DESTDIR)$(libdir)/,libpctr.a libpctr.so \
+		$(LIB_SONAME) $(notdir $(LIB_SO))) \
+	      $(DESTDIR)$(pkgconfigdir)/libpctr.pc \
+	      $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS))) \
+	      $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
+	      $(addprefix $(DESTDIR)$(mandir)/man4/,$(notdir $(MAN4))) \
+	      $(foreach l,$(MAN3_LINKS),$(DESTDIR)$(mandir)/man3/$(firstword $(subst :, ,$(l))).3)
 
 modules_install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
