@@ -272,7 +272,8 @@ static inline uint64_t pctr_vtsc(pctr_t *p)
 		pctr_barrier();
 		v = pg->pg_vtsc_off + rdtsc();
 		pctr_barrier();
-		if (pg->pg_seq == seq && !(seq & 1))
+		/* One test for "unchanged and even": the common case. */
+		if (__builtin_expect(((pg->pg_seq ^ seq) | (seq & 1)) == 0, 1))
 			return v;
 		if ((seq & 1) && (pg->pg_flags & PCTR_PG_DEAD))
 			return pg->pg_vtsc_off;
