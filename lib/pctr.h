@@ -118,7 +118,16 @@ static inline uint64_t rdpmc(uint32_t ctr)
 #endif
 }
 
+/* A full compiler barrier. */
 #define pctr_barrier()	__asm__ __volatile__("" ::: "memory")
+
+/*
+ * Keep the page's loads on their side of rdtsc/rdpmc without making the
+ * compiler forget everything else (the caller's handle stays in a
+ * register): the barrier claims to read and write the page only.
+ */
+#define pctr_barrier_(pg) \
+	__asm__ __volatile__("" : "+m"(*(struct pctr_page *)(uintptr_t)(pg)))
 
 /* Slot's raw counter value now, or 0 with *ok = 0 if it has no recipe. */
 static inline uint64_t pctr_raw_(const volatile struct pctr_page *pg,
@@ -180,7 +189,7 @@ static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 {
 	const volatile struct pctr_page *pg = p->page;
 	const volatile struct pctr_page_slot *ps;
-	uint64_t v, raw;
+	uint64_t v = 0, raw;
 	uint32_t seq;
 	int ok = 0;
 
@@ -188,7 +197,7 @@ static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 		ps = &pg->pg_slot[i];
 		for (;;) {
 			seq = pg->pg_seq;
-			pctr_barrier();
+			pctr_barrier_(pg);
 			if (seq & 1) {
 				if (pctr_seq_busy_(p, seq))
 					continue;
@@ -200,7 +209,7 @@ static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 				raw = pctr_raw_(pg, ps, &ok);
 				v += (raw - ps->ps_prev) & ps->ps_mask;
 			}
-			pctr_barrier();
+			pctr_barrier_(pg);
 			if (pg->pg_seq == seq)
 				break;
 			p->retries++;
@@ -228,7 +237,7 @@ static inline int pctr_read_n(pctr_t *p, uint64_t *vals, unsigned int n)
 	if (pg) {
 		for (;;) {
 			seq = pg->pg_seq;
-			pctr_barrier();
+			pctr_barrier_(pg);
 			if (seq & 1) {
 				if (pctr_seq_busy_(p, seq))
 					continue;
@@ -243,7 +252,7 @@ static inline int pctr_read_n(pctr_t *p, uint64_t *vals, unsigned int n)
 				raw = pctr_raw_(pg, ps, &ok);
 				vals[i] += (raw - ps->ps_prev) & ps->ps_mask;
 			}
-			pctr_barrier();
+			pctr_barrier_(pg);
 			if (pg->pg_seq == seq)
 				break;
 			p->retries++;
@@ -269,9 +278,9 @@ static inline uint64_t pctr_vtsc(pctr_t *p)
 		return 0;
 	for (;;) {
 		seq = pg->pg_seq;
-		pctr_barrier();
+		pctr_barrier_(pg);
 		v = pg->pg_vtsc_off + rdtsc();
-		pctr_barrier();
+		pctr_barrier_(pg);
 		/* One test for "unchanged and even": the common case. */
 		if (__builtin_expect(((pg->pg_seq ^ seq) | (seq & 1)) == 0, 1))
 			return v;

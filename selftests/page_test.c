@@ -163,6 +163,18 @@ TEST_F(page, inline_read_matches_ioctl)
 		lastt = t;
 		spin_cpu(0.0002);
 	}
+	/* Read-all agrees with single reads taken around it. */
+	{
+		uint64_t vals[PCTR_NUM], v0, v1;
+
+		v0 = pctr_read(self->p, PCTR_FIXED(1));
+		ASSERT_EQ(0, pctr_read_n(self->p, vals, PCTR_NUM));
+		v1 = pctr_read(self->p, PCTR_FIXED(1));
+		EXPECT_LE(v0, vals[PCTR_FIXED(1)]);
+		EXPECT_LE(vals[PCTR_FIXED(1)], v1);
+		EXPECT_GE(vals[0], last);
+		EXPECT_EQ(0, vals[1]);		/* a free slot */
+	}
 	/* The 16-bit counter wrapped many times on the way. */
 	TH_LOG("value %llu after 2000 reads (%llu wraps), retries %lu",
 	       (unsigned long long)last, (unsigned long long)(last >> 16),
@@ -415,6 +427,20 @@ TEST(rdpmc_faults_without_a_page)
 		TH_LOG("signal %d", WTERMSIG(status));
 }
 
+/* rdtscp: the TSC, ordered, and the CPU in TSC_AUX (Linux puts it there). */
+TEST(rdtscp_gives_tsc_and_cpu)
+{
+	uint32_t aux;
+	uint64_t a, b;
+
+	pin_to_cpu(1);
+	a = rdtscp(&aux);
+	b = rdtscp(NULL);
+	EXPECT_LT(a, b);
+	EXPECT_EQ(1, aux & 0xfff);
+	EXPECT_EQ(sched_getcpu(), (int)(aux & 0xfff));
+}
+
 /* The virtual TSC needs no counters: it works with pmu=none too. */
 /* PCIOCRELEASE ends the context: the page is dead, rmmod is possible. */
 TEST_F(page, release_ends_the_context)
@@ -429,6 +455,11 @@ TEST_F(page, release_ends_the_context)
 	EXPECT_TRUE(pg->pg_flags & PCTR_PG_DEAD);
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
 	EXPECT_EQ(0, rd_fn0(self->p));
+	/* Inline reads of a dead page go to the ioctl, which says 0. */
+	self->p->page = pg;
+	EXPECT_EQ(0, pctr_read(self->p, 0));
+	EXPECT_EQ(1, self->p->fallbacks);
+	self->p->page = NULL;
 	/* Releasing with no context is harmless. */
 	EXPECT_EQ(0, ioctl(self->p->fd, PCIOCRELEASE));
 	munmap((void *)pg, PCTR_PAGE_SIZE);
