@@ -385,36 +385,39 @@ static void pctr_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 
 /* --- what the ioctls do, for the calling thread ------------------------ */
 
-void pctr_ctx_read(struct pctrst *st)
+/*
+ * PCIOCRD's snapshot of the calling thread's counters: for each slot in
+ * the returned mask its function and value (the sum plus what the
+ * running counter added since the last fold, without folding, so the
+ * page need not be rewritten), and the TSC.  Slots outside the mask are
+ * free and read as zero.
+ */
+u32 pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc)
 {
 	struct pctr_ctx *ctx = ctx_current();
-	unsigned long flags;
-
-	unsigned long m;
+	unsigned long flags, m = 0;
 	unsigned int s;
 
+	bool live;
+
 	local_irq_save(flags);
-	if (!ctx || !pctr_pmu.ops) {
-		memset(st, 0, sizeof(*st));
-	} else {
-		memcpy(st->pctr_fn, ctx->fn, sizeof(st->pctr_fn));
-		memcpy(st->pctr_hwc, ctx->sum, sizeof(st->pctr_hwc));
-		/*
-		 * Sums plus what the running counters added since the last
-		 * fold, without folding: nothing changes, so the page need
-		 * not be rewritten.
-		 */
-		if (ctx->running && this_cpu_read(pctr_cpu.cur) == ctx) {
+	if (ctx && pctr_pmu.ops) {
+		m = ctx->hw.mask;
+		live = ctx->running && this_cpu_read(pctr_cpu.cur) == ctx;
+		if (live)
 			pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
-			m = ctx->hw.mask;
-			for_each_set_bit(s, &m, PCTR_NUM)
-				st->pctr_hwc[s] += pctr_delta(ctx->prev[s],
-					ctx->hw.val[s],
-					pctr_slot_width(&pctr_pmu, s));
+		for_each_set_bit(s, &m, PCTR_NUM) {
+			fn[s] = ctx->fn[s];
+			val[s] = ctx->sum[s];
+			if (live)
+				val[s] += pctr_delta(ctx->prev[s],
+						     ctx->hw.val[s],
+						     pctr_slot_width(&pctr_pmu, s));
 		}
 	}
-	st->pctr_tsc = pctr_arch_tsc();
+	*tsc = pctr_arch_tsc();
 	local_irq_restore(flags);
+	return m;
 }
 
 /*

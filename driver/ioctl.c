@@ -41,13 +41,34 @@ static u64 pctr_idle_ns(void)
 	return sum;
 }
 
-static int pctr_ioc_read(void __user *arg)
+/*
+ * PCIOCRD.  Written field by field in one user-access window: building a
+ * 528-byte struct on the stack and copying it out would move every byte
+ * twice for the few slots a thread uses.
+ */
+static int pctr_ioc_read(struct pctrst __user *u)
 {
-	struct pctrst st;
+	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc, idl;
+	unsigned int s;
+	u32 mask;
 
-	pctr_ctx_read(&st);
-	st.pctr_idl = pctr_idle_ns();
-	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+	mask = pctr_ctx_snapshot(fn, val, &tsc);
+	idl = pctr_idle_ns();
+	if (!user_access_begin(u, sizeof(*u)))
+		return -EFAULT;
+	for (s = 0; s < PCTR_NUM; s++) {
+		unsafe_put_user(mask & BIT(s) ? fn[s] : 0, &u->pctr_fn[s],
+				efault);
+		unsafe_put_user(mask & BIT(s) ? val[s] : 0, &u->pctr_hwc[s],
+				efault);
+	}
+	unsafe_put_user(tsc, &u->pctr_tsc, efault);
+	unsafe_put_user(idl, &u->pctr_idl, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
 }
 
 static int pctr_ioc_info(void __user *arg)

@@ -198,7 +198,7 @@ void pctr_pmu_exit(void);
 /* ctx.c: the calling thread's counters */
 int pctr_ctx_init(void);
 void pctr_ctx_exit(void);
-void pctr_ctx_read(struct pctrst *st);
+u32 pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc);
 int pctr_ctx_set(unsigned int slot, u64 fn);
 int pctr_ctx_set_pcr(const struct pctr_pcr *pcr);
 void pctr_ctx_get_pcr(struct pctr_pcr *pcr);
