@@ -152,6 +152,18 @@ static inline uint64_t pctr_raw_(const volatile struct pctr_page *pg,
 	return 0;
 }
 
+/* A slot's virtual value from the page; *ok = 0 if it has no recipe. */
+static inline uint64_t pctr_slot_(const volatile struct pctr_page *pg,
+				  const volatile struct pctr_page_slot *ps,
+				  int *ok)
+{
+	uint64_t v = ps->ps_sum;
+
+	if (ps->ps_mask)
+		v += (pctr_raw_(pg, ps, ok) - ps->ps_prev) & ps->ps_mask;
+	return v;
+}
+
 /* The ioctl, for what the page cannot give. */
 static inline int pctr_read_slow_(pctr_t *p, uint64_t *vals, unsigned int i,
 				  unsigned int n)
@@ -188,13 +200,11 @@ static inline int pctr_seq_busy_(pctr_t *p, uint32_t seq)
 static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 {
 	const volatile struct pctr_page *pg = p->page;
-	const volatile struct pctr_page_slot *ps;
-	uint64_t v = 0, raw;
+	uint64_t v = 0;
 	uint32_t seq;
 	int ok = 0;
 
 	if (pg && i < PCTR_NUM) {
-		ps = &pg->pg_slot[i];
 		for (;;) {
 			seq = pg->pg_seq;
 			pctr_barrier_(pg);
@@ -204,11 +214,7 @@ static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 				break;
 			}
 			ok = 1;
-			v = ps->ps_sum;
-			if (ps->ps_mask) {
-				raw = pctr_raw_(pg, ps, &ok);
-				v += (raw - ps->ps_prev) & ps->ps_mask;
-			}
+			v = pctr_slot_(pg, &pg->pg_slot[i], &ok);
 			pctr_barrier_(pg);
 			if (pg->pg_seq == seq)
 				break;
@@ -226,10 +232,8 @@ static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 static inline int pctr_read_n(pctr_t *p, uint64_t *vals, unsigned int n)
 {
 	const volatile struct pctr_page *pg = p->page;
-	const volatile struct pctr_page_slot *ps;
 	unsigned int i;
 	uint32_t seq;
-	uint64_t raw;
 	int ok = 0;
 
 	if (n > PCTR_NUM)
@@ -244,14 +248,8 @@ static inline int pctr_read_n(pctr_t *p, uint64_t *vals, unsigned int n)
 				break;
 			}
 			ok = 1;
-			for (i = 0; i < n; i++) {
-				ps = &pg->pg_slot[i];
-				vals[i] = ps->ps_sum;
-				if (!ps->ps_mask)
-					continue;
-				raw = pctr_raw_(pg, ps, &ok);
-				vals[i] += (raw - ps->ps_prev) & ps->ps_mask;
-			}
+			for (i = 0; i < n; i++)
+				vals[i] = pctr_slot_(pg, &pg->pg_slot[i], &ok);
 			pctr_barrier_(pg);
 			if (pg->pg_seq == seq)
 				break;

@@ -14,14 +14,6 @@
 
 #define MISC_MAJOR 10
 
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int has_counters(void)
 {
 	struct pctr_info info;

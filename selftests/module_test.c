@@ -15,34 +15,6 @@
 #define CYCLES	100
 #define WARMUP	10
 
-static const char *module_path(void)
-{
-	const char *p = getenv("PCTR_KO");
-
-	return p && *p ? p : "/pctr/pctr.ko";
-}
-
-static int load(const char *params)
-{
-	int fd = open(module_path(), O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, params, 0);
-	close(fd);
-	return ret;
-}
-
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "pctr", O_NONBLOCK);
-}
-
-static int loaded(void)
-{
-	return access("/sys/module/pctr", F_OK) == 0;
-}
-
 /* Active objects per slab cache, from /proc/slabinfo. */
 struct slab_snap {
 	char	name[256][40];

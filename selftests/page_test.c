@@ -25,46 +25,9 @@
 
 #define FN(ev)	PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
 
-static const char *module_path(void)
-{
-	const char *p = getenv("PCTR_KO");
-
-	return p && *p ? p : "/pctr/pctr.ko";
-}
-
 static int reload(const char *params)
 {
-	int fd, i, ret;
-
-	for (i = 0; i < 200; i++) {
-		if (access("/sys/module/pctr", F_OK) ||
-		    !syscall(SYS_delete_module, "pctr", O_NONBLOCK))
-			break;
-		usleep(10000);
-	}
-	fd = open(module_path(), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, params, 0);
-	close(fd);
-	return ret;
-}
-
-static double thread_cpu_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void spin_cpu(double sec)
-{
-	double end = thread_cpu_sec() + sec;
-	volatile unsigned long x = 0;
-
-	while (thread_cpu_sec() < end)
-		x++;
+	return unload_wait() ?: load(params);
 }
 
 static uint64_t rd_fn0(pctr_t *p)

@@ -16,7 +16,9 @@
 #include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/pctr.h>
@@ -124,6 +126,87 @@ static inline void pin_to_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* --- loading and unloading the module (root) ------------------------ */
+
+/* The module file: $PCTR_KO, else where the VM bench puts it. */
+static inline const char *module_path(void)
+{
+	const char *p = getenv("PCTR_KO");
+
+	return p && *p ? p : "/pctr/pctr.ko";
+}
+
+static inline int load(const char *params)
+{
+	int fd = open(module_path(), O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+static inline int unload(void)
+{
+	return syscall(SYS_delete_module, "pctr", O_NONBLOCK);
+}
+
+static inline int loaded(void)
+{
+	return access("/sys/module/pctr", F_OK) == 0;
+}
+
+/* Unload, waiting for exiting threads of earlier tests to let go. */
+static inline int unload_wait(void)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!loaded() || !unload())
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* --- time ------------------------------------------------------------- */
+
+static inline double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline double thread_cpu_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Busy for @sec of wall time, or of this thread's CPU time. */
+static inline void spin(double sec)
+{
+	double end = now_sec() + sec;
+	volatile unsigned long x = 0;
+
+	while (now_sec() < end)
+		x++;
+}
+
+static inline void spin_cpu(double sec)
+{
+	double end = thread_cpu_sec() + sec;
+	volatile unsigned long x = 0;
+
+	while (thread_cpu_sec() < end)
+		x++;
 }
 
 static inline int pctr_get_info(int fd, struct pctr_info *info)
