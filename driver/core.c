@@ -128,8 +128,17 @@ static ssize_t starts_show(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(starts);
 
+/* 1 while pctr holds the counters (perf and the NMI watchdog cannot). */
+static ssize_t taken_show(struct device *dev, struct device_attribute *a,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%d\n", pctr_pmu_is_taken());
+}
+static DEVICE_ATTR_RO(taken);
+
 static struct attribute *pctr_attrs[] = {
 	&dev_attr_contexts.attr,
+	&dev_attr_taken.attr,
 	&dev_attr_starts.attr,
 	&dev_attr_backend.attr,
 	&dev_attr_counters.attr,

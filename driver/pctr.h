@@ -193,6 +193,7 @@ extern struct pctr_pmu pctr_pmu;
 int pctr_pmu_get(void);
 void pctr_pmu_put(void);
 unsigned int pctr_pmu_users_count(void);
+bool pctr_pmu_is_taken(void);
 void pctr_pmu_exit(void);
 
 /* ctx.c: the calling thread's counters */

@@ -33,7 +33,7 @@ static void pctr_pmu_release_work(struct work_struct *work)
 	if (pctr_pmu_taken && !atomic_read(&pctr_pmu_users)) {
 		if (pctr_pmu.ops->release)
 			pctr_pmu.ops->release(&pctr_pmu);
-		pctr_pmu_taken = false;
+		WRITE_ONCE(pctr_pmu_taken, false);
 	}
 	mutex_unlock(&pctr_pmu_lock);
 }
@@ -50,7 +50,7 @@ int pctr_pmu_get(void)
 			ret = pctr_pmu.ops->reserve(&pctr_pmu);
 		if (ret)
 			goto out;
-		pctr_pmu_taken = true;
+		WRITE_ONCE(pctr_pmu_taken, true);
 	}
 	if (!pctr_hooks_on) {
 		/* Switch hooks cost nothing until the first context. */
@@ -73,6 +73,12 @@ void pctr_pmu_put(void)
 unsigned int pctr_pmu_users_count(void)
 {
 	return atomic_read(&pctr_pmu_users);
+}
+
+/* Does pctr hold the counters now (taken from perf and the watchdog)? */
+bool pctr_pmu_is_taken(void)
+{
+	return READ_ONCE(pctr_pmu_taken);
 }
 
 /* Module exit: every context is gone; finish giving the counters back. */

@@ -674,18 +674,34 @@ TEST_F(sim, exec_starts_clean)
 }
 
 /* The thread's context goes with it: the module can then be unloaded. */
+/*
+ * The thread's context goes with it, and with the last context the
+ * counters go back to the rest of the kernel (perf, the NMI watchdog).
+ */
 TEST_F(sim, context_ends_with_thread)
 {
 	struct worker w = { .fd = self->fd, .busy = 1, .sec = 0.05 };
 	pthread_t t;
 	int i;
 
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/taken"));
 	ASSERT_EQ(0, pthread_create(&t, NULL, worker_fn, &w));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	ASSERT_EQ(0, w.err);
 	for (i = 0; i < 100 && read_long(PCTR_SYSFS "/contexts") != 0; i++)
 		usleep(10000);
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
+	for (i = 0; i < 100 && read_long(PCTR_SYSFS "/taken") != 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/taken"));
+
+	/* Taken with the first context, held while one exists. */
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	EXPECT_EQ(1, read_long(PCTR_SYSFS "/taken"));
+	ASSERT_EQ(0, set(self->fd, 0, 0));
+	for (i = 0; i < 100 && read_long(PCTR_SYSFS "/taken") != 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/taken"));
 }
 
 /*
