@@ -194,35 +194,48 @@ static inline int pctr_seq_busy_(pctr_t *p, uint32_t seq)
 }
 
 /*
+ * Slots @first..@first+@n-1 from one consistent view of the page: 1 when
+ * done, 0 when the page cannot give them (no page, a dead one, or a slot
+ * with no recipe).
+ */
+static inline int pctr_read_page_(pctr_t *p, uint64_t *vals,
+				  unsigned int first, unsigned int n)
+{
+	const volatile struct pctr_page *pg = p->page;
+	unsigned int i;
+	uint32_t seq;
+	int ok;
+
+	if (!pg)
+		return 0;
+	for (;;) {
+		seq = pg->pg_seq;
+		pctr_barrier_(pg);
+		if (seq & 1) {
+			if (pctr_seq_busy_(p, seq))
+				continue;
+			return 0;
+		}
+		ok = 1;
+		for (i = 0; i < n; i++)
+			vals[i] = pctr_slot_(pg, &pg->pg_slot[first + i], &ok);
+		pctr_barrier_(pg);
+		if (pg->pg_seq == seq)
+			return ok;
+		p->retries++;
+	}
+}
+
+/*
  * The calling thread's 64-bit virtual value of slot @i, without a system
  * call when the page allows it.  (uint64_t)-1 with errno set on error.
  */
 static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 {
-	const volatile struct pctr_page *pg = p->page;
 	uint64_t v = 0;
-	uint32_t seq;
-	int ok = 0;
 
-	if (pg && i < PCTR_NUM) {
-		for (;;) {
-			seq = pg->pg_seq;
-			pctr_barrier_(pg);
-			if (seq & 1) {
-				if (pctr_seq_busy_(p, seq))
-					continue;
-				break;
-			}
-			ok = 1;
-			v = pctr_slot_(pg, &pg->pg_slot[i], &ok);
-			pctr_barrier_(pg);
-			if (pg->pg_seq == seq)
-				break;
-			p->retries++;
-		}
-		if (ok)
-			return v;
-	}
+	if (i < PCTR_NUM && pctr_read_page_(p, &v, i, 1))
+		return v;
 	if (pctr_read_slow_(p, &v, i, 1))
 		return (uint64_t)-1;
 	return v;
@@ -231,33 +244,10 @@ static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 /* Slots 0..n-1 at once, from one consistent view of the page. */
 static inline int pctr_read_n(pctr_t *p, uint64_t *vals, unsigned int n)
 {
-	const volatile struct pctr_page *pg = p->page;
-	unsigned int i;
-	uint32_t seq;
-	int ok = 0;
-
 	if (n > PCTR_NUM)
 		n = PCTR_NUM;
-	if (pg) {
-		for (;;) {
-			seq = pg->pg_seq;
-			pctr_barrier_(pg);
-			if (seq & 1) {
-				if (pctr_seq_busy_(p, seq))
-					continue;
-				break;
-			}
-			ok = 1;
-			for (i = 0; i < n; i++)
-				vals[i] = pctr_slot_(pg, &pg->pg_slot[i], &ok);
-			pctr_barrier_(pg);
-			if (pg->pg_seq == seq)
-				break;
-			p->retries++;
-		}
-		if (ok)
-			return 0;
-	}
+	if (pctr_read_page_(p, vals, 0, n))
+		return 0;
 	return pctr_read_slow_(p, vals, 0, n);
 }
 

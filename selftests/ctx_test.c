@@ -682,26 +682,19 @@ TEST_F(sim, context_ends_with_thread)
 {
 	struct worker w = { .fd = self->fd, .busy = 1, .sec = 0.05 };
 	pthread_t t;
-	int i;
 
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/taken"));
 	ASSERT_EQ(0, pthread_create(&t, NULL, worker_fn, &w));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	ASSERT_EQ(0, w.err);
-	for (i = 0; i < 100 && read_long(PCTR_SYSFS "/contexts") != 0; i++)
-		usleep(10000);
-	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
-	for (i = 0; i < 100 && read_long(PCTR_SYSFS "/taken") != 0; i++)
-		usleep(10000);
-	EXPECT_EQ(0, read_long(PCTR_SYSFS "/taken"));
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/taken"));
 
 	/* Taken with the first context, held while one exists. */
 	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
 	EXPECT_EQ(1, read_long(PCTR_SYSFS "/taken"));
 	ASSERT_EQ(0, set(self->fd, 0, 0));
-	for (i = 0; i < 100 && read_long(PCTR_SYSFS "/taken") != 0; i++)
-		usleep(10000);
-	EXPECT_EQ(0, read_long(PCTR_SYSFS "/taken"));
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/taken"));
 }
 
 /*

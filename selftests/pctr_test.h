@@ -128,6 +128,19 @@ static inline void pin_to_cpu(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Wait up to 2 s for a number in sysfs to drop to 0 (work runs late). */
+static inline long wait_zero(const char *path)
+{
+	long v = read_long(path);
+	int i;
+
+	for (i = 0; i < 200 && v != 0; i++) {
+		usleep(10000);
+		v = read_long(path);
+	}
+	return v;
+}
+
 /* --- loading and unloading the module (root) ------------------------ */
 
 /* The module file: $PCTR_KO, else where the VM bench puts it. */

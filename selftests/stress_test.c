@@ -183,12 +183,8 @@ TEST_F_TIMEOUT(stress, everything_at_once, 120)
 	EXPECT_GT(refused, 0);
 
 	/* Every thread is gone: nothing may be left behind. */
-	for (i = 0; i < 200 && read_long(PCTR_SYSFS "/contexts") != 0; i++)
-		usleep(10000);
-	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
-	for (i = 0; i < 200 && read_long(PCTR_SYSFS "/taken") != 0; i++)
-		usleep(10000);
-	EXPECT_EQ(0, read_long(PCTR_SYSFS "/taken"));
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/taken"));
 	EXPECT_EQ(0, unload_wait());
 	EXPECT_FALSE(loaded());
 }
