@@ -48,6 +48,13 @@ LIBS		:= $(B)/lib/libpctr.a $(LIB_SO) $(B)/lib/$(LIB_SONAME) \
 		   $(B)/lib/libpctr.so $(B)/lib/libpctr.pc
 TOOLS		:= $(B)/tools/pctr $(B)/tools/ctxsw_bench $(B)/tools/read_bench
 SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_test.c))
+# libcpc, the Solaris interface (libcpc/), with libpfm4's event names when
+# its header is installed (CPC_PFM=0 leaves them out).
+CPC_SRCS	:= $(wildcard libcpc/*.c)
+CPC_OBJS	:= $(patsubst libcpc/%.c,$(B)/libcpc/%.o,$(CPC_SRCS))
+CPC_PFM		?= $(if $(wildcard /usr/include/perfmon/pfmlib.h),1,0)
+CPC_CPPFLAGS	:= -I$(CURDIR)/libcpc $(if $(filter 1,$(CPC_PFM)),-DCPC_HAVE_PFM)
+CPC_LDLIBS	:= $(if $(filter 1,$(CPC_PFM)),-lpfm)
 MAN3		:= $(wildcard Documentation/man/*.3)
 MAN4		:= $(wildcard Documentation/man/*.4)
 # Function names documented in another page: "name:page" for a one-line
@@ -59,7 +66,7 @@ MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
 		   pctr_preset:pctr_set rdtsc:rdpmc rdtscp:rdpmc \
 		   pctr_backend_reason:pctr_strerror
 
-.PHONY: all module userspace lib tools selftests run bench check clean install \
+.PHONY: all module userspace lib libcpc tools selftests run bench check clean install \
 	install-user uninstall modules_install help FORCE
 
 all: module userspace
@@ -72,7 +79,7 @@ module:
 		echo "no kernel headers found: install linux-headers-$(KVER) or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-userspace: lib tools selftests
+userspace: lib libcpc tools selftests
 
 lib: $(LIBS)
 
@@ -114,6 +121,18 @@ $(B)/lib/libpctr.pc: lib/libpctr.pc.in $(B)/lib/pc.vars
 	    -e 's|@includedir@|$(call pc_rel,$(includedir))|' \
 	    -e 's|@version@|$(LIB_VERSION)|' $< >$@
 
+libcpc: $(B)/lib/libcpc.a
+
+$(B)/libcpc/%.o: libcpc/%.c libcpc/libcpc.h libcpc/impl.h lib/pctr.h \
+		 uapi/linux/pctr.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(B)/lib/libcpc.a: $(CPC_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 tools: $(TOOLS)
 
 $(B)/tools/%: tools/%.c $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
@@ -133,6 +152,14 @@ $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/li
 	@test -n "$(KSFT)" || { echo "kselftest harness not found: run tools/vm/install-deps" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ $< $(B)/lib/libpctr.a
+
+$(B)/selftests/cpc_test: selftests/cpc_test.c selftests/pctr_test.h \
+			 $(B)/lib/libcpc.a $(B)/lib/libpctr.a libcpc/libcpc.h \
+			 uapi/linux/pctr.h
+	@test -n "$(KSFT)" || { echo "kselftest harness not found: run tools/vm/install-deps" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
+		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
 run: userspace
 	tools/vm/run -- sh -c 'pctr info && echo && pctr read'

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libcpc: sample buffers.  A buffer holds one 64-bit value per request of
+ * the set it was made for, the time of the sample (cpc_buf_hrtime: the
+ * CLOCK_MONOTONIC time in ns) and the thread's virtual TSC then
+ * (cpc_buf_tick: TSC cycles the thread has run since it was bound).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "impl.h"
+
+cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
+{
+	cpc_buf_t *buf;
+
+	if (!set || set->cpc != cpc) {
+		cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			"the set was not created with this handle");
+		return NULL;
+	}
+	buf = calloc(1, sizeof(*buf) + set->nreqs * sizeof(buf->val[0]));
+	if (!buf)
+		return NULL;
+	buf->cpc = cpc;
+	buf->n = set->nreqs;
+	buf->next = cpc->bufs;
+	cpc->bufs = buf;
+	return buf;
+}
+
+int cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf)
+{
+	cpc_buf_t **pp;
+
+	for (pp = &cpc->bufs; *pp && *pp != buf; pp = &(*pp)->next)
+		;
+	if (!*pp)
+		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			       "the buffer was not created with this handle");
+	*pp = buf->next;
+	free(buf);
+	return 0;
+}
+
+int cpc_buf_get(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *val)
+{
+	if (index < 0 || (unsigned int)index >= buf->n) {
+		errno = EINVAL;
+		return -1;
+	}
+	*val = buf->val[index];
+	return 0;
+}
+
+int cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val)
+{
+	if (index < 0 || (unsigned int)index >= buf->n) {
+		errno = EINVAL;
+		return -1;
+	}
+	buf->val[index] = val;
+	return 0;
+}
+
+hrtime_t cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf)
+{
+	return buf->hrtime;
+}
+
+uint64_t cpc_buf_tick(cpc_t *cpc, cpc_buf_t *buf)
+{
+	return buf->tick;
+}
+
+/*
+ * The arithmetic works on buffers of one set (the same size); others are
+ * left as they are.  @ds may be one of the operands.
+ */
+static int cpc_buf_same(const cpc_buf_t *a, const cpc_buf_t *b)
+{
+	return a->n == b->n;
+}
+
+/* ds = a - b: the counts between two samples; tick likewise, hrtime a's. */
+void cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
+{
+	unsigned int i;
+
+	if (!cpc_buf_same(ds, a) || !cpc_buf_same(a, b))
+		return;
+	for (i = 0; i < ds->n; i++)
+		ds->val[i] = a->val[i] - b->val[i];
+	ds->tick = a->tick - b->tick;
+	ds->hrtime = a->hrtime;
+}
+
+/* ds = a + b; tick the sum, hrtime the later of the two. */
+void cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
+{
+	unsigned int i;
+
+	if (!cpc_buf_same(ds, a) || !cpc_buf_same(a, b))
+		return;
+	for (i = 0; i < ds->n; i++)
+		ds->val[i] = a->val[i] + b->val[i];
+	ds->tick = a->tick + b->tick;
+	ds->hrtime = a->hrtime > b->hrtime ? a->hrtime : b->hrtime;
+}
+
+void cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src)
+{
+	if (ds == src || !cpc_buf_same(ds, src))
+		return;
+	memcpy(ds->val, src->val, ds->n * sizeof(ds->val[0]));
+	ds->tick = src->tick;
+	ds->hrtime = src->hrtime;
+}
+
+void cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf)
+{
+	memset(buf->val, 0, buf->n * sizeof(buf->val[0]));
+	buf->tick = 0;
+	buf->hrtime = 0;
+}

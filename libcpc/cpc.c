@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libcpc: the handle (cpc_open, cpc_close), error reporting and what the
+ * CPU offers (cpc_npic, cpc_caps, cpc_cciname, cpc_cpuref).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "impl.h"
+
+/* The default handler: "libcpc: function: message" on stderr. */
+static void cpc_default_errfn(const char *fn, int subcode, const char *fmt,
+			      va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "libcpc: %s: %s\n", fn, msg);
+}
+
+int cpc_err(cpc_t *cpc, const char *fn, int subcode, int err,
+	    const char *fmt, ...)
+{
+	cpc_errhndlr_t *h = cpc && cpc->errfn ? cpc->errfn : cpc_default_errfn;
+	va_list ap;
+
+	va_start(ap, fmt);
+	h(fn, subcode, fmt, ap);
+	va_end(ap);
+	errno = err;
+	return -1;
+}
+
+void cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)
+{
+	cpc->errfn = fn;
+}
+
+static void cpc_make_cciname(cpc_t *cpc)
+{
+	const struct pctr_info *in = &cpc->pc->info;
+	int n;
+
+	n = snprintf(cpc->cciname, sizeof(cpc->cciname),
+		     "pctr %.16s: %.16s family %u model %u",
+		     in->pi_backend, in->pi_vendor[0] ? in->pi_vendor : "-",
+		     in->pi_cpu_family, in->pi_cpu_model);
+	if (in->pi_backend_id == PCTR_BACKEND_INTEL && n > 0 &&
+	    (size_t)n < sizeof(cpc->cciname))
+		snprintf(cpc->cciname + n, sizeof(cpc->cciname) - n,
+			 ", perfmon v%u", in->pi_version);
+}
+
+/*
+ * Open the counters.  Fails with EINVAL for another version, ENOTSUP
+ * when pctr has no counters here (no module, or pmu=none), and with
+ * open(2)'s errno otherwise.
+ */
+cpc_t *cpc_open(int ver)
+{
+	const struct pctr_info *in;
+	cpc_t *cpc;
+	int err;
+
+	if (ver != CPC_VER_CURRENT) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cpc = calloc(1, sizeof(*cpc));
+	if (!cpc)
+		return NULL;
+	cpc->pc = pctr_open(O_RDWR);
+	cpc->writable = 1;
+	if (!cpc->pc && (errno == EACCES || errno == EPERM)) {
+		/* Readable only: events and info, but no binding. */
+		cpc->pc = pctr_open(O_RDONLY);
+		cpc->writable = 0;
+	}
+	if (!cpc->pc) {
+		err = errno == ENOENT || errno == ENODEV || errno == ENXIO ?
+		      ENOTSUP : errno;
+		goto fail;
+	}
+	in = &cpc->pc->info;
+	if (!(in->pi_caps & PCTR_CAP_COUNTERS)) {
+		err = ENOTSUP;
+		goto fail;
+	}
+	cpc->general_slots = in->pi_ngeneral >= PCTR_MAX_GENERAL ?
+			     (1ULL << PCTR_MAX_GENERAL) - 1 :
+			     (1ULL << in->pi_ngeneral) - 1;
+	cpc->fixed_slots = (in->pi_nfixed >= PCTR_MAX_FIXED ?
+			    (1ULL << PCTR_MAX_FIXED) - 1 :
+			    (1ULL << in->pi_nfixed) - 1) << PCTR_FIXED_BASE;
+	if (cpc_load_events(cpc)) {
+		err = errno;
+		goto fail;
+	}
+	cpc_make_cciname(cpc);
+	return cpc;
+fail:
+	if (cpc->pc)
+		pctr_close(cpc->pc);
+	free(cpc);
+	errno = err;
+	return NULL;
+}
+
+/* Unbind and free every set and buffer, then the handle. */
+int cpc_close(cpc_t *cpc)
+{
+	struct __cpc_buf *b, *nb;
+
+	if (!cpc)
+		return 0;
+	while (cpc->sets)
+		cpc_set_destroy(cpc, cpc->sets);
+	for (b = cpc->bufs; b; b = nb) {
+		nb = b->next;
+		free(b);
+	}
+	free(cpc->events);
+	pctr_close(cpc->pc);
+	free(cpc);
+	return 0;
+}
+
+/* Counters a request may name with picnum: general, then fixed. */
+uint_t cpc_npic(cpc_t *cpc)
+{
+	const struct pctr_info *in = &cpc->pc->info;
+	uint_t g = in->pi_ngeneral, f = in->pi_nfixed;
+
+	if (g > PCTR_MAX_GENERAL)
+		g = PCTR_MAX_GENERAL;
+	if (f > PCTR_MAX_FIXED)
+		f = PCTR_MAX_FIXED;
+	return g + f;
+}
+
+/*
+ * No overflow notification reaches user space yet (CPC_OVF_NOTIFY_EMT
+ * is ENOTSUP), so no overflow capability is claimed.
+ */
+uint_t cpc_caps(cpc_t *cpc)
+{
+	return 0;
+}
+
+const char *cpc_cciname(cpc_t *cpc)
+{
+	return cpc->cciname;
+}
+
+const char *cpc_cpuref(cpc_t *cpc)
+{
+	switch (cpc->pc->info.pi_backend_id) {
+	case PCTR_BACKEND_INTEL:
+		return "See the chapter \"Performance Monitoring\" and the event tables of the Intel 64 and IA-32 Architectures Software Developer's Manual, Volume 3, and perfmon-events.intel.com for the model's events.";
+	case PCTR_BACKEND_AMD:
+		return "See \"Performance Monitor Counters\" in the AMD64 Architecture Programmer's Manual, Volume 2, and the Processor Programming Reference (PPR) or BIOS and Kernel Developer's Guide (BKDG) of the processor's family.";
+	case PCTR_BACKEND_SIM:
+		return "pctr's simulated PMU (pmu=sim): events derived from the TSC, for tests; see pctr's Documentation/design.rst.";
+	}
+	return "See pctr(4) for the counters pctr drives on this CPU.";
+}
