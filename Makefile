@@ -66,7 +66,7 @@ MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
 		   pctr_preset:pctr_set rdtsc:rdpmc rdtscp:rdpmc \
 		   pctr_backend_reason:pctr_strerror
 
-.PHONY: all module userspace lib libcpc tools selftests run bench check clean install \
+.PHONY: all module userspace lib libcpc examples tools selftests run bench check clean install \
 	install-user uninstall modules_install help FORCE
 
 all: module userspace
@@ -79,7 +79,7 @@ module:
 		echo "no kernel headers found: install linux-headers-$(KVER) or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-userspace: lib libcpc tools selftests
+userspace: lib libcpc tools selftests examples
 
 lib: $(LIBS)
 
@@ -132,6 +132,16 @@ $(B)/lib/libcpc.a: $(CPC_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+# Programs written against libcpc as a Solaris program would be.
+EXAMPLES	:= $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
+
+examples: $(EXAMPLES)
+
+$(B)/examples/%: examples/%.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a libcpc/libcpc.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(CURDIR)/libcpc $(CFLAGS) -o $@ $< \
+		$(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
 tools: $(TOOLS)
 
