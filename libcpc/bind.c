@@ -26,7 +26,24 @@ static pid_t cpc_gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-/* End @set's binding; only the binding thread can end the context. */
+/*
+ * Is @set bound to a thread other than this one that is still alive?
+ * Only the binding thread can end its counters, so such a set may not be
+ * unbound, rebound or destroyed from here.  (A thread that exited took
+ * its counters with it: its sets may be cleaned up from anywhere.)
+ */
+int cpc_set_bound_elsewhere_(const cpc_set_t *set)
+{
+	if (!set->bound || set->tid == cpc_gettid())
+		return 0;
+	return syscall(SYS_tgkill, getpid(), set->tid, 0) == 0 ||
+	       errno != ESRCH;
+}
+
+/*
+ * End @set's binding: from the binding thread, or after it exited (the
+ * kernel ended its counters then; only the mapping is left).
+ */
 void cpc_set_unbind_(cpc_set_t *set)
 {
 	unsigned int i;
@@ -118,6 +135,9 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 		return cpc_err(cpc, __func__, CPC_CONFLICTING_REQS, EINVAL,
 			       "the requests cannot all be given a counter");
 
+	if (cpc_set_bound_elsewhere_(set))
+		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			       "the set is bound to another thread: unbind it there first");
 	if (set->bound)
 		cpc_set_unbind_(set);
 	if (cpc_lwp_set)

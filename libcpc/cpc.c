@@ -114,9 +114,16 @@ fail:
 int cpc_close(cpc_t *cpc)
 {
 	struct __cpc_buf *b, *nb;
+	cpc_set_t *set;
 
 	if (!cpc)
 		return 0;
+	/* Nothing is freed while another thread counts with a set. */
+	for (set = cpc->sets; set; set = set->next)
+		if (cpc_set_bound_elsewhere_(set))
+			return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT,
+				       EINVAL,
+				       "a set is bound to another thread: unbind it there first");
 	while (cpc->sets)
 		cpc_set_destroy(cpc, cpc->sets);
 	for (b = cpc->bufs; b; b = nb) {

@@ -77,6 +77,7 @@ uint64_t cpc_pic_slot(cpc_t *cpc, uint_t picno);
 
 /* set.c */
 int cpc_assign(const struct cpc_request *reqs, unsigned int n, int *slot);
+int cpc_set_bound_elsewhere_(const cpc_set_t *set);
 void cpc_set_unbind_(cpc_set_t *set);
 
 #endif /* _LIBCPC_IMPL_H */

@@ -42,6 +42,9 @@ int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 	if (!*pp)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "the set was not created with this handle");
+	if (cpc_set_bound_elsewhere_(set))
+		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			       "the set is bound to another thread: unbind it there first");
 	if (set->bound)
 		cpc_set_unbind_(set);
 	*pp = set->next;

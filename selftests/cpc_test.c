@@ -8,6 +8,8 @@
  */
 #include "pctr_test.h"
 
+#include <pthread.h>
+
 #include <stdarg.h>
 
 #ifdef CPC_HAVE_PFM
@@ -725,5 +727,58 @@ TEST_F(cpc, pfm_forced_pmu)
 					 U, 0, NULL));
 }
 #endif
+
+/*
+ * A set bound by another, living thread belongs to it: destroying,
+ * rebinding or closing from here is refused and changes nothing.  Once
+ * that thread has exited (its counters went with it), the set may be
+ * cleaned up from anywhere.
+ */
+struct binder {
+	cpc_t			*cpc;
+	cpc_set_t		*set;
+	pthread_barrier_t	bound, done;
+	int			rc;
+};
+
+static void *bind_and_wait(void *arg)
+{
+	struct binder *b = arg;
+
+	b->rc = cpc_bind_curlwp(b->cpc, b->set, 0);
+	pthread_barrier_wait(&b->bound);
+	pthread_barrier_wait(&b->done);
+	return NULL;			/* exits still bound */
+}
+
+TEST_F(cpc, set_bound_elsewhere_is_left_alone)
+{
+	struct binder b = { .cpc = self->cpc, .set = self->set };
+	pthread_t t;
+
+	ASSERT_LE(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 CPC_COUNT_USER, 0, NULL));
+	pthread_barrier_init(&b.bound, NULL, 2);
+	pthread_barrier_init(&b.done, NULL, 2);
+	ASSERT_EQ(0, pthread_create(&t, NULL, bind_and_wait, &b));
+	pthread_barrier_wait(&b.bound);
+	ASSERT_EQ(0, b.rc);
+	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
+
+	EXPECT_FAIL(cpc_set_destroy(self->cpc, self->set), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_FAIL(cpc_bind_curlwp(self->cpc, self->set, 0), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_FAIL(cpc_close(self->cpc), EINVAL, CPC_INVALID_ARGUMENT);
+	/* Still counting in the other thread. */
+	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
+
+	pthread_barrier_wait(&b.done);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
+	/* The binder is gone: the set can be destroyed here. */
+	EXPECT_EQ(0, cpc_set_destroy(self->cpc, self->set));
+	self->set = NULL;
+}
 
 TEST_HARNESS_MAIN
