@@ -64,7 +64,26 @@ MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
 		   pctr_read_all:pctr_read pctr_set_event:pctr_set \
 		   pctr_event_fn:pctr_set pctr_zero:pctr_set \
 		   pctr_preset:pctr_set rdtsc:rdpmc rdtscp:rdpmc \
-		   pctr_backend_reason:pctr_strerror
+		   pctr_backend_reason:pctr_strerror \
+		   cpc_close:cpc_open cpc_npic:cpc_open cpc_caps:cpc_open \
+		   cpc_cciname:cpc_open cpc_cpuref:cpc_open \
+		   cpc_set_destroy:cpc_set_create \
+		   cpc_set_add_request:cpc_set_create \
+		   cpc_request_preset:cpc_set_create \
+		   cpc_walk_requests:cpc_set_create \
+		   cpc_request_fn:cpc_set_create \
+		   cpc_buf_destroy:cpc_buf_create cpc_buf_get:cpc_buf_create \
+		   cpc_buf_set:cpc_buf_create cpc_buf_hrtime:cpc_buf_create \
+		   cpc_buf_tick:cpc_buf_create cpc_buf_sub:cpc_buf_create \
+		   cpc_buf_add:cpc_buf_create cpc_buf_copy:cpc_buf_create \
+		   cpc_buf_zero:cpc_buf_create \
+		   cpc_set_sample:cpc_bind_curlwp cpc_unbind:cpc_bind_curlwp \
+		   cpc_set_restart:cpc_bind_curlwp \
+		   cpc_bind_pctx:cpc_bind_curlwp cpc_bind_cpu:cpc_bind_curlwp \
+		   cpc_walk_events_pic:cpc_walk_events_all \
+		   cpc_walk_generic_events_all:cpc_walk_events_all \
+		   cpc_walk_generic_events_pic:cpc_walk_events_all \
+		   cpc_walk_attrs:cpc_walk_events_all
 
 .PHONY: all module userspace lib libcpc examples tools selftests run bench check clean install \
 	install-user uninstall modules_install help FORCE
