@@ -184,11 +184,10 @@ static inline int pctr_read_slow_(pctr_t *p, uint64_t *vals, unsigned int i,
 }
 
 /* Wait out an update; 0 if the page cannot be read inline at all. */
-static inline int pctr_seq_busy_(pctr_t *p, uint32_t seq)
+static inline int pctr_seq_busy_(pctr_t *p)
 {
 	if (p->page->pg_flags & PCTR_PG_DEAD)
 		return 0;
-	(void)seq;
 	p->retries++;
 	return 1;
 }
@@ -212,7 +211,7 @@ static inline int pctr_read_page_(pctr_t *p, uint64_t *vals,
 		seq = pg->pg_seq;
 		pctr_barrier_(pg);
 		if (seq & 1) {
-			if (pctr_seq_busy_(p, seq))
+			if (pctr_seq_busy_(p))
 				continue;
 			return 0;
 		}
