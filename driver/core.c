@@ -12,6 +12,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "ctx.h"
 #include "pctr.h"
 
 struct pctr_pmu pctr_pmu;
@@ -65,17 +66,28 @@ static void pctr_log_backend(const struct pctr_pmu *p)
 
 static int pctr_open(struct inode *inode, struct file *file)
 {
-	return nonseekable_open(inode, file);
+	int ret = nonseekable_open(inode, file);
+
+	return ret ?: pctr_file_open(file);
+}
+
+static int pctr_release(struct inode *inode, struct file *file)
+{
+	pctr_file_release(file);
+	return 0;
 }
 
 static int pctr_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	if (pctr_file_bound(file))
+		return -EBUSY;
 	return pctr_ctx_mmap(vma);
 }
 
 static const struct file_operations pctr_fops = {
 	.owner		= THIS_MODULE,
 	.open		= pctr_open,
+	.release	= pctr_release,
 	.mmap		= pctr_mmap,
 	.unlocked_ioctl	= pctr_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
@@ -128,6 +140,14 @@ static ssize_t starts_show(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(starts);
 
+/* CPU bindings (PCIOCBIND): while non-zero, threads cannot count. */
+static ssize_t cpu_bindings_show(struct device *dev,
+				 struct device_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", pctr_cpu_bindings());
+}
+static DEVICE_ATTR_RO(cpu_bindings);
+
 /* 1 while pctr holds the counters (perf and the NMI watchdog cannot). */
 static ssize_t taken_show(struct device *dev, struct device_attribute *a,
 			  char *buf)
@@ -138,6 +158,7 @@ static DEVICE_ATTR_RO(taken);
 
 static struct attribute *pctr_attrs[] = {
 	&dev_attr_contexts.attr,
+	&dev_attr_cpu_bindings.attr,
 	&dev_attr_taken.attr,
 	&dev_attr_starts.attr,
 	&dev_attr_backend.attr,

@@ -18,23 +18,43 @@
  * holds a module reference, so the module stays while any thread counts;
  * the exit and exec hooks that drop the last one are tracepoint probes,
  * and module exit waits for running probes before the code goes away.
+ *
+ * Also here, because they touch the same registers and per-CPU state:
+ * overflow notification (a slot's 64-bit value wrapping freezes the
+ * context and signals its thread), inheritance (a task_work in each new
+ * thread copies its creator's context), CPU bindings (counters owned by
+ * a CPU rather than a thread) and the engine half of thread bindings
+ * (another process's tracer counting for one of its threads).  Contexts
+ * are reference counted: a binder's descriptor and an overflow signal on
+ * its way may outlive the thread's side of a context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
 #include <linux/preempt.h>
+#include <linux/ptrace.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
+#include <linux/signal.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/task_work.h>
 #include <linux/tracepoint.h>
 
 #include "compat.h"
+#include "ctx.h"
 #include "pctr.h"
 
 struct pctr_ctx {
@@ -43,20 +63,37 @@ struct pctr_ctx {
 	u64		fn[PCTR_NUM];	/* functions, as the user set them */
 	u64		sum[PCTR_NUM];	/* 64-bit virtual values */
 	u64		prev[PCTR_NUM];	/* raw value at the last fold */
+	u64		preset[PCTR_NUM]; /* where restart and children start */
 	struct pctr_hw	hw;		/* what the backend loads and stops */
 	int		last_cpu;	/* CPU of the last stop, or -1 */
-	bool		running;	/* the thread is on a CPU: counting */
+	bool		running;	/* the thread is on a CPU */
 	bool		dirty;		/* registers must be rewritten */
 	bool		pce;		/* user rdpmc turned on for it */
+	bool		frozen;		/* stopped by an overflow */
+	bool		remote;		/* programmed by a thread binding */
+	bool		dead;		/* the thread's side has ended */
+	u32		notify;		/* slots with PCTR_INT */
+	u32		ovf;		/* of which wrapped, until restart */
+	u32		opts;		/* PCTR_O_* */
+	int		signo;		/* the overflow signal */
+	unsigned long	epoch;		/* CPU-binding epoch it belongs to */
+	u32		seq;		/* odd while running: remote reads */
+	int		cpu;		/* where it runs, while seq is odd */
 	u64		vtsc;		/* TSC cycles run up to tsc_in */
 	u64		tsc_in;		/* TSC at the last switch-in */
 	struct page	*page;		/* the page user space maps, or NULL */
 	struct pctr_page *upage;	/* its kernel address */
 	u32		published;	/* slots the page describes */
+	refcount_t	ref;
+	struct pid	*pid;		/* the thread, for signals */
+	unsigned long	ovf_pc;		/* user PC at the last overflow */
+	struct irq_work	ovf_work;	/* sends the overflow signal */
+	struct callback_head end_work;	/* a thread binding's end */
 };
 
 struct pctr_cpu {
 	struct pctr_ctx	*cur;		/* counting on this CPU now */
+	struct pctr_cpub *cpub;		/* the CPU's binding, if any */
 	u64		last_id;	/* whose state the registers hold */
 	struct hrtimer	fold;		/* folds while a context runs */
 	unsigned long	kept;		/* starts that only re-enabled */
@@ -70,18 +107,45 @@ static atomic64_t pctr_ctx_ids = ATOMIC64_INIT(0);
 static ktime_t pctr_fold_period;
 static struct preempt_ops pctr_preempt_ops;
 
+/*
+ * CPU bindings.  pctr_epoch moves on when the first binding of a period
+ * is made: every thread context of an older epoch is invalid for good.
+ * A context made while a binding exists has no counters (pctr_cpu_binds
+ * is checked after reading the epoch, and bumped before the epoch).
+ */
+static atomic_t pctr_cpu_binds = ATOMIC_INIT(0);
+static atomic_long_t pctr_epoch = ATOMIC_LONG_INIT(0);
+
 /* --- counting: all with interrupts off, on the context's CPU ---------- */
+
+/* Fold raw values into 64-bit sums; the slots whose sum wrapped. */
+static u32 fold_sums(unsigned long m, u64 *sum, u64 *prev,
+		     const struct pctr_hw *hw)
+{
+	unsigned int s;
+	u32 wrapped = 0;
+	u64 old;
+
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		old = sum[s];
+		sum[s] += pctr_delta(prev[s], hw->val[s],
+				     pctr_slot_width(&pctr_pmu, s));
+		prev[s] = hw->val[s];
+		if (sum[s] < old)
+			wrapped |= BIT(s);
+	}
+	return wrapped;
+}
 
 static void ctx_fold(struct pctr_ctx *ctx)
 {
-	unsigned long m = ctx->hw.mask;
-	unsigned int s;
+	ctx->ovf |= fold_sums(ctx->hw.mask, ctx->sum, ctx->prev, &ctx->hw) &
+		    ctx->notify;
+}
 
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		ctx->sum[s] += pctr_delta(ctx->prev[s], ctx->hw.val[s],
-					  pctr_slot_width(&pctr_pmu, s));
-		ctx->prev[s] = ctx->hw.val[s];
-	}
+static bool ctx_valid(const struct pctr_ctx *ctx)
+{
+	return ctx->epoch == (unsigned long)atomic_long_read(&pctr_epoch);
 }
 
 /* After a fold: a freezing backend counts on once acknowledged. */
@@ -96,9 +160,83 @@ static void ctx_ack(void)
 		pctr_pmu.ops->overflow_ack(&pctr_pmu, status);
 }
 
+/* Does the context count when its thread runs? */
 static bool ctx_counts(const struct pctr_ctx *ctx)
 {
-	return pctr_pmu.ops && ctx->hw.mask;
+	return pctr_pmu.ops && ctx->hw.mask && !ctx->frozen && ctx_valid(ctx);
+}
+
+static void ctx_get(struct pctr_ctx *ctx)
+{
+	refcount_inc(&ctx->ref);
+}
+
+/* The last reference: the thread's side ended long ago.  Any context. */
+static void ctx_put(struct pctr_ctx *ctx)
+{
+	if (!refcount_dec_and_test(&ctx->ref))
+		return;
+	put_pid(ctx->pid);
+	kfree(ctx);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * The overflow signal, sent from an irq_work: the overflow is found in
+ * the scheduler's switch-out too, where the runqueue lock is held and
+ * waking anybody is forbidden.
+ */
+static void ctx_ovf_signal(struct irq_work *w)
+{
+	struct pctr_ctx *ctx = container_of(w, struct pctr_ctx, ovf_work);
+	struct kernel_siginfo info;
+	struct task_struct *t;
+
+	if (!READ_ONCE(ctx->dead)) {
+		clear_siginfo(&info);
+		info.si_signo = ctx->signo;
+		info.si_code = PCTR_SI_OVERFLOW;
+		info.si_addr = (void __user *)READ_ONCE(ctx->ovf_pc);
+		rcu_read_lock();
+		t = pid_task(ctx->pid, PIDTYPE_PID);
+		if (t)
+			send_sig_info(ctx->signo, &info, t);
+		rcu_read_unlock();
+	}
+	ctx_put(ctx);
+}
+
+/*
+ * After a fold: if a slot with PCTR_INT wrapped, freeze the context and
+ * signal its thread.  True if it froze now.  Runs in the thread's own
+ * context (switch-out, an interrupt of it, or a call it made).
+ */
+static bool ctx_check_ovf(struct pctr_ctx *ctx)
+{
+	if (!ctx->ovf || ctx->frozen)
+		return false;
+	ctx->frozen = true;
+	/* Where the thread was in user space when it was interrupted. */
+	WRITE_ONCE(ctx->ovf_pc, instruction_pointer(task_pt_regs(current)));
+	ctx_get(ctx);
+	if (!irq_work_queue(&ctx->ovf_work))
+		ctx_put(ctx);
+	return true;
+}
+
+/* How far each PCTR_INT slot is from wrapping, where the counter reaches. */
+static void ctx_set_left(struct pctr_ctx *ctx)
+{
+	unsigned long m = ctx->notify & ctx->hw.mask;
+	unsigned int s;
+	u64 left;
+
+	memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		left = -ctx->sum[s];
+		if (left <= pctr_width_mask(pctr_slot_width(&pctr_pmu, s)))
+			ctx->hw.left[s] = left;
+	}
 }
 
 /*
@@ -111,26 +249,34 @@ static bool ctx_counts(const struct pctr_ctx *ctx)
 static void ctx_publish(struct pctr_ctx *ctx)
 {
 	struct pctr_page *pg = ctx->upage;
-	unsigned long m = ctx->hw.mask, touch;
+	unsigned long live, touch;
 	struct pctr_page_slot *ps;
 	unsigned int s;
+	u32 flags;
 	int idx;
 
 	if (!pg)
 		return;
+	live = ctx_counts(ctx) && this_cpu_read(pctr_cpu.cur) == ctx ?
+	       ctx->hw.mask : 0;
+	flags = PCTR_PG_RUNNING | (ctx->pce ? PCTR_PG_RDPMC : 0);
+	if (ctx->frozen)
+		flags |= PCTR_PG_FROZEN;
+	if (!ctx_valid(ctx))
+		flags |= PCTR_PG_INVALID;
 	WRITE_ONCE(pg->pg_seq, pg->pg_seq + 1);
 	barrier();
-	pg->pg_flags = PCTR_PG_RUNNING | (ctx->pce ? PCTR_PG_RDPMC : 0);
+	pg->pg_flags = flags;
 	pg->pg_cpu = smp_processor_id();
 	pg->pg_vtsc_off = ctx->vtsc - ctx->tsc_in;
 	pg->pg_tsc_in = ctx->tsc_in;
 	pg->pg_sim_limit = U64_MAX;
-	touch = m | ctx->published;
+	touch = ctx->hw.mask | ctx->published;
 	for_each_set_bit(s, &touch, PCTR_NUM) {
 		ps = &pg->pg_slot[s];
 		memset(ps, 0, sizeof(*ps));
 		ps->ps_sum = ctx->sum[s];
-		if (!(m & BIT(s)))
+		if (!(live & BIT(s)))
 			continue;
 		ps->ps_prev = ctx->prev[s];
 		ps->ps_mask = pctr_width_mask(pctr_slot_width(&pctr_pmu, s));
@@ -139,8 +285,8 @@ static void ctx_publish(struct pctr_ctx *ctx)
 			ps->ps_rdpmc = idx >= 0 ? idx + 1 : 0;
 		}
 	}
-	ctx->published = m;
-	if (ctx_counts(ctx) && pctr_pmu.ops->user_page)
+	ctx->published = ctx->hw.mask;
+	if (live && pctr_pmu.ops->user_page)
 		pctr_pmu.ops->user_page(&pctr_pmu, &ctx->hw, pg);
 	barrier();
 	WRITE_ONCE(pg->pg_seq, pg->pg_seq + 1);
@@ -162,21 +308,12 @@ static void ctx_publish_dead(struct pctr_ctx *ctx)
 	}
 }
 
-static void ctx_start(struct pctr_ctx *ctx)
+/* Load and start the context's counters on this CPU. */
+static void ctx_hw_on(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 {
-	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 	unsigned long m = ctx->hw.mask;
 	unsigned int s;
 
-	lockdep_assert_irqs_disabled();
-	if (ctx->running)
-		return;
-	ctx->running = true;
-	ctx->tsc_in = pctr_arch_tsc();
-	if (!ctx_counts(ctx)) {
-		ctx_publish(ctx);
-		return;
-	}
 	/*
 	 * If this context last stopped on this CPU and nothing ran on the
 	 * CPU's counters since, the registers still hold its values and
@@ -196,16 +333,47 @@ static void ctx_start(struct pctr_ctx *ctx)
 		pc->kept++;
 	else
 		pc->loaded++;
+	if (ctx->notify)
+		ctx_set_left(ctx);
 	pctr_pmu.ops->start(&pctr_pmu, &ctx->hw);
 	ctx->dirty = false;
 	pc->cur = ctx;
 	pc->last_id = ctx->id;
+}
+
+/* Stop the context's counters on this CPU and fold what they counted. */
+static void ctx_hw_off(struct pctr_ctx *ctx, struct pctr_cpu *pc)
+{
+	pctr_pmu.ops->stop(&pctr_pmu, &ctx->hw);
+	ctx_fold(ctx);
+	ctx_check_ovf(ctx);
+	ctx_ack();
+	ctx->last_cpu = smp_processor_id();
+	pc->cur = NULL;
+}
+
+static void ctx_start(struct pctr_ctx *ctx)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+
+	lockdep_assert_irqs_disabled();
+	if (ctx->running)
+		return;
+	ctx->running = true;
+	ctx->tsc_in = pctr_arch_tsc();
+	WRITE_ONCE(ctx->cpu, smp_processor_id());
+	smp_wmb();	/* cpu before seq: see pctr_ctx_remote_read() */
+	WRITE_ONCE(ctx->seq, ctx->seq + 1);
+	/* A CPU binding owns this CPU's counters: no thread counts. */
+	if (ctx_counts(ctx) && !pc->cpub)
+		ctx_hw_on(ctx, pc);
 	/* rdpmc works in user mode only for a thread that mapped its page. */
-	if (ctx->page && (pctr_pmu.caps & PCTR_CAP_USER_RDPMC)) {
+	if (pc->cur == ctx && ctx->page &&
+	    (pctr_pmu.caps & PCTR_CAP_USER_RDPMC)) {
 		pctr_arch_user_rdpmc(true);
 		ctx->pce = true;
 	}
-	if (!hrtimer_active(&pc->fold))
+	if (pc->cur == ctx && !hrtimer_active(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	ctx_publish(ctx);
@@ -224,42 +392,71 @@ static void ctx_stop(struct pctr_ctx *ctx)
 		pctr_arch_user_rdpmc(false);
 		ctx->pce = false;
 	}
-	if (pc->cur == ctx) {
-		pctr_pmu.ops->stop(&pctr_pmu, &ctx->hw);
-		ctx_fold(ctx);
-		ctx_ack();
-		ctx->last_cpu = smp_processor_id();
-		pc->cur = NULL;
-	}
+	if (pc->cur == ctx)
+		ctx_hw_off(ctx, pc);
+	smp_wmb();	/* sums before seq: see pctr_ctx_remote_read() */
+	WRITE_ONCE(ctx->seq, ctx->seq + 1);
 	/* The thread is not running: nobody reads its page until start. */
 }
 
-/* Bring the sums up to date, the counters left running. */
+/*
+ * Bring the sums up to date, the counters left running -- unless that
+ * found an overflow to freeze at, or the context was invalidated.
+ */
 static void ctx_update(struct pctr_ctx *ctx)
 {
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+
 	lockdep_assert_irqs_disabled();
-	if (!ctx->running || this_cpu_read(pctr_cpu.cur) != ctx)
+	if (!ctx->running || pc->cur != ctx)
 		return;
-	pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
-	ctx_fold(ctx);
-	ctx_ack();
+	if (!ctx_counts(ctx)) {
+		ctx_hw_off(ctx, pc);
+	} else if (ctx->notify) {
+		/*
+		 * Stop, fold and start again, so that the backend is told
+		 * anew how far each PCTR_INT slot is from wrapping (the
+		 * backend's idea of it is relative to the last start).
+		 * Stopped before the acknowledgement, a freezing backend's
+		 * counters stop exactly where the overflow froze them.
+		 */
+		ctx_hw_off(ctx, pc);
+		if (ctx_counts(ctx))
+			ctx_hw_on(ctx, pc);
+	} else {
+		pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
+		ctx_fold(ctx);
+		ctx_ack();
+	}
 	ctx_publish(ctx);
+}
+
+/* A CPU binding's counters: fold them, leaving them run. */
+static void cpub_update(struct pctr_cpub *cb)
+{
+	pctr_pmu.ops->read(&pctr_pmu, &cb->hw);
+	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
+	ctx_ack();
 }
 
 static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 
-	if (!pc->cur)
+	if (!pc->cur && !pc->cpub)
 		return HRTIMER_NORESTART;
-	ctx_update(pc->cur);
+	if (pc->cpub)
+		cpub_update(pc->cpub);
+	if (pc->cur)
+		ctx_update(pc->cur);
 	hrtimer_forward_now(t, pctr_fold_period);
 	return HRTIMER_RESTART;
 }
 
 /*
- * A backend's overflow interrupt: fold the running context (a freezing
- * backend is acknowledged by the fold), then acknowledge whatever is left.
+ * A backend's overflow interrupt: fold what counts on this CPU (a
+ * freezing backend is acknowledged by the fold), then acknowledge
+ * whatever is left.
  */
 void pctr_pmu_interrupt(void)
 {
@@ -267,6 +464,8 @@ void pctr_pmu_interrupt(void)
 	u32 status;
 
 	lockdep_assert_irqs_disabled();
+	if (pc->cpub)
+		cpub_update(pc->cpub);
 	if (pc->cur)
 		ctx_update(pc->cur);
 	status = pctr_pmu.ops->overflow_status(&pctr_pmu);
@@ -316,11 +515,21 @@ static struct pctr_ctx *ctx_current(void)
 	return NULL;
 }
 
-static struct pctr_ctx *ctx_create(void)
+/*
+ * A context for the calling thread.  With @counting it is to count, which
+ * no thread may while a CPU binding exists (-EAGAIN); a context for the
+ * page alone may be made any time.
+ */
+static struct pctr_ctx *ctx_create(bool counting)
 {
 	struct pctr_ctx *ctx;
+	unsigned long epoch;
 	int ret;
 
+	epoch = atomic_long_read(&pctr_epoch);
+	smp_rmb();	/* pairs with pctr_cpub_begin() */
+	if (counting && atomic_read(&pctr_cpu_binds))
+		return ERR_PTR(-EAGAIN);
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
@@ -333,6 +542,11 @@ static struct pctr_ctx *ctx_create(void)
 	__module_get(THIS_MODULE);
 	ctx->id = atomic64_inc_return(&pctr_ctx_ids);
 	ctx->last_cpu = -1;
+	ctx->epoch = epoch;
+	ctx->signo = SIGIO;
+	ctx->pid = get_task_pid(current, PIDTYPE_PID);
+	refcount_set(&ctx->ref, 1);
+	init_irq_work(&ctx->ovf_work, ctx_ovf_signal);
 	preempt_notifier_init(&ctx->pn, &pctr_preempt_ops);
 	preempt_disable();
 	preempt_notifier_register(&ctx->pn);
@@ -340,7 +554,11 @@ static struct pctr_ctx *ctx_create(void)
 	return ctx;
 }
 
-/* Current's own context goes away.  Any context that is not NMI. */
+/*
+ * Current's own context goes away: its counters, its page and its hold
+ * on the PMU.  What is left for a binder or a signal in flight is freed
+ * with the last reference.  Any context that is not NMI.
+ */
 static void ctx_destroy(struct pctr_ctx *ctx)
 {
 	unsigned long flags;
@@ -355,9 +573,19 @@ static void ctx_destroy(struct pctr_ctx *ctx)
 	/* A mapping keeps its own reference to the page. */
 	if (ctx->page)
 		put_page(ctx->page);
-	kfree(ctx);
+	ctx->page = NULL;
+	ctx->upage = NULL;
+	/* The sums are final: a binder may read them without an IPI. */
+	smp_store_release(&ctx->dead, true);
 	pctr_pmu_put();
-	module_put(THIS_MODULE);
+	ctx_put(ctx);
+}
+
+static void ctx_destroy_current(struct pctr_ctx *ctx)
+{
+	preempt_disable();
+	ctx_destroy(ctx);
+	preempt_enable();
 }
 
 /* A thread's end, and exec (a new program starts with no counters). */
@@ -383,98 +611,282 @@ static void pctr_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	pctr_task_gone(p);
 }
 
+/* --- inheritance --------------------------------------------------------- */
+
+/* What a new thread inherits: handed to it by a task_work. */
+struct pctr_seed {
+	struct callback_head work;
+	u32	mask;
+	u32	notify;
+	u32	opts;
+	int	signo;
+	u64	fn[PCTR_NUM];
+	u64	ctl[PCTR_NUM];
+	u64	preset[PCTR_NUM];
+};
+
+/* In the new thread, on its way to user space for the first time. */
+static void ctx_inherit(const struct pctr_seed *seed)
+{
+	unsigned long flags, m = seed->mask;
+	struct pctr_ctx *ctx;
+	unsigned int s;
+
+	if (ctx_current())
+		return;
+	ctx = ctx_create(true);
+	if (IS_ERR(ctx))
+		return;		/* a CPU binding came meanwhile */
+	local_irq_save(flags);
+	ctx_stop(ctx);
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		ctx->fn[s] = seed->fn[s];
+		ctx->hw.ctl[s] = seed->ctl[s];
+		ctx->preset[s] = seed->preset[s];
+		ctx->sum[s] = seed->preset[s];
+	}
+	ctx->hw.mask = seed->mask;
+	ctx->notify = seed->notify;
+	ctx->opts = seed->opts;
+	ctx->signo = seed->signo;
+	ctx->dirty = true;
+	/*
+	 * As Solaris does: a slot that notifies starts at 2^64 - 1, frozen,
+	 * and the thread is told at once, so that it can preset and restart.
+	 */
+	if (ctx->notify) {
+		m = ctx->notify;
+		for_each_set_bit(s, &m, PCTR_NUM)
+			ctx->sum[s] = U64_MAX;
+		ctx->ovf = ctx->notify;
+		ctx_check_ovf(ctx);
+	}
+	ctx_start(ctx);
+	local_irq_restore(flags);
+}
+
+static void pctr_inherit_work(struct callback_head *work)
+{
+	struct pctr_seed *seed = container_of(work, struct pctr_seed, work);
+
+	/* An exiting thread runs its task_works too: it gets nothing. */
+	if (!(current->flags & PF_EXITING))
+		ctx_inherit(seed);
+	kfree(seed);
+	/* The last thing this callback does: see Documentation/design.rst. */
+	module_put(THIS_MODULE);
+}
+
+/*
+ * A thread or process was created (before it first runs): if its creator
+ * counts with PCTR_O_INHERIT, hand it a seed.  Atomic context.
+ */
+static void pctr_probe_fork(void *data, struct task_struct *parent,
+			    struct task_struct *child)
+{
+	struct pctr_seed *seed;
+	struct pctr_ctx *ctx;
+	unsigned long m;
+	unsigned int s;
+
+	if (parent != current || (child->flags & (PF_KTHREAD | PF_IO_WORKER)))
+		return;
+	ctx = ctx_current();
+	if (!ctx || !(ctx->opts & PCTR_O_INHERIT) || ctx->remote ||
+	    !ctx_valid(ctx) || !ctx->hw.mask)
+		return;
+	seed = kzalloc(sizeof(*seed), GFP_NOWAIT | __GFP_NOWARN);
+	if (!seed) {
+		pr_warn_ratelimited("no memory: thread %d does not inherit counters\n",
+				    task_pid_nr(child));
+		return;
+	}
+	m = ctx->hw.mask;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		seed->fn[s] = ctx->fn[s];
+		seed->ctl[s] = ctx->hw.ctl[s];
+		seed->preset[s] = ctx->preset[s];
+	}
+	seed->mask = ctx->hw.mask;
+	seed->notify = ctx->notify;
+	seed->opts = ctx->opts;
+	seed->signo = ctx->signo;
+	init_task_work(&seed->work, pctr_inherit_work);
+	/* The module stays until the callback has run. */
+	__module_get(THIS_MODULE);
+	if (task_work_add(child, &seed->work, TWA_RESUME)) {
+		kfree(seed);
+		module_put(THIS_MODULE);
+	}
+}
+
 /* --- what the ioctls do, for the calling thread ------------------------ */
 
 /*
- * PCIOCRD's snapshot of the calling thread's counters: for each slot in
- * the returned mask its function and value (the sum plus what the
- * running counter added since the last fold, without folding, so the
- * page need not be rewritten), and the TSC.  Slots outside the mask are
- * free and read as zero.
+ * The calling thread's context for a call that changes it: NULL if it
+ * has none, ERR_PTR(-EBUSY) if a binder set it up (only the binder may
+ * end that one).
  */
-u32 pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc)
+static struct pctr_ctx *ctx_own(void)
 {
 	struct pctr_ctx *ctx = ctx_current();
-	unsigned long flags, m = 0;
+
+	if (ctx && ctx->remote)
+		return ERR_PTR(-EBUSY);
+	return ctx;
+}
+
+/* Values of @ctx's slots in @m: irqs off, on the CPU it runs on if any. */
+static void ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn,
+		       u64 *val)
+{
+	bool live = ctx->running && this_cpu_read(pctr_cpu.cur) == ctx;
 	unsigned int s;
 
-	bool live;
+	if (live)
+		pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		fn[s] = ctx->fn[s];
+		val[s] = ctx->sum[s];
+		if (live)
+			val[s] += pctr_delta(ctx->prev[s], ctx->hw.val[s],
+					     pctr_slot_width(&pctr_pmu, s));
+	}
+}
 
+/*
+ * PCIOCRD's snapshot of the calling thread's counters: for each slot in
+ * *@mask its function and value (the sum plus what the running counter
+ * added since the last fold, without folding, so the page need not be
+ * rewritten), and the TSC.  Slots outside the mask are free and read as
+ * zero.  -EAGAIN if a CPU binding invalidated the context.
+ */
+int pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
+{
+	struct pctr_ctx *ctx = ctx_current();
+	unsigned long flags;
+	int ret = 0;
+
+	*mask = 0;
 	local_irq_save(flags);
 	if (ctx && pctr_pmu.ops) {
-		m = ctx->hw.mask;
-		live = ctx->running && this_cpu_read(pctr_cpu.cur) == ctx;
-		if (live)
-			pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
-		for_each_set_bit(s, &m, PCTR_NUM) {
-			fn[s] = ctx->fn[s];
-			val[s] = ctx->sum[s];
-			if (live)
-				val[s] += pctr_delta(ctx->prev[s],
-						     ctx->hw.val[s],
-						     pctr_slot_width(&pctr_pmu, s));
+		if (ctx_valid(ctx)) {
+			*mask = ctx->hw.mask;
+			ctx_values(ctx, ctx->hw.mask, fn, val);
+		} else if (ctx->hw.mask) {
+			ret = -EAGAIN;
 		}
 	}
 	*tsc = pctr_arch_tsc();
 	local_irq_restore(flags);
-	return m;
+	return ret;
 }
 
 /*
  * Give the calling thread's slots new functions: @fn[s] for each slot s
  * in @mask, already encoded into @ctl.  A slot whose function changes
- * starts again from zero.
+ * starts again from zero, its preset too.
  */
 static int ctx_apply(u32 mask, const u64 *fn, const u64 *ctl)
 {
-	struct pctr_ctx *ctx = ctx_current();
-	unsigned long m = mask, flags;
+	struct pctr_ctx *ctx = ctx_own();
+	unsigned long m = mask, flags, epoch;
 	unsigned int s;
 	bool any = false;
 
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	for_each_set_bit(s, &m, PCTR_NUM)
+		any |= fn[s] != 0;
+	epoch = atomic_long_read(&pctr_epoch);
+	smp_rmb();	/* pairs with pctr_cpub_begin() */
+	if (any && atomic_read(&pctr_cpu_binds))
+		return -EAGAIN;
 	if (!ctx) {
-		for_each_set_bit(s, &m, PCTR_NUM)
-			any |= fn[s] != 0;
 		if (!any)
 			return 0;
-		ctx = ctx_create();
+		ctx = ctx_create(true);
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 	}
 	local_irq_save(flags);
 	ctx_stop(ctx);
+	if (!ctx_valid(ctx)) {
+		/* Invalidated by a CPU binding now gone: start afresh. */
+		memset(ctx->fn, 0, sizeof(ctx->fn));
+		memset(ctx->sum, 0, sizeof(ctx->sum));
+		memset(ctx->preset, 0, sizeof(ctx->preset));
+		ctx->hw.mask = 0;
+		ctx->notify = 0;
+		ctx->ovf = 0;
+		ctx->frozen = false;
+		ctx->epoch = epoch;
+	}
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		if (ctx->fn[s] == fn[s])
 			continue;
 		ctx->fn[s] = fn[s];
 		ctx->hw.ctl[s] = ctl[s];
 		ctx->sum[s] = 0;
+		ctx->preset[s] = 0;
+		ctx->ovf &= ~BIT(s);
 		if (fn[s])
 			ctx->hw.mask |= BIT(s);
 		else
 			ctx->hw.mask &= ~BIT(s);
+		if (fn[s] & PCTR_INT)
+			ctx->notify |= BIT(s);
+		else
+			ctx->notify &= ~BIT(s);
 		ctx->dirty = true;
 	}
+	if (!ctx->ovf)
+		ctx->frozen = false;
+	if (!ctx->notify)
+		memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
 	ctx_start(ctx);
 	local_irq_restore(flags);
 	/* No function and no page: the thread no longer needs a context. */
-	if (!ctx->hw.mask && !ctx->page) {
-		preempt_disable();
-		ctx_destroy(ctx);
-		preempt_enable();
-	}
+	if (!ctx->hw.mask && !ctx->page)
+		ctx_destroy_current(ctx);
 	return 0;
 }
 
-static int ctx_encode(unsigned int slot, u64 fn, u64 *ctl)
+/*
+ * PCTR_INT is the core's business (the backend only counts): it needs a
+ * backend that can interrupt at a given count.
+ */
+static int ctx_encode_priv(unsigned int slot, u64 fn, u64 *ctl,
+			   bool privileged)
 {
 	if (!pctr_slot_exists(&pctr_pmu, slot))
 		return -EINVAL;
 	*ctl = 0;
 	if (!fn)
 		return 0;
-	return pctr_pmu.ops->encode(&pctr_pmu, slot, fn, perfmon_capable(),
-				    ctl);
+	if ((fn & PCTR_INT) && !(pctr_pmu.caps & PCTR_CAP_NOTIFY))
+		return -EOPNOTSUPP;
+	return pctr_pmu.ops->encode(&pctr_pmu, slot, fn & ~PCTR_INT,
+				    privileged, ctl);
+}
+
+static int ctx_encode(unsigned int slot, u64 fn, u64 *ctl)
+{
+	return ctx_encode_priv(slot, fn, ctl, perfmon_capable());
+}
+
+int pctr_ctx_encode_all(u32 mask, const u64 *fn, u64 *ctl, bool privileged)
+{
+	unsigned long m = mask;
+	unsigned int s;
+	int ret;
+
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		ret = ctx_encode_priv(s, fn[s], &ctl[s], privileged);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 int pctr_ctx_set(unsigned int slot, u64 fn)
@@ -533,13 +945,25 @@ void pctr_ctx_get_pcr(struct pctr_pcr *pcr)
 				       (4 * (s - PCTR_FIXED_BASE));
 }
 
+/* The calling thread's context for ZERO, PRESET, RESTART, SOPTS. */
+static struct pctr_ctx *ctx_for_change(void)
+{
+	struct pctr_ctx *ctx = ctx_own();
+
+	if (IS_ERR_OR_NULL(ctx))
+		return ctx;
+	if (!ctx_valid(ctx) && ctx->hw.mask)
+		return ERR_PTR(-EAGAIN);
+	return ctx;
+}
+
 int pctr_ctx_zero(void)
 {
-	struct pctr_ctx *ctx = ctx_current();
+	struct pctr_ctx *ctx = ctx_for_change();
 	unsigned long flags;
 
-	if (!ctx)
-		return 0;
+	if (IS_ERR_OR_NULL(ctx))
+		return PTR_ERR_OR_ZERO(ctx);
 	local_irq_save(flags);
 	ctx_update(ctx);
 	memset(ctx->sum, 0, sizeof(ctx->sum));
@@ -550,20 +974,82 @@ int pctr_ctx_zero(void)
 
 int pctr_ctx_preset(unsigned int slot, u64 value)
 {
-	struct pctr_ctx *ctx = ctx_current();
+	struct pctr_ctx *ctx = ctx_for_change();
 	unsigned long flags;
 
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
 	if (!pctr_slot_exists(&pctr_pmu, slot))
 		return -EINVAL;
 	/* A preset belongs to a function: set that first. */
 	if (!ctx || !ctx->fn[slot])
 		return -EINVAL;
 	local_irq_save(flags);
-	ctx_update(ctx);
+	/*
+	 * Stopped and started again, so that a slot that notifies is armed
+	 * for its new distance from the wrap.
+	 */
+	ctx_stop(ctx);
 	ctx->sum[slot] = value;
-	ctx_publish(ctx);
+	ctx->preset[slot] = value;
+	ctx_start(ctx);
 	local_irq_restore(flags);
 	return 0;
+}
+
+/* PCIOCRESTART: every slot from its preset, counting again. */
+int pctr_ctx_restart(void)
+{
+	struct pctr_ctx *ctx = ctx_for_change();
+	unsigned long flags;
+
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (!ctx || !ctx->hw.mask)
+		return -EINVAL;
+	local_irq_save(flags);
+	ctx_stop(ctx);
+	memcpy(ctx->sum, ctx->preset, sizeof(ctx->sum));
+	ctx->ovf = 0;
+	ctx->frozen = false;
+	ctx->dirty = true;
+	ctx_start(ctx);
+	local_irq_restore(flags);
+	return 0;
+}
+
+int pctr_ctx_set_opts(const struct pctr_opts *o)
+{
+	struct pctr_ctx *ctx = ctx_for_change();
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(o->po_reserved); i++)
+		if (o->po_reserved[i])
+			return -EINVAL;
+	if (o->po_flags & ~PCTR_O_INHERIT)
+		return -EINVAL;
+	if (o->po_signo && (!valid_signal(o->po_signo) ||
+			    sig_kernel_only(o->po_signo)))
+		return -EINVAL;
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (!ctx)
+		return -EINVAL;
+	/* Read by the fork probe and the overflow path: all in this thread. */
+	ctx->opts = o->po_flags;
+	ctx->signo = o->po_signo ?: SIGIO;
+	return 0;
+}
+
+void pctr_ctx_get_opts(struct pctr_opts *o)
+{
+	struct pctr_ctx *ctx = ctx_current();
+
+	memset(o, 0, sizeof(*o));
+	if (!ctx)
+		return;
+	o->po_flags = ctx->opts;
+	o->po_signo = ctx->signo;
 }
 
 /*
@@ -573,16 +1059,18 @@ int pctr_ctx_preset(unsigned int slot, u64 value)
  */
 int pctr_ctx_mmap(struct vm_area_struct *vma)
 {
-	struct pctr_ctx *ctx = ctx_current();
+	struct pctr_ctx *ctx = ctx_own();
 	unsigned long flags;
 	struct page *page;
 
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	if (!ctx) {
-		ctx = ctx_create();
+		ctx = ctx_create(false);
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 		local_irq_save(flags);
@@ -622,15 +1110,261 @@ void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded)
 }
 
 /* PCIOCRELEASE: the calling thread is done counting. */
-void pctr_ctx_release(void)
+int pctr_ctx_release(void)
 {
-	struct pctr_ctx *ctx = ctx_current();
+	struct pctr_ctx *ctx = ctx_own();
 
-	if (!ctx)
+	if (IS_ERR_OR_NULL(ctx))
+		return PTR_ERR_OR_ZERO(ctx);
+	ctx_destroy_current(ctx);
+	return 0;
+}
+
+/* --- thread bindings: the engine's half --------------------------------- */
+
+/*
+ * In the target thread, from the binder's task_work: a context as if the
+ * thread had programmed it, marked as the binder's.  Returns it with a
+ * second reference, for the binder.
+ */
+struct pctr_ctx *pctr_ctx_remote_new(u32 mask, const u64 *fn,
+				     const u64 *ctl, const u64 *preset)
+{
+	unsigned long flags, m = mask;
+	struct pctr_ctx *ctx;
+	unsigned int s;
+
+	if (ctx_current())
+		return ERR_PTR(-EBUSY);
+	ctx = ctx_create(true);
+	if (IS_ERR(ctx))
+		return ctx;
+	ctx->remote = true;
+	local_irq_save(flags);
+	ctx_stop(ctx);
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		ctx->fn[s] = fn[s];
+		ctx->hw.ctl[s] = ctl[s];
+		ctx->sum[s] = preset[s];
+		ctx->preset[s] = preset[s];
+	}
+	ctx->hw.mask = mask;
+	ctx->dirty = true;
+	ctx_start(ctx);
+	local_irq_restore(flags);
+	ctx_get(ctx);
+	return ctx;
+}
+
+struct remote_read {
+	struct pctr_ctx	*ctx;
+	u32		seq;
+	bool		ok;
+	u64		*fn;
+	u64		*val;
+};
+
+/* On the CPU the context ran on when the reader looked: still there? */
+static void ctx_remote_read_ipi(void *arg)
+{
+	struct remote_read *r = arg;
+
+	if (READ_ONCE(r->ctx->seq) != r->seq)
 		return;
-	preempt_disable();
-	ctx_destroy(ctx);
-	preempt_enable();
+	ctx_values(r->ctx, r->ctx->hw.mask, r->fn, r->val);
+	r->ok = true;
+}
+
+/*
+ * A binder reads a context of another thread.  Its sums change only on
+ * the CPU it runs on, with interrupts off; its seq is odd while it runs.
+ * A running context is read by an IPI to its CPU (which checks that the
+ * same stint still runs there), a stopped one directly, retrying if it
+ * started meanwhile.  An ended context's sums are final.
+ */
+int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask)
+{
+	unsigned long m = ctx->hw.mask;
+	struct remote_read r = { .ctx = ctx, .fn = fn, .val = val };
+	unsigned int s;
+	int cpu;
+
+	*mask = m;	/* the binder's; only the binder could change it */
+	for (;;) {
+		/* Pairs with ctx_destroy(): final sums, no IPI needed. */
+		if (smp_load_acquire(&ctx->dead)) {
+			for_each_set_bit(s, &m, PCTR_NUM) {
+				fn[s] = ctx->fn[s];
+				val[s] = ctx->sum[s];
+			}
+			return 0;
+		}
+		r.seq = READ_ONCE(ctx->seq);
+		smp_rmb();	/* seq before cpu and sums: see ctx_start() */
+		if (r.seq & 1) {
+			cpu = READ_ONCE(ctx->cpu);
+			r.ok = false;
+			if (!smp_call_function_single(cpu, ctx_remote_read_ipi,
+						      &r, 1) && r.ok)
+				return 0;
+		} else {
+			for_each_set_bit(s, &m, PCTR_NUM) {
+				fn[s] = ctx->fn[s];
+				val[s] = READ_ONCE(ctx->sum[s]);
+			}
+			smp_rmb();	/* sums before seq again: ctx_stop() */
+			if (READ_ONCE(ctx->seq) == r.seq)
+				return 0;
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+}
+
+/* In the target thread: the binder is done with it. */
+static void pctr_remote_end_work(struct callback_head *work)
+{
+	struct pctr_ctx *ctx = container_of(work, struct pctr_ctx, end_work);
+
+	if (ctx_current() == ctx)
+		ctx_destroy_current(ctx);
+	ctx_put(ctx);
+	/* The last thing this callback does: see Documentation/design.rst. */
+	module_put(THIS_MODULE);
+}
+
+/*
+ * The binder lets go (PCIOCRELEASE, close): the thread's side is ended in
+ * the thread, by a task_work; if the thread is exiting, its exit probe
+ * ends it.  Drops the binder's reference.  Process context.
+ */
+void pctr_ctx_remote_end(struct pctr_ctx *ctx)
+{
+	struct task_struct *t;
+
+	rcu_read_lock();
+	t = pid_task(ctx->pid, PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	/* Pairs with ctx_destroy(): an ended context needs no work. */
+	if (t && !smp_load_acquire(&ctx->dead)) {
+		ctx_get(ctx);
+		__module_get(THIS_MODULE);
+		init_task_work(&ctx->end_work, pctr_remote_end_work);
+		if (task_work_add(t, &ctx->end_work, TWA_RESUME)) {
+			ctx_put(ctx);
+			module_put(THIS_MODULE);
+		}
+	}
+	if (t)
+		put_task_struct(t);
+	ctx_put(ctx);
+}
+
+/* --- CPU bindings: the engine's half ------------------------------------ */
+
+unsigned int pctr_cpu_bindings(void)
+{
+	return atomic_read(&pctr_cpu_binds);
+}
+
+/*
+ * A CPU binding is about to be made (bind.c serialises them): from now
+ * on no thread may count, and every thread context now existing is
+ * invalid (the first binding of a period moves the epoch).
+ */
+void pctr_cpub_begin(void)
+{
+	if (atomic_inc_return(&pctr_cpu_binds) == 1) {
+		/* Count before epoch: ctx_create() reads them the other way. */
+		smp_mb__after_atomic();
+		atomic_long_inc(&pctr_epoch);
+	}
+}
+
+void pctr_cpub_end(void)
+{
+	atomic_dec(&pctr_cpu_binds);
+}
+
+/* On the CPU: take the counters from whatever thread counts there. */
+static void cpub_install_ipi(void *arg)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	struct pctr_cpub *cb = arg;
+	unsigned long m = cb->hw.mask;
+	struct pctr_ctx *cur = pc->cur;
+	unsigned int s;
+
+	if (cur) {
+		/* Invalidated: its thread is the one interrupted here. */
+		ctx_hw_off(cur, pc);
+		ctx_publish(cur);
+	}
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		cb->prev[s] = 0;
+		cb->hw.val[s] = 0;
+	}
+	cb->hw.keep = 0;
+	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
+	pc->cpub = cb;
+	pc->last_id = cb->id;
+	if (!hrtimer_active(&pc->fold))
+		hrtimer_start(&pc->fold, pctr_fold_period,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+int pctr_cpub_install(struct pctr_cpub *cb)
+{
+	cb->id = atomic64_inc_return(&pctr_ctx_ids);
+	return smp_call_function_single(cb->cpu, cpub_install_ipi, cb, 1);
+}
+
+static void cpub_remove_ipi(void *arg)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	struct pctr_cpub *cb = arg;
+
+	if (pc->cpub != cb)
+		return;
+	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
+	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
+	ctx_ack();
+	pc->cpub = NULL;
+	pc->last_id = 0;
+}
+
+void pctr_cpub_remove(struct pctr_cpub *cb)
+{
+	/* An offline CPU runs nothing: its binding is simply dropped. */
+	if (smp_call_function_single(cb->cpu, cpub_remove_ipi, cb, 1))
+		per_cpu_ptr(&pctr_cpu, cb->cpu)->cpub = NULL;
+}
+
+struct cpub_read {
+	struct pctr_cpub *cb;
+	u64		*val;
+};
+
+static void cpub_read_ipi(void *arg)
+{
+	struct cpub_read *r = arg;
+	struct pctr_cpub *cb = r->cb;
+
+	if (this_cpu_read(pctr_cpu.cpub) == cb)
+		cpub_update(cb);
+	memcpy(r->val, cb->sum, sizeof(cb->sum));
+}
+
+void pctr_cpub_read(struct pctr_cpub *cb, u64 *val)
+{
+	struct cpub_read r = { .cb = cb, .val = val };
+
+	/* Offline, it counts nothing more: the last sums are the values. */
+	if (smp_call_function_single(cb->cpu, cpub_read_ipi, &r, 1))
+		memcpy(val, cb->sum, sizeof(cb->sum));
 }
 
 /* --- set-up ---------------------------------------------------------- */
@@ -644,6 +1378,7 @@ struct pctr_hook {
 static struct pctr_hook pctr_hooks[] = {
 	{ "sched_process_exit", pctr_probe_exit },
 	{ "sched_process_exec", pctr_probe_exec },
+	{ "sched_process_fork", pctr_probe_fork },
 };
 
 static void pctr_find_tracepoint(struct tracepoint *tp, void *priv)
@@ -660,8 +1395,13 @@ static void pctr_unhook(unsigned int n)
 	while (n--)
 		tracepoint_probe_unregister(pctr_hooks[n].tp,
 					    pctr_hooks[n].probe, NULL);
-	/* No probe may still run when the module's code goes away. */
+	/*
+	 * No probe may still run when the module's code goes away, nor an
+	 * overflow signal's irq_work (hard interrupt context: an RCU grace
+	 * period waits for it to return).
+	 */
 	tracepoint_synchronize_unregister();
+	synchronize_rcu();
 }
 
 /*

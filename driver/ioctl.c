@@ -46,13 +46,21 @@ static u64 pctr_idle_ns(void)
  * 528-byte struct on the stack and copying it out would move every byte
  * twice for the few slots a thread uses.
  */
-static int pctr_ioc_read(struct pctrst __user *u)
+static int pctr_ioc_read(struct file *file, struct pctrst __user *u)
 {
 	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc, idl;
 	unsigned int s;
 	u32 mask;
+	int ret;
 
-	mask = pctr_ctx_snapshot(fn, val, &tsc);
+	if (pctr_file_bound(file)) {
+		ret = pctr_file_read(file, fn, val, &mask);
+		tsc = pctr_arch_tsc();
+	} else {
+		ret = pctr_ctx_snapshot(fn, val, &tsc, &mask);
+	}
+	if (ret)
+		return ret;
 	idl = pctr_idle_ns();
 	if (!user_access_begin(u, sizeof(*u)))
 		return -EFAULT;
@@ -181,14 +189,68 @@ static int pctr_ioc_event(void __user *arg)
 	return copy_to_user(arg, &ev, sizeof(ev)) ? -EFAULT : 0;
 }
 
+static int pctr_ioc_setopts(struct file *file, void __user *arg)
+{
+	struct pctr_opts o;
+	int ret;
+
+	ret = pctr_may_program(file);
+	if (ret)
+		return ret;
+	if (copy_from_user(&o, arg, sizeof(o)))
+		return -EFAULT;
+	return pctr_ctx_set_opts(&o);
+}
+
+static int pctr_ioc_getopts(void __user *arg)
+{
+	struct pctr_opts o;
+
+	pctr_ctx_get_opts(&o);
+	return copy_to_user(arg, &o, sizeof(o)) ? -EFAULT : 0;
+}
+
+static int pctr_ioc_bind(struct file *file, void __user *arg)
+{
+	int ret = pctr_may_program(file);
+
+	return ret ?: pctr_file_bind(file, arg);
+}
+
+/* On a bound descriptor, only these calls; the others are EBUSY. */
+static long pctr_ioctl_bound(struct file *file, unsigned int cmd,
+			     void __user *uarg)
+{
+	switch (cmd) {
+	case PCIOCRD:
+		return pctr_ioc_read(file, uarg);
+	case PCIOCINFO:
+		return pctr_ioc_info(uarg);
+	case PCIOCGETPCR:
+		return pctr_ioc_getpcr(uarg);
+	case PCIOCEVENT:
+		return pctr_ioc_event(uarg);
+	case PCIOCGOPTS:
+		return pctr_ioc_getopts(uarg);
+	case PCIOCRELEASE:
+		pctr_file_unbind(file);
+		return 0;
+	}
+	if (_IOC_TYPE(cmd) != PCTR_IOC_MAGIC)
+		return -ENOTTY;
+	return -EBUSY;
+}
+
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	unsigned int nr = _IOC_NR(cmd);
 
+	if (pctr_file_bound(file))
+		return pctr_ioctl_bound(file, cmd, uarg);
 	switch (cmd) {
 	case PCIOCRD:
-		return pctr_ioc_read(uarg);
+		return pctr_ioc_read(file, uarg);
 	case PCIOCINFO:
 		return pctr_ioc_info(uarg);
 	case PCIOCGETPCR:
@@ -202,8 +264,15 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PCIOCEVENT:
 		return pctr_ioc_event(uarg);
 	case PCIOCRELEASE:
-		pctr_ctx_release();
-		return 0;
+		return pctr_ctx_release();
+	case PCIOCRESTART:
+		return pctr_may_program(file) ?: pctr_ctx_restart();
+	case PCIOCSOPTS:
+		return pctr_ioc_setopts(file, uarg);
+	case PCIOCGOPTS:
+		return pctr_ioc_getopts(uarg);
+	case PCIOCBIND:
+		return pctr_ioc_bind(file, uarg);
 	}
 	if (nr >= PCTR_IOC_SET_BASE && nr < PCTR_IOC_SET_BASE + PCTR_NUM &&
 	    cmd == PCIOCS(nr - PCTR_IOC_SET_BASE))

@@ -29,6 +29,13 @@ struct pctr_hw {
 	 * backends with PCTR_PMU_KEEP; val[] then holds those values.
 	 */
 	u32	keep;
+	/*
+	 * With PCTR_PMU_NOTIFY: for each slot, 0 or the number of events
+	 * after which the backend must raise its overflow interrupt (and,
+	 * freezing, freeze), counted from start().  The core asks for it
+	 * where a slot's 64-bit value will wrap within the counter's reach.
+	 */
+	u64	left[PCTR_NUM];
 };
 
 /* pctr_pmu.flags: how the core may drive the backend. */
@@ -39,6 +46,8 @@ struct pctr_hw {
  * acknowledges after every fold, and then never misses a wrap.
  */
 #define PCTR_PMU_FREEZE		(1U << 1)
+/* start() honours hw->left: overflow notification works (PCTR_CAP_NOTIFY). */
+#define PCTR_PMU_NOTIFY		(1U << 2)
 
 /* A named event a backend knows (PCIOCEVENT). */
 struct pctr_event_desc {
@@ -199,7 +208,7 @@ void pctr_pmu_exit(void);
 /* ctx.c: the calling thread's counters */
 int pctr_ctx_init(void);
 void pctr_ctx_exit(void);
-u32 pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc);
+int pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc, u32 *mask);
 int pctr_ctx_set(unsigned int slot, u64 fn);
 int pctr_ctx_set_pcr(const struct pctr_pcr *pcr);
 void pctr_ctx_get_pcr(struct pctr_pcr *pcr);
@@ -208,7 +217,18 @@ int pctr_ctx_preset(unsigned int slot, u64 value);
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
 struct vm_area_struct;
 int pctr_ctx_mmap(struct vm_area_struct *vma);
-void pctr_ctx_release(void);
+int pctr_ctx_release(void);
+int pctr_ctx_restart(void);
+int pctr_ctx_set_opts(const struct pctr_opts *o);
+void pctr_ctx_get_opts(struct pctr_opts *o);
+
+/* bind.c: descriptors bound to a CPU or to another process's thread */
+int pctr_file_open(struct file *file);
+void pctr_file_release(struct file *file);
+bool pctr_file_bound(struct file *file);
+int pctr_file_bind(struct file *file, const struct pctr_bind __user *arg);
+int pctr_file_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
+void pctr_file_unbind(struct file *file);
 
 /* ioctl.c */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -215,6 +215,9 @@ static inline int pctr_read_page_(pctr_t *p, uint64_t *vals,
 				continue;
 			return 0;
 		}
+		/* Invalidated by a CPU binding: PCIOCRD says EAGAIN. */
+		if (pg->pg_flags & PCTR_PG_INVALID)
+			return 0;
 		ok = 1;
 		for (i = 0; i < n; i++)
 			vals[i] = pctr_slot_(pg, &pg->pg_slot[first + i], &ok);

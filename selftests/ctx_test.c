@@ -537,8 +537,6 @@ TEST_F(sim, set_errors)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | (1ULL << 19)));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
-	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | (1ULL << 50)));
 	EXPECT_EQ(EINVAL, errno);
 	/* A fixed counter's event is the hardware's. */

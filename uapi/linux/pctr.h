@@ -38,14 +38,22 @@ typedef __u64 pctrval;
  *   bit  16     PCTR_U  count user      bits 40-41  AMD host/guest only
  *   bit  17     PCTR_K  count kernel
  *   bit  18     PCTR_E  edge detect
- *   bit  20     PCTR_INT  reserved for overflow notification (EINVAL now)
+ *   bit  20     PCTR_INT  notify on overflow of the 64-bit virtual value
  *   bit  21     PCTR_ANY  count both SMT threads (Intel; CAP_PERFMON)
  *   bit  22     PCTR_EN  enable: the counter counts only with this set
  *   bit  23     PCTR_I   invert the counter-mask comparison
  *
- * For a fixed counter only PCTR_U, PCTR_K, PCTR_ANY and PCTR_EN are
- * meaningful and the event and unit mask must be zero: the counter's
+ * For a fixed counter only PCTR_U, PCTR_K, PCTR_ANY, PCTR_INT and PCTR_EN
+ * are meaningful and the event and unit mask must be zero: the counter's
  * event is fixed by the hardware.  A function of 0 frees the counter.
+ *
+ * PCTR_INT asks for overflow notification (Solaris CPC_OVF_NOTIFY_EMT):
+ * when the slot's 64-bit virtual value passes 2^64 - 1 and wraps, all of
+ * the thread's counters freeze and the thread is sent the overflow signal
+ * (SIGIO unless PCIOCSOPTS chose another) with si_code PCTR_SI_OVERFLOW
+ * and si_addr the user program counter at the overflow.  They stay frozen
+ * until PCIOCRESTART.  Preset the slot to 2^64 - n (PCIOCPRESET) to be
+ * told after n events.  Needs PCTR_CAP_NOTIFY: EOPNOTSUPP without.
  */
 #define PCTR_EVENT_MASK		0x000000ffULL
 #define PCTR_UM_SHIFT		8
@@ -79,6 +87,9 @@ typedef __u64 pctrval;
  *           thread ran, never wrapping (0 for a free or absent slot)
  * pctr_idl  nanoseconds all online CPUs have spent idle since boot, the
  *           figure /proc/stat's idle column is made from
+ *
+ * On a descriptor bound with PCIOCBIND it reads the binding instead.
+ * EAGAIN: the thread's context was invalidated by a CPU binding.
  */
 struct pctrst {
 	__u64	pctr_fn[PCTR_NUM];
@@ -101,7 +112,10 @@ struct pctr_pcr {
 	__u64	pcr_reserved[3];	/* must be zero */
 };
 
-/* PCIOCPRESET: set a slot's 64-bit virtual value. */
+/*
+ * PCIOCPRESET: set a slot's 64-bit virtual value, and its preset: the
+ * value PCIOCRESTART and inheritance start it from.
+ */
 struct pctr_preset {
 	__u32	ps_ctr;			/* slot number */
 	__u32	ps_flags;		/* must be zero */
@@ -122,7 +136,8 @@ struct pctr_preset {
 #define PCTR_CAP_FULL_WIDTH	(1U << 3)  /* full-width counter writes */
 #define PCTR_CAP_ANYTHREAD	(1U << 4)  /* PCTR_ANY is supported */
 #define PCTR_CAP_USER_RDPMC	(1U << 5)  /* counters readable by rdpmc */
-#define PCTR_CAP_OVERFLOW	(1U << 6)  /* overflow interrupts */
+#define PCTR_CAP_OVERFLOW	(1U << 6)  /* counters flag their overflows */
+#define PCTR_CAP_NOTIFY		(1U << 7)  /* PCTR_INT: overflow signals */
 
 /* PCIOCINFO: what the loaded backend offers. */
 struct pctr_info {
@@ -190,6 +205,8 @@ struct pctr_event {
 #define PCTR_PG_RUNNING		(1U << 0)	/* counting on a CPU now */
 #define PCTR_PG_DEAD		(1U << 1)	/* the context ended */
 #define PCTR_PG_RDPMC		(1U << 2)	/* rdpmc allowed while running */
+#define PCTR_PG_FROZEN		(1U << 3)	/* stopped by an overflow */
+#define PCTR_PG_INVALID		(1U << 4)	/* invalidated: use PCIOCRD */
 
 struct pctr_page_slot {
 	__u64	ps_sum;			/* 64-bit value at the last fold */
@@ -214,6 +231,65 @@ struct pctr_page {
 	struct pctr_page_slot pg_slot[PCTR_NUM];
 };
 
+/*
+ * PCIOCSOPTS/PCIOCGOPTS: options of the calling thread's counter context.
+ *
+ * PCTR_O_INHERIT  threads and processes the thread creates from now on
+ *                 start with a copy of its functions, their presets as
+ *                 values, and these options.  A slot with PCTR_INT starts
+ *                 at 2^64 - 1, frozen, and the new thread is sent the
+ *                 overflow signal at once so that it can preset and
+ *                 restart (Solaris CPC_BIND_LWP_INHERIT).
+ * po_signo        the overflow signal; 0 for the default, SIGIO.
+ */
+struct pctr_opts {
+	__u32	po_flags;		/* PCTR_O_* */
+	__u32	po_signo;
+	__u64	po_reserved[3];		/* must be zero */
+};
+
+#define PCTR_O_INHERIT		(1U << 0)
+
+/* siginfo si_code of an overflow signal: "counter overflow". */
+#define PCTR_SI_OVERFLOW	0x43
+
+/*
+ * PCIOCBIND: bind this descriptor to counters other than the calling
+ * thread's.  From then on PCIOCRD on it reads that binding, PCIOCRELEASE
+ * or close() ends it, and the calls that program the calling thread's
+ * own counters fail on it with EBUSY.
+ *
+ * PCTR_BIND_CPU     count on CPU pb_id whatever runs there.  Needs
+ *                   CAP_PERFMON or CAP_SYS_ADMIN (EACCES without); one
+ *                   binding per CPU (EAGAIN); ENXIO for a CPU that is
+ *                   not online.  While any CPU binding exists, per-thread
+ *                   counting is unavailable: programming fails with
+ *                   EAGAIN, and every thread context that existed when
+ *                   the first one was made is invalidated for good (its
+ *                   PCIOCRD fails with EAGAIN until it is released).
+ * PCTR_BIND_THREAD  count for thread pb_id (a thread ID) of another
+ *                   process, which the caller must be tracing with
+ *                   ptrace(2) at the time of the call (EPERM if not;
+ *                   ESRCH if there is no such thread).  The counters are
+ *                   set up in the thread's own context, as if it had
+ *                   programmed them itself; the call waits for that.
+ *                   EBUSY if the thread counts for itself already.
+ *
+ * pb_fn and pb_preset give each slot's function and starting value, as
+ * PCIOCS<n> and PCIOCPRESET would; PCTR_INT is not allowed (EINVAL).
+ */
+struct pctr_bind {
+	__u32	pb_kind;		/* PCTR_BIND_* */
+	__u32	pb_id;			/* CPU number or thread ID */
+	__u32	pb_flags;		/* must be zero */
+	__u32	pb_reserved;		/* must be zero */
+	__u64	pb_fn[PCTR_NUM];
+	__u64	pb_preset[PCTR_NUM];
+};
+
+#define PCTR_BIND_CPU		1
+#define PCTR_BIND_THREAD	2
+
 #define PCTR_IOC_MAGIC		'c'
 
 #define PCIOCRD		_IOR(PCTR_IOC_MAGIC, 0xc0, struct pctrst)
@@ -225,6 +301,11 @@ struct pctr_page {
 #define PCIOCEVENT	_IOWR(PCTR_IOC_MAGIC, 0xc6, struct pctr_event)
 /* End the calling thread's counter context: free every slot, page dead. */
 #define PCIOCRELEASE	_IO(PCTR_IOC_MAGIC, 0xc7)
+#define PCIOCBIND	_IOW(PCTR_IOC_MAGIC, 0xc8, struct pctr_bind)
+#define PCIOCSOPTS	_IOW(PCTR_IOC_MAGIC, 0xc9, struct pctr_opts)
+#define PCIOCGOPTS	_IOR(PCTR_IOC_MAGIC, 0xca, struct pctr_opts)
+/* Thaw counters frozen by an overflow, each slot from its preset. */
+#define PCIOCRESTART	_IO(PCTR_IOC_MAGIC, 0xcb)
 
 /* PCIOCS(n): set the function of slot n (a __u64, see above). */
 #define PCTR_IOC_SET_BASE	0xe0

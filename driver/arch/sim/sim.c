@@ -28,7 +28,9 @@
  *
  * The interrupt is a per-CPU hrtimer that fires in hard-IRQ context on
  * its CPU, armed for the earliest TSC value at which a running counter
- * reaches its limit.
+ * reaches its limit.  The core may ask for an earlier limit (hw->left,
+ * PCTR_PMU_NOTIFY): overflow notification then freezes the counters at
+ * exactly the event at which a 64-bit virtual value wraps.
  *
  * The simulation cannot tell user from kernel mode: a counter whose
  * function has PCTR_EN and PCTR_U or PCTR_K counts every tick of the TSC
@@ -126,6 +128,7 @@ struct sim_ctr {
 	u64	t0;		/* TSC sample of the last start() or stop() */
 	u64	period;		/* TSC ticks per event, 0 when not counting */
 	u64	wrap;		/* TSC value at which it reaches its limit */
+	u64	left;		/* the core's hw->left: an earlier limit */
 };
 
 struct sim_cpu {
@@ -209,8 +212,11 @@ static void sim_set_wrap(struct sim_ctr *c, unsigned int slot, u64 now)
 {
 	u64 mask = sim_slot_mask(slot);
 
-	c->wrap = mask == U64_MAX ? U64_MAX :
-		  sim_wrap_tsc(now, c->period, mask);
+	if (c->left && c->left <= mask)
+		c->wrap = sim_wrap_tsc(now, c->period, c->left);
+	else
+		c->wrap = mask == U64_MAX ? U64_MAX :
+			  sim_wrap_tsc(now, c->period, mask);
 }
 
 /*
@@ -252,6 +258,8 @@ static void sim_thaw(struct sim_cpu *sc, u64 now)
 		c->val = sim_value(c->val, c->t0, freeze, c->period,
 				   sim_slot_mask(s));
 		c->t0 = now;
+		/* The core's limit was relative to the last start. */
+		c->left = 0;
 		sim_set_wrap(c, s, now);
 	}
 }
@@ -396,6 +404,7 @@ static void sim_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 			c->val = hw->val[s] & sim_slot_mask(s);
 		c->ctl = hw->ctl[s];
 		c->t0 = now;
+		c->left = hw->left[s];
 		c->period = sim_ctl_period(s, c->ctl);
 		if (c->period) {
 			sim_set_wrap(c, s, now);
@@ -626,8 +635,8 @@ int pctr_sim_probe(struct pctr_pmu *pmu)
 	pmu->caps = PCTR_CAP_TSC | PCTR_CAP_COUNTERS | PCTR_CAP_ANYTHREAD;
 	pmu->flags = PCTR_PMU_KEEP;
 	if (sim_overflow) {
-		pmu->caps |= PCTR_CAP_OVERFLOW;
-		pmu->flags |= PCTR_PMU_FREEZE;
+		pmu->caps |= PCTR_CAP_OVERFLOW | PCTR_CAP_NOTIFY;
+		pmu->flags |= PCTR_PMU_FREEZE | PCTR_PMU_NOTIFY;
 	}
 	pmu->version = 1;
 	pmu->ngeneral = sim_counters;

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bindings: a descriptor that counts for something other than the
+ * calling thread (PCIOCBIND).
+ *
+ * A CPU binding counts on one CPU whatever runs there.  It needs
+ * CAP_PERFMON (or CAP_SYS_ADMIN), one per CPU, and while any exists no
+ * thread counts: the engine (ctx.c) invalidates every thread context and
+ * refuses new ones, as Solaris does for cpc_bind_cpu().
+ *
+ * A thread binding counts for a thread of another process that the
+ * caller traces with ptrace(2): being its tracer is the proof that the
+ * caller may look into it (the kernel's own check, ptrace_may_access(),
+ * is not exported to modules).  The counters are set up by a task_work
+ * in the thread itself, so they are an ordinary thread context that the
+ * thread's own calls may not change; the binder reads them remotely.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/ptrace.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/task_work.h>
+#include <linux/uaccess.h>
+
+#include "ctx.h"
+#include "pctr.h"
+
+/* What an open descriptor is bound to. */
+struct pctr_file {
+	struct mutex	lock;
+	u32		kind;		/* 0 or PCTR_BIND_* */
+	struct pctr_cpub *cpub;
+	struct pctr_ctx	*ctx;		/* a thread binding's context */
+};
+
+/* Serialises CPU bindings: which CPU is taken, and the engine's count. */
+static DEFINE_MUTEX(pctr_cpub_lock);
+static DEFINE_PER_CPU(struct pctr_cpub *, pctr_cpub_of);
+
+int pctr_file_open(struct file *file)
+{
+	struct pctr_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+
+	if (!pf)
+		return -ENOMEM;
+	mutex_init(&pf->lock);
+	file->private_data = pf;
+	return 0;
+}
+
+bool pctr_file_bound(struct file *file)
+{
+	struct pctr_file *pf = file->private_data;
+
+	return READ_ONCE(pf->kind) != 0;
+}
+
+/* --- CPU bindings -------------------------------------------------------- */
+
+static int bind_cpu(struct pctr_file *pf, const struct pctr_bind *b,
+		    const u64 *ctl, u32 mask)
+{
+	unsigned int cpu = b->pb_id;
+	struct pctr_cpub *cb;
+	unsigned long m = mask;
+	unsigned int s;
+	int ret;
+
+	if (!perfmon_capable())
+		return -EACCES;
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -EINVAL;
+	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
+	if (!cb)
+		return -ENOMEM;
+	cb->cpu = cpu;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		cb->fn[s] = b->pb_fn[s];
+		cb->sum[s] = b->pb_preset[s];
+		cb->hw.ctl[s] = ctl[s];
+	}
+	cb->hw.mask = mask;
+
+	ret = pctr_pmu_get();
+	if (ret)
+		goto free;
+	mutex_lock(&pctr_cpub_lock);
+	ret = -EAGAIN;
+	if (per_cpu(pctr_cpub_of, cpu))
+		goto unlock;
+	/* The engine refuses threads from here on, then the CPU is taken. */
+	pctr_cpub_begin();
+	ret = pctr_cpub_install(cb);
+	if (ret) {
+		pctr_cpub_end();
+		ret = -ENXIO;		/* not online */
+		goto unlock;
+	}
+	per_cpu(pctr_cpub_of, cpu) = cb;
+	mutex_unlock(&pctr_cpub_lock);
+	pf->cpub = cb;
+	WRITE_ONCE(pf->kind, PCTR_BIND_CPU);
+	return 0;
+
+unlock:
+	mutex_unlock(&pctr_cpub_lock);
+	pctr_pmu_put();
+free:
+	kfree(cb);
+	return ret;
+}
+
+static void unbind_cpu(struct pctr_file *pf)
+{
+	struct pctr_cpub *cb = pf->cpub;
+
+	mutex_lock(&pctr_cpub_lock);
+	pctr_cpub_remove(cb);
+	per_cpu(pctr_cpub_of, cb->cpu) = NULL;
+	pctr_cpub_end();
+	mutex_unlock(&pctr_cpub_lock);
+	pctr_pmu_put();
+	kfree(cb);
+	pf->cpub = NULL;
+}
+
+/* --- thread bindings ------------------------------------------------------ */
+
+enum { REQ_PENDING, REQ_DONE, REQ_ABANDONED };
+
+/* A binding on its way to the target thread. */
+struct pctr_req {
+	struct callback_head	work;
+	refcount_t		ref;
+	spinlock_t		lock;
+	int			state;		/* REQ_*, under lock */
+	int			ret;
+	struct pctr_ctx		*ctx;
+	struct completion	done;
+	u32			mask;
+	u64			fn[PCTR_NUM];
+	u64			ctl[PCTR_NUM];
+	u64			preset[PCTR_NUM];
+};
+
+static void req_put(struct pctr_req *req)
+{
+	if (refcount_dec_and_test(&req->ref))
+		kfree(req);
+}
+
+/* In the target thread, on its way back to user space. */
+static void pctr_bind_work(struct callback_head *work)
+{
+	struct pctr_req *req = container_of(work, struct pctr_req, work);
+	struct pctr_ctx *ctx;
+	bool keep;
+
+	if (current->flags & PF_EXITING)
+		ctx = ERR_PTR(-ESRCH);
+	else
+		ctx = pctr_ctx_remote_new(req->mask, req->fn, req->ctl,
+					  req->preset);
+	spin_lock(&req->lock);
+	keep = req->state == REQ_PENDING;
+	if (keep) {
+		req->state = REQ_DONE;
+		req->ret = PTR_ERR_OR_ZERO(ctx);
+		req->ctx = IS_ERR(ctx) ? NULL : ctx;
+	}
+	spin_unlock(&req->lock);
+	/* The binder gave up waiting: end what was made for it. */
+	if (!keep && !IS_ERR(ctx))
+		pctr_ctx_remote_end(ctx);
+	complete(&req->done);
+	req_put(req);
+	/* The last thing this callback does: see Documentation/design.rst. */
+	module_put(THIS_MODULE);
+}
+
+/* Is current's process the tracer of @t? */
+static bool traced_by_caller(struct task_struct *t)
+{
+	struct task_struct *tracer;
+	bool ok;
+
+	rcu_read_lock();
+	tracer = ptrace_parent(t);
+	ok = tracer && same_thread_group(tracer, current);
+	rcu_read_unlock();
+	return ok;
+}
+
+static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
+		       const u64 *ctl, u32 mask)
+{
+	struct task_struct *t;
+	struct pctr_req *req;
+	unsigned long m = mask;
+	unsigned int s;
+	struct pid *pid;
+	int ret;
+
+	if (pctr_cpu_bindings())
+		return -EAGAIN;
+	pid = find_get_pid(b->pb_id);
+	t = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	put_pid(pid);
+	if (!t)
+		return -ESRCH;
+	ret = -EINVAL;
+	if (same_thread_group(t, current) || (t->flags & PF_KTHREAD))
+		goto put_task;
+	ret = -EPERM;
+	if (!traced_by_caller(t))
+		goto put_task;
+	ret = -ENOMEM;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		goto put_task;
+	refcount_set(&req->ref, 2);	/* the binder's and the work's */
+	spin_lock_init(&req->lock);
+	init_completion(&req->done);
+	req->mask = mask;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		req->fn[s] = b->pb_fn[s];
+		req->ctl[s] = ctl[s];
+		req->preset[s] = b->pb_preset[s];
+	}
+	init_task_work(&req->work, pctr_bind_work);
+	/* The module stays until the callback has run. */
+	__module_get(THIS_MODULE);
+	/* TWA_SIGNAL: a thread asleep in a system call runs it promptly. */
+	if (task_work_add(t, &req->work, TWA_SIGNAL)) {
+		module_put(THIS_MODULE);
+		kfree(req);
+		ret = -ESRCH;
+		goto put_task;
+	}
+	put_task_struct(t);
+
+	ret = wait_for_completion_interruptible(&req->done);
+	spin_lock(&req->lock);
+	if (req->state == REQ_PENDING) {
+		req->state = REQ_ABANDONED;
+		ret = -EINTR;
+	} else {
+		ret = req->ret;
+	}
+	spin_unlock(&req->lock);
+	if (!ret) {
+		pf->ctx = req->ctx;
+		WRITE_ONCE(pf->kind, PCTR_BIND_THREAD);
+	}
+	req_put(req);
+	return ret;
+
+put_task:
+	put_task_struct(t);
+	return ret;
+}
+
+/* --- the calls -------------------------------------------------------- */
+
+int pctr_file_bind(struct file *file, const struct pctr_bind __user *arg)
+{
+	struct pctr_file *pf = file->private_data;
+	u64 ctl[PCTR_NUM];
+	struct pctr_bind *b;
+	u32 mask = 0;
+	unsigned int s;
+	int ret;
+
+	b = memdup_user(arg, sizeof(*b));
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	ret = -EINVAL;
+	if (b->pb_flags || b->pb_reserved)
+		goto out;
+	if (b->pb_kind != PCTR_BIND_CPU && b->pb_kind != PCTR_BIND_THREAD)
+		goto out;
+	for (s = 0; s < PCTR_NUM; s++) {
+		if (!b->pb_fn[s]) {
+			if (b->pb_preset[s])
+				goto out;
+			continue;
+		}
+		/* Nobody to signal: notification is for one's own thread. */
+		if (b->pb_fn[s] & PCTR_INT)
+			goto out;
+		mask |= BIT(s);
+	}
+	if (!mask)
+		goto out;
+	/* A CPU binding's privilege covers functions that need it. */
+	ret = pctr_ctx_encode_all(mask, b->pb_fn, ctl,
+				  b->pb_kind == PCTR_BIND_CPU ||
+				  perfmon_capable());
+	if (ret)
+		goto out;
+
+	mutex_lock(&pf->lock);
+	if (pf->kind)
+		ret = -EBUSY;
+	else if (b->pb_kind == PCTR_BIND_CPU)
+		ret = bind_cpu(pf, b, ctl, mask);
+	else
+		ret = bind_thread(pf, b, ctl, mask);
+	mutex_unlock(&pf->lock);
+out:
+	kfree(b);
+	return ret;
+}
+
+/* PCIOCRD on a bound descriptor. */
+int pctr_file_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
+{
+	struct pctr_file *pf = file->private_data;
+	int ret = 0;
+
+	mutex_lock(&pf->lock);
+	*mask = 0;
+	if (pf->kind == PCTR_BIND_CPU) {
+		*mask = pf->cpub->hw.mask;
+		memcpy(fn, pf->cpub->fn, sizeof(pf->cpub->fn));
+		pctr_cpub_read(pf->cpub, val);
+	} else if (pf->kind == PCTR_BIND_THREAD) {
+		ret = pctr_ctx_remote_read(pf->ctx, fn, val, mask);
+	}
+	mutex_unlock(&pf->lock);
+	return ret;
+}
+
+static void file_unbind_locked(struct pctr_file *pf)
+{
+	if (pf->kind == PCTR_BIND_CPU)
+		unbind_cpu(pf);
+	else if (pf->kind == PCTR_BIND_THREAD)
+		pctr_ctx_remote_end(pf->ctx);
+	pf->ctx = NULL;
+	WRITE_ONCE(pf->kind, 0);
+}
+
+/* PCIOCRELEASE on a bound descriptor. */
+void pctr_file_unbind(struct file *file)
+{
+	struct pctr_file *pf = file->private_data;
+
+	mutex_lock(&pf->lock);
+	file_unbind_locked(pf);
+	mutex_unlock(&pf->lock);
+}
+
+/* The last close, from whichever thread. */
+void pctr_file_release(struct file *file)
+{
+	struct pctr_file *pf = file->private_data;
+
+	file_unbind_locked(pf);
+	mutex_destroy(&pf->lock);
+	kfree(pf);
+}
