@@ -23,6 +23,9 @@ typedef uint64_t u64;
 typedef int32_t s32;
 typedef int64_t s64;
 
+/* Sparse annotations mean nothing here. */
+#define __user
+
 #ifndef KBUILD_MODNAME
 #define KBUILD_MODNAME "pctr"
 #endif
