@@ -1,0 +1,1287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PCIOCBIND: binding a descriptor to the counters of a CPU (whatever
+ * runs there) or of a thread of another process (which the caller
+ * traces), on the simulated PMU.  The errors, the privileges, how CPU
+ * bindings invalidate per-thread counting, release and close, and that
+ * a binding holds the module.
+ *
+ * The sim counts TSC ticks: event 0x01 and fixed counter 0 one per tick,
+ * event 0x02 and fixed counter 1 one per sim_div (1000) ticks.
+ */
+#include "pctr_test.h"
+
+#include <grp.h>
+#include <poll.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+
+#define EV_TICKS	0x01
+#define EV_DIV		0x02
+#define FIX_TICKS	PCTR_FIXED(0)
+#define FIX_DIV		PCTR_FIXED(1)
+#define FN(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
+#define FIXFN		(PCTR_U | PCTR_K | PCTR_EN)
+#define SIM_DIV		1000
+#define CPU_BINDINGS	PCTR_SYSFS "/cpu_bindings"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+
+static int g_fd = -1;
+
+static int set(int fd, unsigned int slot, uint64_t fn)
+{
+	return ioctl(fd, PCIOCS(slot), &fn);
+}
+
+/* PCIOCRD into @st: 0, or the errno. */
+static int rd(int fd, struct pctrst *st)
+{
+	memset(st, 0xa5, sizeof(*st));
+	return ioctl(fd, PCIOCRD, st) ? errno : 0;
+}
+
+/* An ioctl's errno, or 0. */
+static int ioc(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? errno : 0;
+}
+
+static int st_clean(const struct pctrst *st)
+{
+	int i;
+
+	for (i = 0; i < PCTR_NUM; i++)
+		if (st->pctr_fn[i] || st->pctr_hwc[i])
+			return 0;
+	return 1;
+}
+
+static pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/* A CPU binding: event 0x01 in slot 0, fixed counter 0. */
+static void cpu_bind_init(struct pctr_bind *b, unsigned int cpu)
+{
+	memset(b, 0, sizeof(*b));
+	b->pb_kind = PCTR_BIND_CPU;
+	b->pb_id = cpu;
+	b->pb_fn[0] = FN(EV_TICKS);
+	b->pb_fn[FIX_TICKS] = FIXFN;
+}
+
+/* A thread binding: event 0x02 in slot 0, fixed counter 1. */
+static void thread_bind_init(struct pctr_bind *b, pid_t tid)
+{
+	memset(b, 0, sizeof(*b));
+	b->pb_kind = PCTR_BIND_THREAD;
+	b->pb_id = tid;
+	b->pb_fn[0] = FN(EV_DIV);
+	b->pb_fn[FIX_DIV] = FIXFN;
+}
+
+static int do_bind(int fd, struct pctr_bind *b)
+{
+	return ioc(fd, PCIOCBIND, b);
+}
+
+/* The highest possible CPU number, from sysfs ("0-3"). */
+static int max_possible_cpu(void)
+{
+	char buf[128], *p;
+
+	if (read_text("/sys/devices/system/cpu/possible", buf, sizeof(buf)))
+		return sysconf(_SC_NPROCESSORS_CONF) - 1;
+	p = strrchr(buf, '-');
+	if (!p)
+		p = strrchr(buf, ',');
+	return atoi(p ? p + 1 : buf);
+}
+
+/* --- ptrace ------------------------------------------------------------ */
+
+/*
+ * Stop a seized tracee and detach, re-injecting the signal of a
+ * signal-delivery-stop: what a library does after PCIOCBIND.
+ */
+static int interrupt_detach(pid_t pid)
+{
+	int status, sig;
+
+	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
+		return -1;
+	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
+		return -1;
+	sig = (status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(status);
+	return ptrace(PTRACE_DETACH, pid, 0, (void *)(long)sig) ? -1 : 0;
+}
+
+/* Seize, bind, detach: the bind's errno, or 0.  -1: ptrace failed. */
+static int traced_bind(int fd, pid_t pid, struct pctr_bind *b)
+{
+	int err;
+
+	if (ptrace(PTRACE_SEIZE, pid, 0, 0))
+		return -1;
+	err = do_bind(fd, b);
+	if (interrupt_detach(pid))
+		return -1;
+	return err;
+}
+
+/* CPU time of (single-threaded) process @pid, seconds. */
+static double proc_cpu_sec(pid_t pid)
+{
+	struct timespec ts;
+	clockid_t cid;
+
+	if (clock_getcpuclockid(pid, &cid) || clock_gettime(cid, &ts))
+		return -1;
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --- a child that spins and obeys ------------------------------------- */
+
+enum { OP_NONE, OP_TRY_SET, OP_OWN, OP_EXIT };
+
+struct chan {
+	volatile int	ready;
+	volatile int	op;
+	volatile int	cmd, done;
+	volatile int	err[4];
+	volatile uint64_t val[4];
+};
+
+static struct chan *chan_new(void)
+{
+	struct chan *ch = mmap(NULL, sizeof(*ch), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (ch == MAP_FAILED)
+		return NULL;
+	memset((void *)ch, 0, sizeof(*ch));
+	return ch;
+}
+
+/*
+ * The child: running all the time (a binding waits for its target to
+ * run), in a loop without system calls.  @own_first: program a counter
+ * of its own first.
+ */
+static void __attribute__((noreturn)) child_loop(int fd, struct chan *ch,
+						 int own_first)
+{
+	volatile unsigned long x = 0;
+	struct pctrst st;
+	int seen = 0;
+
+	if (own_first)
+		ch->err[3] = set(fd, 0, FN(EV_DIV)) ? errno : 0;
+	ch->ready = 1;
+	for (;;) {
+		while (ch->cmd == seen)
+			x++;
+		seen = ch->cmd;
+		__sync_synchronize();
+		switch (ch->op) {
+		case OP_TRY_SET:
+			/* Programming while bound by another process. */
+			ch->err[0] = set(fd, 1, FN(EV_DIV)) ? errno : 0;
+			ch->err[1] = ioctl(fd, PCIOCZERO) ? errno : 0;
+			ch->err[2] = rd(fd, &st);
+			ch->val[0] = st.pctr_fn[0];
+			ch->val[1] = st.pctr_hwc[0];
+			break;
+		case OP_OWN:
+			/* Programming its own counters. */
+			ch->err[0] = set(fd, 2, FN(EV_TICKS)) ? errno : 0;
+			spin(0.02);
+			ch->err[1] = rd(fd, &st);
+			ch->val[0] = st.pctr_fn[2];
+			ch->val[1] = st.pctr_hwc[2];
+			ch->val[2] = st.pctr_fn[0];
+			break;
+		case OP_EXIT:
+			_exit(0);
+		}
+		__sync_synchronize();
+		ch->done = seen;
+	}
+}
+
+static int command(struct chan *ch, int op)
+{
+	double end = now_sec() + 20;
+
+	ch->op = op;
+	__sync_synchronize();
+	ch->cmd++;
+	while (ch->done != ch->cmd) {
+		if (now_sec() > end)
+			return -1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* Tell the child to exit (it never answers). */
+static void send_exit(struct chan *ch)
+{
+	ch->op = OP_EXIT;
+	__sync_synchronize();
+	ch->cmd++;
+}
+
+static int wait_ready(struct chan *ch)
+{
+	double end = now_sec() + 20;
+
+	while (!ch->ready) {
+		if (now_sec() > end)
+			return -1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* --- the fixture ---------------------------------------------------- */
+
+#define MAXKIDS	8
+#define MAXFDS	8
+
+FIXTURE(bind) {
+	char	params[256];
+	int	fd;
+	uint64_t khz;
+	int	ncpu;
+	pid_t	kids[MAXKIDS];
+	int	nkids;
+	int	fds[MAXFDS];
+	int	nfds;
+	int	offline;	/* a CPU this test took offline, or -1 */
+	int	ready;		/* the setup got to its end (not skipped) */
+};
+
+FIXTURE_SETUP(bind)
+{
+	struct pctr_info info;
+
+	self->fd = -1;
+	self->offline = -1;
+	if (geteuid() != 0)
+		SKIP(return, "reloading the module needs root");
+	if (access(module_path(), R_OK))
+		SKIP(return, "no module file at %s", module_path());
+	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
+		self->params[0] = '\0';
+	ASSERT_EQ(0, unload_wait());
+	ASSERT_EQ(0, load("pmu=sim sim_div=1000"));
+	self->fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	g_fd = self->fd;
+	ASSERT_EQ(0, pctr_get_info(self->fd, &info));
+	self->khz = info.pi_tsc_khz;
+	ASSERT_NE(0, self->khz);
+	self->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	EXPECT_EQ(0, read_long(CPU_BINDINGS));
+	/* (The 6.1 harness runs the test even after a SKIP above.) */
+	self->ready = 1;
+}
+
+FIXTURE_TEARDOWN(bind)
+{
+	char path[96];
+	int i, fd;
+
+	if (!self->ready)
+		return;
+	for (i = 0; i < self->nkids; i++) {
+		kill(self->kids[i], SIGKILL);
+		waitpid(self->kids[i], NULL, __WALL);
+	}
+	for (i = 0; i < self->nfds; i++)
+		close(self->fds[i]);
+	if (self->offline >= 0) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/online", self->offline);
+		fd = open(path, O_WRONLY);
+		if (fd >= 0) {
+			EXPECT_EQ(1, write(fd, "1", 1));
+			close(fd);
+		}
+	}
+	/* This thread's context (maybe invalidated) holds the module. */
+	fd = open(PCTR_DEV, O_RDWR);
+	if (fd >= 0) {
+		EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+		close(fd);
+	}
+	if (self->fd >= 0)
+		close(self->fd);
+	EXPECT_EQ(0, unload_wait());
+	EXPECT_EQ(0, load(self->params));
+}
+
+static int new_fd(FIXTURE_DATA(bind) *self)
+{
+	int fd = open(PCTR_DEV, O_RDWR);
+
+	if (fd >= 0 && self->nfds < MAXFDS)
+		self->fds[self->nfds++] = fd;
+	return fd;
+}
+
+/* Close one of new_fd()'s descriptors now. */
+static void close_fd(FIXTURE_DATA(bind) *self, int fd)
+{
+	int i;
+
+	for (i = 0; i < self->nfds; i++)
+		if (self->fds[i] == fd) {
+			self->fds[i] = self->fds[--self->nfds];
+			break;
+		}
+	close(fd);
+}
+
+static void add_kid(FIXTURE_DATA(bind) *self, pid_t pid)
+{
+	if (pid > 0 && self->nkids < MAXKIDS)
+		self->kids[self->nkids++] = pid;
+}
+
+static void reap_kid(FIXTURE_DATA(bind) *self, pid_t pid, int *status)
+{
+	int i;
+
+	waitpid(pid, status, __WALL);
+	for (i = 0; i < self->nkids; i++)
+		if (self->kids[i] == pid) {
+			self->kids[i] = self->kids[--self->nkids];
+			break;
+		}
+}
+
+/* A child spinning forever, pinned to @cpu (-1: anywhere). */
+static pid_t spinner(FIXTURE_DATA(bind) *self, int cpu)
+{
+	volatile unsigned long x = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (cpu >= 0)
+			pin_to_cpu(cpu);
+		for (;;)
+			x++;
+	}
+	add_kid(self, pid);
+	return pid;
+}
+
+/* A commanded child (see child_loop). */
+static pid_t obedient(FIXTURE_DATA(bind) *self, struct chan *ch,
+		      int own_first)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		child_loop(self->fd, ch, own_first);
+	add_kid(self, pid);
+	if (pid > 0 && wait_ready(ch))
+		return -1;
+	return pid;
+}
+
+/* What a fresh thread (no context of its own) can do. */
+struct fresh {
+	int		rd_err, getpcr_err, set_err, setpcr_err;
+	int		rd2_err, release_err;
+	struct pctrst	st, st2;
+	struct pctr_pcr	pcr;
+};
+
+static void *fresh_thread(void *arg)
+{
+	struct fresh *f = arg;
+	struct pctr_pcr pcr;
+
+	f->rd_err = rd(g_fd, &f->st);
+	memset(&f->pcr, 0xa5, sizeof(f->pcr));
+	f->getpcr_err = ioc(g_fd, PCIOCGETPCR, &f->pcr);
+	f->set_err = set(g_fd, 0, FN(EV_DIV)) ? errno : 0;
+	memset(&pcr, 0, sizeof(pcr));
+	pcr.pcr_evtsel[0] = FN(EV_DIV);
+	pcr.pcr_evtsel[1] = FN(EV_DIV);
+	f->setpcr_err = ioc(g_fd, PCIOCSETPCR, &pcr);
+	spin_cpu(0.02);
+	f->rd2_err = rd(g_fd, &f->st2);
+	f->release_err = ioctl(g_fd, PCIOCRELEASE) ? errno : 0;
+	return NULL;
+}
+
+static int run_fresh(struct fresh *f)
+{
+	pthread_t t;
+
+	memset(f, 0, sizeof(*f));
+	if (pthread_create(&t, NULL, fresh_thread, f))
+		return -1;
+	return pthread_join(t, NULL);
+}
+
+/* --- CPU bindings ------------------------------------------------------------ */
+
+TEST_F_TIMEOUT(bind, cpu_counts_whatever_runs, 60)
+{
+	const uint64_t pre = 1ULL << 40;
+	struct pctrst a, b, c;
+	struct pctr_bind bd;
+	struct pctr_preset ps = { .ps_ctr = 0, .ps_value = 1 };
+	struct pctr_opts o = { 0 };
+	struct pctr_pcr pcr;
+	uint64_t t0, t1, t2, t3, tb;
+	double ratio;
+	void *m;
+	int fd;
+
+	if (!self->ready)
+		return;
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU");
+	/* CPU 1 busy with another process: that is what it counts. */
+	ASSERT_LT(0, spinner(self, 1));
+	fd = new_fd(self);
+	ASSERT_LE(0, fd);
+	cpu_bind_init(&bd, 1);
+	bd.pb_preset[0] = pre;
+	tb = rdtsc();
+	ASSERT_EQ(0, do_bind(fd, &bd));
+	EXPECT_EQ(1, read_long(CPU_BINDINGS));
+
+	t0 = rdtsc();
+	ASSERT_EQ(0, rd(fd, &a));
+	t1 = rdtsc();
+	usleep(100000);
+	t2 = rdtsc();
+	ASSERT_EQ(0, rd(fd, &b));
+	t3 = rdtsc();
+	EXPECT_EQ(FN(EV_TICKS), a.pctr_fn[0]);
+	EXPECT_EQ(FIXFN, a.pctr_fn[FIX_TICKS]);
+	EXPECT_EQ(0, a.pctr_fn[1]);
+	/* From the preset; both count ticks from the same moment. */
+	EXPECT_LE(pre, a.pctr_hwc[0]);
+	EXPECT_GE(t1 - tb, a.pctr_hwc[0] - pre);
+	EXPECT_EQ(a.pctr_hwc[0] - pre, a.pctr_hwc[FIX_TICKS]);
+	EXPECT_EQ(b.pctr_hwc[0] - pre, b.pctr_hwc[FIX_TICKS]);
+	ratio = (double)(b.pctr_hwc[0] - a.pctr_hwc[0]) /
+		((t3 + t2) / 2.0 - (t1 + t0) / 2.0);
+	TH_LOG("busy CPU 1: %llu ticks counted in %llu..%llu TSC ticks (%.3f)",
+	       (unsigned long long)(b.pctr_hwc[0] - a.pctr_hwc[0]),
+	       (unsigned long long)(t2 - t1), (unsigned long long)(t3 - t0),
+	       ratio);
+	EXPECT_LT(0.9, ratio);
+	EXPECT_GT(1.1, ratio);
+
+	/* Idle, for the record. */
+	kill(self->kids[0], SIGKILL);
+	reap_kid(self, self->kids[0], NULL);
+	usleep(20000);
+	t0 = rdtsc();
+	ASSERT_EQ(0, rd(fd, &a));
+	usleep(100000);
+	ASSERT_EQ(0, rd(fd, &b));
+	t1 = rdtsc();
+	TH_LOG("idle CPU 1: %llu ticks counted in %llu TSC ticks",
+	       (unsigned long long)(b.pctr_hwc[0] - a.pctr_hwc[0]),
+	       (unsigned long long)(t1 - t0));
+	EXPECT_LE(a.pctr_hwc[0], b.pctr_hwc[0]);
+
+	/* Calls that program counters are EBUSY on a bound descriptor. */
+	EXPECT_EQ(-1, set(fd, 0, FN(EV_DIV)));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(-1, set(fd, FIX_DIV, FIXFN));
+	EXPECT_EQ(EBUSY, errno);
+	memset(&pcr, 0, sizeof(pcr));
+	EXPECT_EQ(EBUSY, ioc(fd, PCIOCSETPCR, &pcr));
+	EXPECT_EQ(EBUSY, ioc(fd, PCIOCZERO, NULL));
+	EXPECT_EQ(EBUSY, ioc(fd, PCIOCPRESET, &ps));
+	EXPECT_EQ(EBUSY, ioc(fd, PCIOCRESTART, NULL));
+	EXPECT_EQ(EBUSY, ioc(fd, PCIOCSOPTS, &o));
+	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EBUSY, errno);
+	/* GETPCR reads the calling thread's state: none. */
+	memset(&pcr, 0xa5, sizeof(pcr));
+	EXPECT_EQ(0, ioc(fd, PCIOCGETPCR, &pcr));
+	EXPECT_EQ(0, pcr.pcr_evtsel[0]);
+	EXPECT_EQ(0, pcr.pcr_fixed_ctrl);
+	/* The binding is unchanged by all that. */
+	ASSERT_EQ(0, rd(fd, &c));
+	EXPECT_EQ(FN(EV_TICKS), c.pctr_fn[0]);
+	EXPECT_LE(b.pctr_hwc[0], c.pctr_hwc[0]);
+
+	/* Released: the descriptor reads this thread's (no) counters. */
+	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+	ASSERT_EQ(0, rd(fd, &a));
+	EXPECT_TRUE(st_clean(&a));
+	/* It can be bound again, and programs as any descriptor after. */
+	ASSERT_EQ(0, do_bind(fd, &bd));
+	EXPECT_EQ(1, read_long(CPU_BINDINGS));
+	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+	EXPECT_EQ(0, set(fd, 0, FN(EV_DIV)));
+	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+}
+
+TEST_F(bind, cpu_bind_errors)
+{
+	struct pctr_bind b;
+	int fa, fb, badcpu = max_possible_cpu() + 5;
+
+	if (!self->ready)
+		return;
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU");
+	fa = new_fd(self);
+	fb = new_fd(self);
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fb);
+	cpu_bind_init(&b, 1);
+	ASSERT_EQ(0, do_bind(fa, &b));
+	/* CPU 1 is taken; fa is bound. */
+	EXPECT_EQ(EAGAIN, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	EXPECT_EQ(EBUSY, do_bind(fa, &b));
+
+	/* Each bad field alone, on the free CPU 0. */
+	cpu_bind_init(&b, badcpu);
+	EXPECT_EQ(EINVAL, do_bind(fb, &b)) TH_LOG("cpu %d", badcpu);
+	cpu_bind_init(&b, 0xffffffffu);
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	b.pb_flags = 1;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	b.pb_reserved = 1;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	b.pb_fn[0] |= PCTR_INT;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	b.pb_fn[FIX_TICKS] |= PCTR_INT;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	b.pb_kind = 7;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	b.pb_kind = 0;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	b.pb_fn[1] = FN(0x7f);			/* no such event */
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	b.pb_fn[4] = FN(EV_TICKS);		/* no such slot */
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	cpu_bind_init(&b, 0);
+	b.pb_fn[FIX_TICKS] = FIXFN | 0x01;	/* an event on a fixed slot */
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+
+	/* Nothing was half made: CPU 0 is still free. */
+	EXPECT_EQ(1, read_long(CPU_BINDINGS));
+	cpu_bind_init(&b, 0);
+	EXPECT_EQ(0, do_bind(fb, &b));
+	EXPECT_EQ(2, read_long(CPU_BINDINGS));
+	close_fd(self, fa);
+	EXPECT_EQ(1, read_long(CPU_BINDINGS));
+	close_fd(self, fb);
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+}
+
+/* A CPU that is not online: ENXIO. */
+TEST_F(bind, cpu_bind_offline_is_enxio)
+{
+	struct pctr_bind b;
+	char path[96];
+	int fd, cpu = self->ncpu - 1;
+
+	if (!self->ready)
+		return;
+	if (cpu < 1)
+		SKIP(return, "one CPU");
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		SKIP(return, "CPU %d cannot go offline", cpu);
+	if (write(fd, "0", 1) != 1) {
+		close(fd);
+		SKIP(return, "CPU %d cannot go offline: %s", cpu,
+		     strerror(errno));
+	}
+	self->offline = cpu;
+	cpu_bind_init(&b, cpu);
+	EXPECT_EQ(ENXIO, do_bind(self->fd, &b));
+	EXPECT_EQ(0, read_long(CPU_BINDINGS));
+	ASSERT_EQ(1, write(fd, "1", 1));
+	close(fd);
+	self->offline = -1;
+	EXPECT_EQ(0, do_bind(self->fd, &b));
+	EXPECT_EQ(1, read_long(CPU_BINDINGS));
+	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+}
+
+/*
+ * While a CPU binding exists per-thread counting is off: new contexts
+ * cannot be made, and those that existed are invalidated for good.
+ */
+TEST_F_TIMEOUT(bind, cpu_binding_invalidates_threads, 60)
+{
+	const volatile struct pctr_page *pg;
+	struct pctr_bind b, tb;
+	struct pctr_pcr pcr;
+	struct pctrst st;
+	struct fresh f;
+	struct chan *ch;
+	pid_t pid;
+	int fb, fc, i;
+	void *m;
+
+	if (!self->ready)
+		return;
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU");
+	/* This thread counts, with its page mapped. */
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	pg = m;
+	EXPECT_FALSE(pg->pg_flags & PCTR_PG_INVALID);
+	ASSERT_EQ(0, rd(self->fd, &st));
+
+	fb = new_fd(self);
+	ASSERT_LE(0, fb);
+	cpu_bind_init(&b, 1);
+	ASSERT_EQ(0, do_bind(fb, &b));
+	EXPECT_EQ(1, read_long(CPU_BINDINGS));
+
+	/* This thread's context is invalid now. */
+	EXPECT_EQ(EAGAIN, rd(self->fd, &st));
+	for (i = 0; i < 100 && !(pg->pg_flags & PCTR_PG_INVALID); i++)
+		usleep(10000);
+	EXPECT_TRUE(pg->pg_flags & PCTR_PG_INVALID) TH_LOG("pg_flags %#x",
+							   pg->pg_flags);
+	EXPECT_EQ(-1, set(self->fd, 1, FN(EV_DIV)));
+	EXPECT_EQ(EAGAIN, errno);
+	memset(&pcr, 0, sizeof(pcr));
+	pcr.pcr_evtsel[0] = FN(EV_DIV);
+	EXPECT_EQ(EAGAIN, ioc(self->fd, PCIOCSETPCR, &pcr));
+
+	/* A new thread cannot make one. */
+	ASSERT_EQ(0, run_fresh(&f));
+	EXPECT_EQ(0, f.rd_err);
+	EXPECT_TRUE(st_clean(&f.st));
+	EXPECT_EQ(0, f.getpcr_err);
+	EXPECT_EQ(0, f.pcr.pcr_evtsel[0]);
+	EXPECT_EQ(EAGAIN, f.set_err);
+	EXPECT_EQ(EAGAIN, f.setpcr_err);
+	EXPECT_EQ(0, f.rd2_err);
+	EXPECT_TRUE(st_clean(&f.st2));
+	EXPECT_EQ(0, f.release_err);
+
+	/* Nor can a thread binding be made. */
+	ch = chan_new();
+	ASSERT_NE(NULL, ch);
+	pid = obedient(self, ch, 0);
+	ASSERT_LT(0, pid);
+	fc = new_fd(self);
+	ASSERT_LE(0, fc);
+	thread_bind_init(&tb, pid);
+	EXPECT_EQ(EAGAIN, traced_bind(fc, pid, &tb));
+	ASSERT_EQ(0, command(ch, OP_OWN));
+	EXPECT_EQ(EAGAIN, ch->err[0]);
+
+	/* Released: counting works again for a fresh context. */
+	EXPECT_EQ(0, ioctl(fb, PCIOCRELEASE));
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+	ASSERT_EQ(0, run_fresh(&f));
+	EXPECT_EQ(0, f.set_err);
+	EXPECT_EQ(0, f.setpcr_err);
+	EXPECT_EQ(0, f.rd2_err);
+	EXPECT_EQ(FN(EV_DIV), f.st2.pctr_fn[1]);
+	EXPECT_LT(0, f.st2.pctr_hwc[1]);
+	ASSERT_EQ(0, command(ch, OP_OWN));
+	EXPECT_EQ(0, ch->err[0]);
+	EXPECT_EQ(FN(EV_TICKS), ch->val[0]);
+	EXPECT_LT(0, ch->val[1]);
+	/* The child shares fb (forked after it was opened): let it go. */
+	send_exit(ch);
+	reap_kid(self, pid, NULL);
+
+	/* The invalidated context stays so until released. */
+	EXPECT_EQ(EAGAIN, rd(self->fd, &st));
+	EXPECT_TRUE(pg->pg_flags & PCTR_PG_INVALID);
+	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_TRUE(st_clean(&st));
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	spin_cpu(0.02);
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[0]);
+	EXPECT_LT(0, st.pctr_hwc[0]);
+	munmap(m, PCTR_PAGE_SIZE);
+
+	/* The released descriptor binds again; closing it ends that too. */
+	ASSERT_EQ(0, do_bind(fb, &b));
+	EXPECT_EQ(1, read_long(CPU_BINDINGS));
+	EXPECT_EQ(EAGAIN, rd(self->fd, &st));	/* invalidated again */
+	close_fd(self, fb);
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+	ASSERT_EQ(0, run_fresh(&f));
+	EXPECT_EQ(0, f.set_err);
+	EXPECT_EQ(FN(EV_DIV), f.st2.pctr_fn[0]);
+	EXPECT_EQ(EAGAIN, rd(self->fd, &st));
+}
+
+/* Capabilities for an otherwise unprivileged process: @caps only. */
+static int keep_only_caps(uint64_t caps)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
+	};
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	d[0].effective = d[0].permitted = (uint32_t)caps;
+	d[1].effective = d[1].permitted = (uint32_t)(caps >> 32);
+	return syscall(SYS_capset, &h, d);
+}
+
+/* Become uid/gid 1000, keeping @caps (0: none). */
+static int become_user(uint64_t caps)
+{
+	if (caps && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return -1;
+	if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
+	    setresuid(1000, 1000, 1000))
+		return -1;
+	if (caps && keep_only_caps(caps))
+		return -1;
+	return 0;
+}
+
+TEST_F(bind, cpu_bind_needs_privilege)
+{
+	struct pctr_bind b;
+	pid_t pid;
+	int status, fd;
+
+	if (!self->ready)
+		return;
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU");
+	cpu_bind_init(&b, 1);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (become_user(0))
+			_exit(10);
+		/* The descriptor root opened, and one of our own. */
+		if (do_bind(self->fd, &b) != EACCES)
+			_exit(11);
+		fd = open(PCTR_DEV, O_RDWR);
+		if (fd < 0)
+			_exit(12);
+		if (do_bind(fd, &b) != EACCES)
+			_exit(13);
+		/* Counting for oneself needs nothing. */
+		if (set(fd, 0, FN(EV_DIV)))
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	/* CAP_PERFMON alone is enough, and so is CAP_SYS_ADMIN. */
+	for (int i = 0; i < 2; i++) {
+		uint64_t cap = 1ULL << (i ? CAP_SYS_ADMIN : CAP_PERFMON);
+
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			if (become_user(cap))
+				_exit(10);
+			fd = open(PCTR_DEV, O_RDWR);
+			if (fd < 0)
+				_exit(12);
+			status = do_bind(fd, &b);
+			if (status)
+				_exit(20 + status % 100);
+			for (;;)
+				pause();
+		}
+		add_kid(self, pid);
+		/* Bound, and waiting to be killed; or failed. */
+		for (int j = 0; j < 500; j++) {
+			if (read_long(CPU_BINDINGS) == 1 ||
+			    waitpid(pid, &status, WNOHANG) == pid)
+				break;
+			usleep(10000);
+		}
+		EXPECT_EQ(1, read_long(CPU_BINDINGS))
+			TH_LOG("with %s: exit status %d",
+			       i ? "CAP_SYS_ADMIN" : "CAP_PERFMON",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		kill(pid, SIGKILL);
+		reap_kid(self, pid, &status);
+		/* Its exit closed the descriptor, and so ended the binding. */
+		EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+	}
+}
+
+/* --- thread bindings ------------------------------------------------------- */
+
+TEST_F_TIMEOUT(bind, thread_counts_its_target, 90)
+{
+	struct pctr_bind b;
+	struct pctrst a, c;
+	struct chan *ch;
+	double c0, c1, want;
+	pid_t pid;
+	int fb, fc, status;
+
+	if (!self->ready)
+		return;
+	ch = chan_new();
+	ASSERT_NE(NULL, ch);
+	pid = obedient(self, ch, 0);
+	ASSERT_LT(0, pid);
+	fb = new_fd(self);
+	ASSERT_LE(0, fb);
+	thread_bind_init(&b, pid);
+	b.pb_preset[FIX_DIV] = 1000000;
+	ASSERT_EQ(0, traced_bind(fb, pid, &b)) TH_LOG("%s", strerror(errno));
+	/* Detached: the binding stays. */
+	EXPECT_EQ(0, read_long(CPU_BINDINGS));
+
+	ASSERT_EQ(0, rd(fb, &a));
+	c0 = proc_cpu_sec(pid);
+	usleep(500000);
+	c1 = proc_cpu_sec(pid);
+	ASSERT_EQ(0, rd(fb, &c));
+	EXPECT_EQ(FN(EV_DIV), c.pctr_fn[0]);
+	EXPECT_EQ(FIXFN, c.pctr_fn[FIX_DIV]);
+	EXPECT_EQ(0, c.pctr_fn[1]);
+	EXPECT_EQ(a.pctr_hwc[0] + 1000000, a.pctr_hwc[FIX_DIV]);
+	EXPECT_EQ(c.pctr_hwc[0] + 1000000, c.pctr_hwc[FIX_DIV]);
+	want = (c1 - c0) * self->khz * 1000.0 / SIM_DIV;
+	TH_LOG("target: %llu events in 0.5 s, %.3f s of its CPU time (expected ~%.0f)",
+	       (unsigned long long)(c.pctr_hwc[0] - a.pctr_hwc[0]), c1 - c0,
+	       want);
+	EXPECT_LT(0, c.pctr_hwc[0] - a.pctr_hwc[0]);
+	EXPECT_LT(want * 0.8, c.pctr_hwc[0] - a.pctr_hwc[0]);
+	EXPECT_GT(want * 1.2 + 10, c.pctr_hwc[0] - a.pctr_hwc[0]);
+
+	/* The target cannot program counters while bound. */
+	ASSERT_EQ(0, command(ch, OP_TRY_SET));
+	EXPECT_EQ(EBUSY, ch->err[0]);
+	EXPECT_EQ(EBUSY, ch->err[1]);
+	TH_LOG("the target's own PCIOCRD: %d, fn0 %#llx, value %llu",
+	       ch->err[2], (unsigned long long)ch->val[0],
+	       (unsigned long long)ch->val[1]);
+	/* Nor can another binding take it. */
+	fc = new_fd(self);
+	ASSERT_LE(0, fc);
+	EXPECT_EQ(EBUSY, traced_bind(fc, pid, &b));
+
+	/* Released: the descriptor is this thread's again ... */
+	EXPECT_EQ(0, ioctl(fb, PCIOCRELEASE));
+	ASSERT_EQ(0, rd(fb, &a));
+	EXPECT_TRUE(st_clean(&a));
+	/* ... and the target may count for itself. */
+	ASSERT_EQ(0, command(ch, OP_OWN));
+	EXPECT_EQ(0, ch->err[0]);
+	EXPECT_EQ(0, ch->err[1]);
+	EXPECT_EQ(FN(EV_TICKS), ch->val[0]);
+	EXPECT_LT(0, ch->val[1]);
+	EXPECT_EQ(0, ch->val[2]);		/* the binding's slot is gone */
+	send_exit(ch);
+	reap_kid(self, pid, &status);
+	EXPECT_TRUE(WIFEXITED(status));
+}
+
+/* After the target exits the binding keeps its final values. */
+TEST_F_TIMEOUT(bind, thread_final_values_after_exit, 60)
+{
+	struct pctr_bind b;
+	struct pctrst a, c, d;
+	struct chan *ch;
+	pid_t pid;
+	int fb, status;
+
+	if (!self->ready)
+		return;
+	ch = chan_new();
+	ASSERT_NE(NULL, ch);
+	pid = obedient(self, ch, 0);
+	ASSERT_LT(0, pid);
+	fb = new_fd(self);
+	ASSERT_LE(0, fb);
+	thread_bind_init(&b, pid);
+	ASSERT_EQ(0, traced_bind(fb, pid, &b));
+	usleep(200000);
+	ASSERT_EQ(0, rd(fb, &a));
+	EXPECT_LT(0, a.pctr_hwc[0]);
+	send_exit(ch);
+	reap_kid(self, pid, &status);
+	EXPECT_TRUE(WIFEXITED(status));
+
+	ASSERT_EQ(0, rd(fb, &c));
+	usleep(100000);
+	ASSERT_EQ(0, rd(fb, &d));
+	EXPECT_EQ(FN(EV_DIV), c.pctr_fn[0]);
+	EXPECT_LE(a.pctr_hwc[0], c.pctr_hwc[0]);
+	EXPECT_EQ(c.pctr_hwc[0], d.pctr_hwc[0]);
+	EXPECT_EQ(c.pctr_hwc[FIX_DIV], d.pctr_hwc[FIX_DIV]);
+	EXPECT_EQ(c.pctr_hwc[0], c.pctr_hwc[FIX_DIV]);
+	/* Still bound (to the dead thread's values) until released. */
+	EXPECT_EQ(-1, set(fb, 0, FN(EV_DIV)));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, ioctl(fb, PCIOCRELEASE));
+	ASSERT_EQ(0, rd(fb, &c));
+	EXPECT_TRUE(st_clean(&c));
+}
+
+/*
+ * exec ends the binding too: its values stay as they were, and the new
+ * program may count for itself (run_after_exec() below reports).
+ */
+TEST_F_TIMEOUT(bind, thread_binding_ends_at_exec, 60)
+{
+	struct pollfd pfd;
+	struct pctr_bind b;
+	struct pctrst a, c, d;
+	char arg1[16], arg2[16], x;
+	int fb, status, p[2];
+	struct chan *ch;
+	pid_t pid;
+
+	if (!self->ready)
+		return;
+	/* The target: spins until told, then execs this program. */
+	ch = chan_new();
+	ASSERT_NE(NULL, ch);
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		volatile unsigned long n = 0;
+
+		close(p[0]);
+		ch->ready = 1;
+		while (!ch->cmd)
+			n++;
+		snprintf(arg1, sizeof(arg1), "%d", self->fd);
+		snprintf(arg2, sizeof(arg2), "%d", p[1]);
+		execl("/proc/self/exe", "bind_test", "--after-exec", arg1, arg2,
+		      (char *)NULL);
+		_exit(98);
+	}
+	add_kid(self, pid);
+	close(p[1]);
+	ASSERT_EQ(0, wait_ready(ch));
+	fb = new_fd(self);
+	ASSERT_LE(0, fb);
+	thread_bind_init(&b, pid);
+	ASSERT_EQ(0, traced_bind(fb, pid, &b));
+	usleep(100000);
+	ASSERT_EQ(0, rd(fb, &a));
+	EXPECT_LT(0, a.pctr_hwc[0]);
+	ch->cmd = 1;
+
+	/* The new program says it runs. */
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, 20000));
+	ASSERT_EQ(1, read(p[0], &x, 1));
+	ASSERT_EQ(0, rd(fb, &c));
+	usleep(100000);
+	ASSERT_EQ(0, rd(fb, &d));
+	EXPECT_EQ(FN(EV_DIV), c.pctr_fn[0]);
+	EXPECT_LE(a.pctr_hwc[0], c.pctr_hwc[0]);
+	EXPECT_EQ(c.pctr_hwc[0], d.pctr_hwc[0]);
+	EXPECT_EQ(c.pctr_hwc[FIX_DIV], d.pctr_hwc[FIX_DIV]);
+	reap_kid(self, pid, &status);
+	close(p[0]);
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("signal %d", WTERMSIG(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("the new program could not count for itself (%d)",
+		       WEXITSTATUS(status));
+	/* Its own counting did not move the ended binding. */
+	ASSERT_EQ(0, rd(fb, &a));
+	EXPECT_EQ(d.pctr_hwc[0], a.pctr_hwc[0]);
+	EXPECT_EQ(0, ioctl(fb, PCIOCRELEASE));
+}
+
+/*
+ * Re-executed by thread_binding_ends_at_exec, as the target: says so on
+ * @wfd, spins 0.3 s while the tracer reads, then counts for itself.
+ */
+static int run_after_exec(int fd, int wfd)
+{
+	struct pctrst st;
+
+	if (write(wfd, "x", 1) != 1)
+		return 2;
+	spin_cpu(0.3);
+	if (set(fd, 0, FN(EV_TICKS)))
+		return 10 + errno % 100;
+	spin_cpu(0.02);
+	if (rd(fd, &st) || st.pctr_fn[0] != FN(EV_TICKS) || !st.pctr_hwc[0])
+		return 3;
+	return 0;
+}
+
+/* A thread of the same process, as a target. */
+static volatile int other_stop;
+static volatile pid_t other_tid;
+
+static void *other_thread(void *arg)
+{
+	other_tid = gettid_();
+	while (!other_stop)
+		;
+	return NULL;
+}
+
+TEST_F_TIMEOUT(bind, thread_bind_errors, 60)
+{
+	struct pctr_bind b;
+	struct chan *ch, *ch2;
+	pthread_t t;
+	pid_t pid, gone;
+	int fb;
+
+	if (!self->ready)
+		return;
+	fb = new_fd(self);
+	ASSERT_LE(0, fb);
+
+	/* Not traced: EPERM. */
+	ch = chan_new();
+	ASSERT_NE(NULL, ch);
+	pid = obedient(self, ch, 0);
+	ASSERT_LT(0, pid);
+	thread_bind_init(&b, pid);
+	EXPECT_EQ(EPERM, do_bind(fb, &b));
+
+	/* Traced, but a bad request: EINVAL, and nothing bound. */
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
+	thread_bind_init(&b, pid);
+	b.pb_flags = 1;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	thread_bind_init(&b, pid);
+	b.pb_reserved = 1;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	thread_bind_init(&b, pid);
+	b.pb_fn[0] |= PCTR_INT;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	thread_bind_init(&b, pid);
+	b.pb_kind = 7;
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	thread_bind_init(&b, pid);
+	b.pb_fn[1] = FN(0x7f);
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	ASSERT_EQ(0, interrupt_detach(pid));
+	ASSERT_EQ(0, command(ch, OP_OWN));
+	EXPECT_EQ(0, ch->err[0]);		/* still free to count */
+
+	/* No such thread: ESRCH. */
+	gone = fork();
+	ASSERT_LE(0, gone);
+	if (gone == 0)
+		_exit(0);
+	ASSERT_EQ(gone, waitpid(gone, NULL, 0));
+	thread_bind_init(&b, gone);
+	EXPECT_EQ(ESRCH, do_bind(fb, &b));
+
+	/* Our own threads: EINVAL. */
+	thread_bind_init(&b, gettid_());
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	other_stop = 0;
+	other_tid = 0;
+	ASSERT_EQ(0, pthread_create(&t, NULL, other_thread, NULL));
+	while (!other_tid)
+		usleep(1000);
+	thread_bind_init(&b, other_tid);
+	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+	other_stop = 1;
+	ASSERT_EQ(0, pthread_join(t, NULL));
+
+	/* A target counting for itself: EBUSY. */
+	ch2 = chan_new();
+	ASSERT_NE(NULL, ch2);
+	pid = obedient(self, ch2, 1);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, ch2->err[3]);
+	thread_bind_init(&b, pid);
+	EXPECT_EQ(EBUSY, traced_bind(fb, pid, &b));
+
+	/* None of it bound the descriptor. */
+	EXPECT_EQ(0, set(fb, 0, FN(EV_DIV)));
+	EXPECT_EQ(0, ioctl(fb, PCIOCRELEASE));
+}
+
+/*
+ * Unprivileged: binding one's own (traced) child works; a root process
+ * cannot even be traced, so never bound.
+ */
+TEST_F_TIMEOUT(bind, thread_bind_unprivileged, 60)
+{
+	volatile unsigned long x = 0;
+	struct pctr_bind b;
+	struct pctrst a, c;
+	pid_t pid, gpid, root = getpid();
+	int status, fd;
+	long scope = read_long("/proc/sys/kernel/yama/ptrace_scope");
+
+	if (!self->ready)
+		return;
+	if (scope >= 2)
+		SKIP(return, "yama ptrace_scope %ld", scope);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (become_user(0))
+			_exit(10);
+		/* Our descendants inherit this, and so are traceable. */
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		if (ptrace(PTRACE_SEIZE, root, 0, 0) != -1 || errno != EPERM)
+			_exit(11);
+		fd = open(PCTR_DEV, O_RDWR);
+		if (fd < 0)
+			_exit(12);
+		thread_bind_init(&b, root);
+		if (do_bind(fd, &b) != EPERM)
+			_exit(13);
+		gpid = fork();
+		if (gpid < 0)
+			_exit(14);
+		if (gpid == 0)
+			for (;;)
+				x++;
+		thread_bind_init(&b, gpid);
+		status = traced_bind(fd, gpid, &b);
+		if (status) {
+			kill(gpid, SIGKILL);
+			_exit(status < 0 ? 15 : 16);
+		}
+		if (rd(fd, &a) || a.pctr_fn[0] != FN(EV_DIV))
+			_exit(17);
+		usleep(200000);
+		if (rd(fd, &c) || c.pctr_hwc[0] <= a.pctr_hwc[0])
+			_exit(18);
+		if (ioctl(fd, PCIOCRELEASE))
+			_exit(19);
+		kill(gpid, SIGKILL);
+		waitpid(gpid, NULL, 0);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("10 setuid, 11 traced root, 12 open, 13 bound root, 15 ptrace, 16 bind, 17-19 reading");
+}
+
+/* --- the module is held by a binding ------------------------------------------ */
+
+TEST_F_TIMEOUT(bind, rmmod_waits_for_bindings, 60)
+{
+	struct pctr_bind b;
+	struct chan *ch;
+	pid_t pid;
+	int fb, status;
+
+	if (!self->ready)
+		return;
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU");
+	fb = new_fd(self);
+	ASSERT_LE(0, fb);
+	cpu_bind_init(&b, 1);
+	ASSERT_EQ(0, do_bind(fb, &b));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(-1, unload());
+	EXPECT_TRUE(errno == EBUSY || errno == EAGAIN) TH_LOG("%s",
+							       strerror(errno));
+	EXPECT_TRUE(loaded());
+	close_fd(self, fb);
+	ASSERT_EQ(0, unload_wait());
+	EXPECT_FALSE(loaded());
+
+	/* A binding held by a process that is killed. */
+	ASSERT_EQ(0, load("pmu=sim sim_div=1000"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		fb = open(PCTR_DEV, O_RDWR);
+		if (fb < 0 || do_bind(fb, &b))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	add_kid(self, pid);
+	for (int i = 0; i < 200 && read_long(CPU_BINDINGS) != 1; i++)
+		usleep(10000);
+	EXPECT_EQ(1, read_long(CPU_BINDINGS));
+	EXPECT_EQ(-1, unload());
+	kill(pid, SIGKILL);
+	reap_kid(self, pid, &status);
+	ASSERT_EQ(0, unload_wait());
+	EXPECT_FALSE(loaded());
+
+	/*
+	 * A thread binding closed while its target runs on: the target's
+	 * counters go, and with them the module's last user.
+	 */
+	ch = chan_new();
+	ASSERT_NE(NULL, ch);
+	/* The target holds no descriptor: made before the module is back. */
+	pid = obedient(self, ch, 0);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, load("pmu=sim sim_div=1000"));
+	fb = new_fd(self);
+	ASSERT_LE(0, fb);
+	thread_bind_init(&b, pid);
+	ASSERT_EQ(0, traced_bind(fb, pid, &b));
+	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
+	close_fd(self, fb);
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
+	ASSERT_EQ(0, unload_wait());
+	EXPECT_FALSE(loaded());
+	EXPECT_EQ(0, kill(pid, 0));		/* the target still runs */
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--after-exec"))
+		return run_after_exec(atoi(argv[2]), atoi(argv[3]));
+	return test_harness_run(argc, argv);
+}

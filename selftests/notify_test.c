@@ -1,0 +1,1219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Overflow notification (PCTR_INT, PCIOCRESTART), the context options
+ * (PCIOCSOPTS/PCIOCGOPTS) and inheritance (PCTR_O_INHERIT), at the ioctl
+ * level, on the simulated PMU.
+ *
+ * The sim counts TSC ticks: event 0x02 and fixed counter 1 count one
+ * event per sim_div (1000) ticks, event 0x01 and fixed counter 0 one per
+ * tick.  Its overflow freeze is exact: when a PCTR_INT slot preset to
+ * 2^64 - P wraps, it reads 0 and another slot that counted the same
+ * event from 0 over the same period reads exactly P.
+ */
+#include "pctr_test.h"
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+
+#define EV_TICKS	0x01
+#define EV_DIV		0x02
+#define FIX_DIV		PCTR_FIXED(1)
+#define FN(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
+#define FIXFN		(PCTR_U | PCTR_K | PCTR_EN)
+#define SIM_DIV		1000
+
+/* Where the main program's code lies: most overflows interrupt it. */
+extern char __executable_start[], etext[];
+
+static int set(int fd, unsigned int slot, uint64_t fn)
+{
+	return ioctl(fd, PCIOCS(slot), &fn);
+}
+
+static int preset(int fd, unsigned int slot, uint64_t value)
+{
+	struct pctr_preset ps = { .ps_ctr = slot, .ps_value = value };
+
+	return ioctl(fd, PCIOCPRESET, &ps);
+}
+
+/* PCIOCRD into @st: 0, or the errno. */
+static int rd(int fd, struct pctrst *st)
+{
+	memset(st, 0xa5, sizeof(*st));
+	return ioctl(fd, PCIOCRD, st) ? errno : 0;
+}
+
+static int sopts(int fd, uint32_t flags, uint32_t signo)
+{
+	struct pctr_opts o = { .po_flags = flags, .po_signo = signo };
+
+	return ioctl(fd, PCIOCSOPTS, &o) ? errno : 0;
+}
+
+static int gopts(int fd, struct pctr_opts *o)
+{
+	memset(o, 0xa5, sizeof(*o));
+	return ioctl(fd, PCIOCGOPTS, o) ? errno : 0;
+}
+
+/* The default overflow signal reads back as 0 or as SIGIO. */
+static int default_signo(uint32_t signo)
+{
+	return signo == 0 || signo == SIGIO;
+}
+
+/* The options of a thread that never set any (flags @flags). */
+static int opts_default(const struct pctr_opts *o, uint32_t flags)
+{
+	return o->po_flags == flags && default_signo(o->po_signo) &&
+	       !o->po_reserved[0] && !o->po_reserved[1] && !o->po_reserved[2];
+}
+
+static int opts_zero(const struct pctr_opts *o)
+{
+	return !o->po_flags && !o->po_signo && !o->po_reserved[0] &&
+	       !o->po_reserved[1] && !o->po_reserved[2];
+}
+
+/* No function and no value in any slot. */
+static int st_clean(const struct pctrst *st)
+{
+	int i;
+
+	for (i = 0; i < PCTR_NUM; i++)
+		if (st->pctr_fn[i] || st->pctr_hwc[i])
+			return 0;
+	return 1;
+}
+
+static pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/* --- the overflow signal handler ----------------------------------- */
+
+#define MAXREC	64
+
+/* What the handler saw at one signal (the last slot takes any more). */
+struct rec {
+	int		signo;
+	int		code;
+	void		*addr;
+	pid_t		tid;
+	int		rd;		/* PCIOCRD: 0 or errno */
+	int		rs;		/* PCIOCRESTART: 0, errno, or -1: not done */
+	struct pctrst	st;
+};
+
+static struct rec recs[MAXREC];
+static volatile int nsig;
+/* The handler restarts this many times more, then leaves them frozen. */
+static volatile int restart_left;
+static int g_fd = -1;
+
+static void ovf_handler(int sig, siginfo_t *si, void *uc)
+{
+	int e = errno, i = nsig;
+	struct rec *r;
+
+	r = &recs[i < MAXREC ? i : MAXREC - 1];
+	r->signo = sig;
+	r->code = si->si_code;
+	r->addr = si->si_addr;
+	r->tid = gettid_();
+	r->rd = ioctl(g_fd, PCIOCRD, &r->st) ? errno : 0;
+	r->rs = -1;
+	if (restart_left > 0) {
+		restart_left--;
+		r->rs = ioctl(g_fd, PCIOCRESTART) ? errno : 0;
+	}
+	nsig = i + 1;
+	errno = e;
+}
+
+static int on_signal(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = ovf_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
+static int block(int sig, int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	return pthread_sigmask(how, &set, NULL);
+}
+
+/*
+ * Spin in plain user code (no vDSO, no system call in the hot loop)
+ * until *@cnt reaches @want, for at most @sec of this thread's CPU time.
+ */
+static int spin_until(volatile int *cnt, int want, double sec)
+{
+	double end = thread_cpu_sec() + sec;
+	volatile long i;
+
+	for (;;) {
+		for (i = 0; i < 200000 && *cnt < want; i++)
+			;
+		if (*cnt >= want)
+			return 0;
+		if (thread_cpu_sec() > end)
+			return -1;
+	}
+}
+
+/* Spin until @sig is pending (blocked), for at most @sec of CPU time. */
+static int spin_until_pending(int sig, double sec)
+{
+	double end = thread_cpu_sec() + sec;
+	volatile long i;
+	sigset_t p;
+
+	for (;;) {
+		for (i = 0; i < 20000; i++)
+			;
+		sigemptyset(&p);
+		sigpending(&p);
+		if (sigismember(&p, sig))
+			return 0;
+		if (thread_cpu_sec() > end)
+			return -1;
+	}
+}
+
+/* Take a pending blocked @sig: its si_code, or -1. */
+static int take_pending(int sig, siginfo_t *si)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	memset(si, 0, sizeof(*si));
+	if (sigtimedwait(&set, si, &zero) != sig)
+		return -1;
+	return si->si_code;
+}
+
+/* --- fixtures -------------------------------------------------------- */
+
+struct sim_self {
+	char	params[256];
+	int	fd;
+	uint64_t khz;
+};
+
+static void reload_sim(struct __test_metadata *_metadata, struct sim_self *s,
+		       const char *params)
+{
+	struct pctr_info info;
+
+	s->fd = -1;
+	if (geteuid() != 0)
+		SKIP(return, "reloading the module needs root");
+	if (access(module_path(), R_OK))
+		SKIP(return, "no module file at %s", module_path());
+	if (read_text("/pctr/params.used", s->params, sizeof(s->params)))
+		s->params[0] = '\0';
+	ASSERT_EQ(0, unload_wait());
+	ASSERT_EQ(0, load(params)) TH_LOG("insmod %s: %s", params,
+					  strerror(errno));
+	s->fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, s->fd);
+	ASSERT_EQ(0, pctr_get_info(s->fd, &info));
+	s->khz = info.pi_tsc_khz;
+	ASSERT_NE(0, s->khz);
+}
+
+static void restore_module(struct __test_metadata *_metadata,
+			   struct sim_self *s)
+{
+	int fd;
+
+	/* This thread's context holds the module: end it first. */
+	fd = open(PCTR_DEV, O_RDWR);
+	if (fd >= 0) {
+		EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+		close(fd);
+	}
+	if (s->fd >= 0)
+		close(s->fd);
+	EXPECT_EQ(0, unload_wait());
+	EXPECT_EQ(0, load(s->params));
+}
+
+/*
+ * (The 6.1 harness runs the test after a SKIP in the setup: the tests
+ * and the teardown do nothing unless the setup got to the end.)
+ */
+FIXTURE(sim) {
+	struct sim_self s;
+	int fd;
+	uint64_t khz;
+	int ready;
+};
+
+FIXTURE_SETUP(sim)
+{
+	reload_sim(_metadata, &self->s, "pmu=sim sim_div=1000");
+	self->fd = self->s.fd;
+	self->khz = self->s.khz;
+	g_fd = self->fd;
+	self->ready = self->fd >= 0;
+}
+
+FIXTURE_TEARDOWN(sim)
+{
+	if (self->ready)
+		restore_module(_metadata, &self->s);
+}
+
+/* The sim without overflow interrupts: no notification either. */
+FIXTURE(nonotify) {
+	struct sim_self s;
+	int fd;
+	int ready;
+};
+
+FIXTURE_SETUP(nonotify)
+{
+	reload_sim(_metadata, &self->s, "pmu=sim sim_overflow=0");
+	self->fd = self->s.fd;
+	self->ready = self->fd >= 0;
+}
+
+FIXTURE_TEARDOWN(nonotify)
+{
+	if (self->ready)
+		restore_module(_metadata, &self->s);
+}
+
+/* Events of 0x02 in @sec seconds of running. */
+static double div_events(uint64_t khz, double sec)
+{
+	return sec * khz * 1000.0 / SIM_DIV;
+}
+
+/* --- capability and encoding ----------------------------------------- */
+
+TEST_F(sim, int_accepted_with_cap_notify)
+{
+	struct pctr_info info;
+	struct pctr_pcr pcr;
+	struct pctrst st;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, pctr_get_info(self->fd, &info));
+	EXPECT_TRUE(info.pi_caps & PCTR_CAP_NOTIFY);
+	EXPECT_TRUE(info.pi_caps & PCTR_CAP_OVERFLOW);
+
+	/* General and fixed slots both take PCTR_INT. */
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, set(self->fd, FIX_DIV, FIXFN | PCTR_INT));
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_EQ(FN(EV_DIV) | PCTR_INT, st.pctr_fn[0]);
+	EXPECT_EQ(FIXFN | PCTR_INT, st.pctr_fn[FIX_DIV]);
+
+	/* GETPCR: the bit in the event select, bit 3 of the fixed nibble. */
+	memset(&pcr, 0xa5, sizeof(pcr));
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCGETPCR, &pcr));
+	EXPECT_EQ(FN(EV_DIV) | PCTR_INT, pcr.pcr_evtsel[0]);
+	EXPECT_EQ(0xbULL << 4, pcr.pcr_fixed_ctrl);
+
+	/* SETPCR sets it the same way. */
+	memset(&pcr, 0, sizeof(pcr));
+	pcr.pcr_evtsel[1] = FN(EV_DIV) | PCTR_INT;
+	pcr.pcr_fixed_ctrl = 0xbULL;		/* fixed 0: K, U, INT */
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCSETPCR, &pcr));
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_EQ(0, st.pctr_fn[0]);
+	EXPECT_EQ(FN(EV_DIV) | PCTR_INT, st.pctr_fn[1]);
+	EXPECT_EQ(FIXFN | PCTR_INT, st.pctr_fn[PCTR_FIXED(0)]);
+	EXPECT_EQ(0, st.pctr_fn[FIX_DIV]);
+}
+
+TEST_F(nonotify, int_is_eopnotsupp_without_cap_notify)
+{
+	struct pctr_info info;
+	struct pctr_pcr pcr;
+	struct pctrst st;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, pctr_get_info(self->fd, &info));
+	EXPECT_FALSE(info.pi_caps & PCTR_CAP_NOTIFY);
+	EXPECT_TRUE(info.pi_caps & PCTR_CAP_COUNTERS);
+	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, set(self->fd, FIX_DIV, FIXFN | PCTR_INT));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	memset(&pcr, 0, sizeof(pcr));
+	pcr.pcr_evtsel[0] = FN(EV_DIV) | PCTR_INT;
+	EXPECT_EQ(-1, ioctl(self->fd, PCIOCSETPCR, &pcr));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* Nothing was half set up; without the bit all is well. */
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_TRUE(st_clean(&st));
+	EXPECT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+}
+
+/* --- exact periods --------------------------------------------------- */
+
+#define EXACT_P		2000ULL
+#define EXACT_N		20
+
+/*
+ * Slot @islot notifies every EXACT_P events; slot @oslot counts the same
+ * event from 0 (its preset).  The handler reads and restarts: at every
+ * signal @islot reads 0 and @oslot exactly EXACT_P (the first period
+ * excepted: @oslot started before the preset).  Then, frozen, nothing
+ * moves; blocked, the signal waits while the counters stay frozen.
+ */
+static void exact_periods(struct __test_metadata *_metadata, int fd,
+			  unsigned int islot, uint64_t ifn,
+			  unsigned int oslot, uint64_t ofn)
+{
+	const uint64_t P = EXACT_P;
+	struct pctrst a, b;
+	siginfo_t si;
+	int i, in_text = 0;
+
+	ASSERT_EQ(0, on_signal(SIGIO));
+	nsig = 0;
+	restart_left = EXACT_N - 1;
+	ASSERT_EQ(0, set(fd, oslot, ofn));
+	ASSERT_EQ(0, set(fd, islot, ifn | PCTR_INT));
+	ASSERT_EQ(0, preset(fd, islot, -P));
+	ASSERT_EQ(0, spin_until(&nsig, EXACT_N, 30.0))
+		TH_LOG("%d signals of %d", nsig, EXACT_N);
+	/* The last handler did not restart: frozen from here. */
+	ASSERT_EQ(EXACT_N, nsig);
+	for (i = 0; i < EXACT_N; i++) {
+		struct rec *r = &recs[i];
+
+		EXPECT_EQ(SIGIO, r->signo) TH_LOG("signal %d", i);
+		EXPECT_EQ(PCTR_SI_OVERFLOW, r->code) TH_LOG("signal %d", i);
+		EXPECT_EQ(gettid_(), r->tid);
+		EXPECT_NE(NULL, r->addr) TH_LOG("signal %d", i);
+		EXPECT_GT(1ULL << 56, (uintptr_t)r->addr)
+			TH_LOG("signal %d: si_addr %p", i, r->addr);
+		if ((char *)r->addr >= __executable_start &&
+		    (char *)r->addr < etext)
+			in_text++;
+		ASSERT_EQ(0, r->rd) TH_LOG("signal %d", i);
+		EXPECT_EQ(ifn | PCTR_INT, r->st.pctr_fn[islot]);
+		EXPECT_EQ(ofn, r->st.pctr_fn[oslot]);
+		EXPECT_EQ(0, r->st.pctr_hwc[islot]) TH_LOG("signal %d", i);
+		if (i == 0) {
+			EXPECT_LE(P, r->st.pctr_hwc[oslot]);
+		} else {
+			EXPECT_EQ(P, r->st.pctr_hwc[oslot])
+				TH_LOG("signal %d", i);
+		}
+		EXPECT_EQ(i < EXACT_N - 1 ? 0 : -1, r->rs)
+			TH_LOG("signal %d", i);
+	}
+	TH_LOG("%d signals, %d of them in the program's text (%p..%p); first at %p",
+	       EXACT_N, in_text, __executable_start, etext, recs[0].addr);
+	EXPECT_GE(in_text, EXACT_N / 2);
+
+	/* Frozen: two reads with time between agree, and no more signals. */
+	ASSERT_EQ(0, rd(fd, &a));
+	spin(0.05);
+	ASSERT_EQ(0, rd(fd, &b));
+	EXPECT_EQ(0, a.pctr_hwc[islot]);
+	EXPECT_EQ(P, a.pctr_hwc[oslot]);
+	EXPECT_EQ(a.pctr_hwc[islot], b.pctr_hwc[islot]);
+	EXPECT_EQ(a.pctr_hwc[oslot], b.pctr_hwc[oslot]);
+	EXPECT_EQ(EXACT_N, nsig);
+
+	/*
+	 * Restart with the signal blocked: it counts again, from the
+	 * presets, so the two slots stay exactly 2^64 - P apart; the next
+	 * overflow freezes them and leaves the signal pending.
+	 */
+	ASSERT_EQ(0, block(SIGIO, SIG_BLOCK));
+	ASSERT_EQ(0, ioctl(fd, PCIOCRESTART));
+	ASSERT_EQ(0, rd(fd, &a));
+	EXPECT_EQ(-P, a.pctr_hwc[islot] - a.pctr_hwc[oslot]);
+	EXPECT_GE(P, a.pctr_hwc[oslot]);
+	ASSERT_EQ(0, spin_until_pending(SIGIO, 10.0));
+	ASSERT_EQ(0, rd(fd, &a));
+	spin(0.05);
+	ASSERT_EQ(0, rd(fd, &b));
+	EXPECT_EQ(0, a.pctr_hwc[islot]);
+	EXPECT_EQ(P, a.pctr_hwc[oslot]);
+	EXPECT_EQ(0, b.pctr_hwc[islot]);
+	EXPECT_EQ(P, b.pctr_hwc[oslot]);
+	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
+	EXPECT_NE(NULL, si.si_addr);
+	EXPECT_EQ(EXACT_N, nsig);
+	/* Still frozen after the signal was taken. */
+	ASSERT_EQ(0, rd(fd, &b));
+	EXPECT_EQ(P, b.pctr_hwc[oslot]);
+	ASSERT_EQ(0, block(SIGIO, SIG_UNBLOCK));
+	/* And free: no signal comes any more. */
+	ASSERT_EQ(0, set(fd, islot, 0));
+	ASSERT_EQ(0, set(fd, oslot, 0));
+}
+
+TEST_F_TIMEOUT(sim, exact_periods_general, 120)
+{
+	if (!self->ready)
+		return;
+	exact_periods(_metadata, self->fd, 0, FN(EV_DIV), 1, FN(EV_DIV));
+}
+
+/* The notifying slot a fixed counter, the other a general one. */
+TEST_F_TIMEOUT(sim, exact_periods_fixed, 120)
+{
+	if (!self->ready)
+		return;
+	exact_periods(_metadata, self->fd, FIX_DIV, FIXFN, 0, FN(EV_DIV));
+}
+
+/* The handler restarts: signals keep coming, one per P events of CPU. */
+TEST_F_TIMEOUT(sim, signals_follow_run_time, 120)
+{
+	const uint64_t P = 200000;
+	double c0, c1, want;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, on_signal(SIGIO));
+	nsig = 0;
+	restart_left = 1000;
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, preset(self->fd, 0, -P));
+	c0 = thread_cpu_sec();
+	spin_cpu(1.0);
+	c1 = thread_cpu_sec();
+	restart_left = 0;
+	want = div_events(self->khz, c1 - c0) / P;
+	TH_LOG("%d signals in %.3f s of CPU (expected about %.1f)", nsig,
+	       c1 - c0, want);
+	EXPECT_GE(nsig, (int)(want * 0.5));
+	EXPECT_LE(nsig, (int)(want * 1.3) + 1);
+	ASSERT_EQ(0, set(self->fd, 0, 0));
+}
+
+/* --- restart and presets --------------------------------------------- */
+
+TEST_F_TIMEOUT(sim, restart_restores_presets, 120)
+{
+	const uint64_t P = 200000;
+	uint64_t other_fn = PCTR_FN(EV_DIV, 0, PCTR_U | PCTR_EN);
+	struct pctrst st;
+	siginfo_t si;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, on_signal(SIGIO));
+	ASSERT_EQ(0, block(SIGIO, SIG_BLOCK));
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->fd, 2, FN(EV_DIV)));
+
+	/* Not frozen: restart still sets every slot to its preset. */
+	ASSERT_EQ(0, preset(self->fd, 1, 12345));
+	spin(0.05);
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_GT(st.pctr_hwc[1], 12345 + div_events(self->khz, 0.02));
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_LE(12345, st.pctr_hwc[1]);
+	EXPECT_GT(12345 + div_events(self->khz, 0.01), st.pctr_hwc[1]);
+	/* Slots 0 and 2 have preset 0 and restarted from 0 with slot 1. */
+	EXPECT_EQ(st.pctr_hwc[1] - 12345, st.pctr_hwc[0]);
+	EXPECT_EQ(st.pctr_hwc[0], st.pctr_hwc[2]);
+
+	/* The same function again keeps the preset; another drops it. */
+	ASSERT_EQ(0, preset(self->fd, 2, 5555));
+	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->fd, 2, other_fn));
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_LE(12345, st.pctr_hwc[1]);
+	EXPECT_GT(5555, st.pctr_hwc[2]);
+
+	/* Overflow: slot 1 froze near 12345 + P (it was preset earlier). */
+	ASSERT_EQ(0, preset(self->fd, 0, -P));
+	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
+	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_EQ(0, st.pctr_hwc[0]);
+	EXPECT_LE(12345 + P, st.pctr_hwc[1]);
+	EXPECT_GT(12345 + P + div_events(self->khz, 0.2), st.pctr_hwc[1]);
+
+	/* Restart: every slot from its preset, counting again. */
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_LE(12345, st.pctr_hwc[1]);
+	EXPECT_GT(12345 + P / 2, st.pctr_hwc[1]);
+	EXPECT_EQ(-P, st.pctr_hwc[0] - (st.pctr_hwc[1] - 12345));
+	EXPECT_EQ(st.pctr_hwc[1] - 12345, st.pctr_hwc[2]);
+
+	/* A full period from the presets: exact. */
+	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
+	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_EQ(0, st.pctr_hwc[0]);
+	EXPECT_EQ(12345 + P, st.pctr_hwc[1]);
+	EXPECT_EQ(P, st.pctr_hwc[2]);
+	EXPECT_EQ(other_fn, st.pctr_fn[2]);
+	ASSERT_EQ(0, set(self->fd, 0, 0));
+	ASSERT_EQ(0, block(SIGIO, SIG_UNBLOCK));
+}
+
+/* --- the counter page -------------------------------------------------- */
+
+/* A consistent copy of the page (retrying while the kernel writes it). */
+static int page_copy(const volatile struct pctr_page *pg, struct pctr_page *out)
+{
+	uint32_t seq;
+	int i;
+
+	for (i = 0; i < 1000000; i++) {
+		seq = pg->pg_seq;
+		if (seq & 1)
+			continue;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		memcpy(out, (const void *)pg, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (pg->pg_seq == seq)
+			return 0;
+	}
+	return -1;
+}
+
+TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
+{
+	const uint64_t P = 200000;
+	const volatile struct pctr_page *pg;
+	struct pctr_page c;
+	struct pctrst st;
+	siginfo_t si;
+	void *m;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, on_signal(SIGIO));
+	ASSERT_EQ(0, block(SIGIO, SIG_BLOCK));
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
+	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	pg = m;
+	ASSERT_EQ(0, page_copy(pg, &c));
+	EXPECT_FALSE(c.pg_flags & PCTR_PG_FROZEN);
+	EXPECT_NE(0, c.pg_slot[0].ps_mask);
+	EXPECT_NE(0, c.pg_slot[1].ps_mask);
+
+	ASSERT_EQ(0, preset(self->fd, 0, -P));
+	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
+	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	/* The second period is exact. */
+	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
+	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
+	ASSERT_EQ(0, page_copy(pg, &c));
+	EXPECT_TRUE(c.pg_flags & PCTR_PG_FROZEN) TH_LOG("pg_flags %#x",
+							c.pg_flags);
+	EXPECT_EQ(0, c.pg_slot[0].ps_mask);
+	EXPECT_EQ(0, c.pg_slot[1].ps_mask);
+	EXPECT_EQ(0, c.pg_slot[0].ps_sum);
+	EXPECT_EQ(P, c.pg_slot[1].ps_sum);
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_EQ(P, st.pctr_hwc[1]);
+	/* Still so a while later. */
+	spin(0.05);
+	ASSERT_EQ(0, page_copy(pg, &c));
+	EXPECT_TRUE(c.pg_flags & PCTR_PG_FROZEN);
+	EXPECT_EQ(P, c.pg_slot[1].ps_sum);
+
+	/* Restarted: running counters again. */
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	ASSERT_EQ(0, page_copy(pg, &c));
+	EXPECT_FALSE(c.pg_flags & PCTR_PG_FROZEN) TH_LOG("pg_flags %#x",
+							 c.pg_flags);
+	EXPECT_NE(0, c.pg_slot[0].ps_mask);
+	EXPECT_NE(0, c.pg_slot[1].ps_mask);
+	ASSERT_EQ(0, set(self->fd, 0, 0));
+	munmap(m, PCTR_PAGE_SIZE);
+	ASSERT_EQ(0, block(SIGIO, SIG_UNBLOCK));
+}
+
+/* --- options ------------------------------------------------------------ */
+
+TEST_F_TIMEOUT(sim, opts_signal_and_errors, 120)
+{
+	const uint64_t P = 20000;
+	struct pctr_opts o;
+	int i;
+	struct {
+		uint32_t flags, signo;
+		int res;		/* po_reserved[res - 1] = 1 */
+	} bad[] = {
+		{ 0, SIGKILL, 0 }, { 0, SIGSTOP, 0 }, { 0, 0x1000, 0 },
+		{ 0, 65, 0 }, { 0, 0xffffffff, 0 },
+		{ 2, SIGUSR1, 0 }, { PCTR_O_INHERIT | 0x80000000u, 0, 0 },
+		{ 0, SIGUSR1, 1 }, { 0, SIGUSR1, 2 }, { 0, SIGUSR1, 3 },
+	};
+
+	if (!self->ready)
+		return;
+	/* No context: GOPTS gives zeros, SOPTS is EINVAL. */
+	ASSERT_EQ(0, gopts(self->fd, &o));
+	EXPECT_TRUE(opts_zero(&o));
+	EXPECT_EQ(EINVAL, sopts(self->fd, 0, SIGUSR1));
+	EXPECT_EQ(EINVAL, sopts(self->fd, PCTR_O_INHERIT, 0));
+	EXPECT_EQ(EINVAL, sopts(self->fd, 0, 0));
+
+	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, gopts(self->fd, &o));
+	EXPECT_TRUE(opts_default(&o, 0)) TH_LOG("po_signo %u", o.po_signo);
+	ASSERT_EQ(0, sopts(self->fd, 0, SIGUSR1));
+	ASSERT_EQ(0, gopts(self->fd, &o));
+	EXPECT_EQ(0, o.po_flags);
+	EXPECT_EQ(SIGUSR1, o.po_signo);
+	EXPECT_EQ(0, o.po_reserved[0] | o.po_reserved[1] | o.po_reserved[2]);
+
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+		struct pctr_opts b = {
+			.po_flags = bad[i].flags, .po_signo = bad[i].signo,
+		};
+
+		if (bad[i].res)
+			b.po_reserved[bad[i].res - 1] = 1;
+		EXPECT_EQ(-1, ioctl(self->fd, PCIOCSOPTS, &b))
+			TH_LOG("case %d", i);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("case %d", i);
+	}
+	/* Unchanged by the refused calls. */
+	ASSERT_EQ(0, gopts(self->fd, &o));
+	EXPECT_EQ(0, o.po_flags);
+	EXPECT_EQ(SIGUSR1, o.po_signo);
+
+	/* Both fields read back; the highest real-time signal is valid. */
+	ASSERT_EQ(0, sopts(self->fd, PCTR_O_INHERIT, 64));
+	ASSERT_EQ(0, gopts(self->fd, &o));
+	EXPECT_EQ(PCTR_O_INHERIT, o.po_flags);
+	EXPECT_EQ(64, o.po_signo);
+	ASSERT_EQ(0, sopts(self->fd, 0, SIGUSR1));
+
+	/* SIGUSR1 it is, three periods, and no SIGIO. */
+	ASSERT_EQ(0, on_signal(SIGIO));
+	ASSERT_EQ(0, on_signal(SIGUSR1));
+	ASSERT_EQ(0, on_signal(SIGRTMIN + 2));
+	nsig = 0;
+	restart_left = 2;
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, preset(self->fd, 0, -P));
+	ASSERT_EQ(0, spin_until(&nsig, 3, 20.0));
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(SIGUSR1, recs[i].signo) TH_LOG("signal %d", i);
+		EXPECT_EQ(PCTR_SI_OVERFLOW, recs[i].code);
+		EXPECT_EQ(0, recs[i].st.pctr_hwc[0]);
+	}
+	EXPECT_EQ(P, recs[1].st.pctr_hwc[1]);
+	EXPECT_EQ(P, recs[2].st.pctr_hwc[1]);
+
+	/* Frozen now.  A real-time signal, then the default again. */
+	spin(0.02);
+	ASSERT_EQ(3, nsig);
+	ASSERT_EQ(0, sopts(self->fd, 0, SIGRTMIN + 2));
+	nsig = 0;
+	restart_left = 1;
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	ASSERT_EQ(0, spin_until(&nsig, 2, 20.0));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(SIGRTMIN + 2, recs[i].signo) TH_LOG("signal %d", i);
+		EXPECT_EQ(PCTR_SI_OVERFLOW, recs[i].code);
+		EXPECT_EQ(P, recs[i].st.pctr_hwc[1]);
+	}
+
+	spin(0.02);
+	ASSERT_EQ(2, nsig);
+	ASSERT_EQ(0, sopts(self->fd, 0, 0));
+	ASSERT_EQ(0, gopts(self->fd, &o));
+	EXPECT_TRUE(opts_default(&o, 0)) TH_LOG("po_signo %u", o.po_signo);
+	nsig = 0;
+	restart_left = 1;
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	ASSERT_EQ(0, spin_until(&nsig, 2, 20.0));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(SIGIO, recs[i].signo) TH_LOG("signal %d", i);
+		EXPECT_EQ(PCTR_SI_OVERFLOW, recs[i].code);
+		EXPECT_EQ(P, recs[i].st.pctr_hwc[1]);
+	}
+	ASSERT_EQ(0, set(self->fd, 0, 0));
+}
+
+/* Options belong to the thread: another thread sees its own (none). */
+static void *gopts_thread(void *arg)
+{
+	struct pctr_opts *o = arg;
+
+	if (gopts(g_fd, o))
+		o->po_flags = 0xdead;
+	return NULL;
+}
+
+TEST_F(sim, opts_are_per_thread)
+{
+	struct pctr_opts o;
+	pthread_t t;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, sopts(self->fd, 0, SIGUSR2));
+	ASSERT_EQ(0, pthread_create(&t, NULL, gopts_thread, &o));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_TRUE(opts_zero(&o));
+	/* Releasing the context drops its options. */
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+	ASSERT_EQ(0, gopts(self->fd, &o));
+	EXPECT_TRUE(opts_zero(&o));
+	EXPECT_EQ(EINVAL, sopts(self->fd, 0, SIGUSR2));
+}
+
+/* --- inheritance ---------------------------------------------------------- */
+
+#define INH_PRESET	777000ULL
+
+struct tres {
+	sem_t		go;
+	int		err;
+	pid_t		tid;
+	struct pctrst	st0, st1;
+	struct pctr_opts o;
+	struct tres	*sub;		/* a thread this one creates */
+};
+
+/* A thread made before the option: waits, then looks at its counters. */
+static void *early_thread(void *arg)
+{
+	struct tres *r = arg;
+
+	sem_wait(&r->go);
+	r->err = rd(g_fd, &r->st0);
+	if (!r->err)
+		r->err = gopts(g_fd, &r->o);
+	return NULL;
+}
+
+static void *sub_thread(void *arg)
+{
+	struct tres *r = arg;
+
+	r->err = rd(g_fd, &r->st0);
+	return NULL;
+}
+
+/* A thread made after it: reads, runs 0.2 s, reads, makes a thread. */
+static void *late_thread(void *arg)
+{
+	struct tres *r = arg;
+	pthread_t t;
+
+	r->tid = gettid_();
+	r->err = rd(g_fd, &r->st0);
+	if (r->err)
+		return NULL;
+	spin_cpu(0.2);
+	r->err = rd(g_fd, &r->st1);
+	if (!r->err)
+		r->err = gopts(g_fd, &r->o);
+	if (!r->err && r->sub) {
+		r->err = pthread_create(&t, NULL, sub_thread, r->sub);
+		if (!r->err)
+			r->err = pthread_join(t, NULL);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(sim, inherit_to_threads, 60)
+{
+	struct tres early, late, sub;
+	struct pctrst st, st2;
+	struct pctr_opts o;
+	pthread_t te, tl;
+	uint64_t run, bound;
+
+	if (!self->ready)
+		return;
+	memset(&early, 0, sizeof(early));
+	memset(&late, 0, sizeof(late));
+	memset(&sub, 0, sizeof(sub));
+	late.sub = &sub;
+	sem_init(&early.go, 0, 0);
+
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->fd, FIX_DIV, FIXFN));
+	ASSERT_EQ(0, preset(self->fd, 0, INH_PRESET));
+	ASSERT_EQ(0, pthread_create(&te, NULL, early_thread, &early));
+	ASSERT_EQ(0, sopts(self->fd, PCTR_O_INHERIT, 0));
+	ASSERT_EQ(0, gopts(self->fd, &o));
+	EXPECT_EQ(PCTR_O_INHERIT, o.po_flags);
+
+	/* The parent's own value runs well past its preset first. */
+	spin_cpu(0.3);
+	ASSERT_EQ(0, rd(self->fd, &st));
+	run = st.pctr_hwc[0] - INH_PRESET;
+	ASSERT_LT(div_events(self->khz, 0.15), run);
+	bound = run / 2;
+
+	ASSERT_EQ(0, pthread_create(&tl, NULL, late_thread, &late));
+	ASSERT_EQ(0, pthread_join(tl, NULL));
+	ASSERT_EQ(0, rd(self->fd, &st2));
+	ASSERT_EQ(0, late.err);
+	TH_LOG("parent at %llu; new thread starts at %llu, fixed %llu, then %llu",
+	       (unsigned long long)st.pctr_hwc[0],
+	       (unsigned long long)late.st0.pctr_hwc[0],
+	       (unsigned long long)late.st0.pctr_hwc[FIX_DIV],
+	       (unsigned long long)late.st1.pctr_hwc[0]);
+	/* Same functions, values from the presets, the same options. */
+	EXPECT_EQ(FN(EV_DIV), late.st0.pctr_fn[0]);
+	EXPECT_EQ(FIXFN, late.st0.pctr_fn[FIX_DIV]);
+	EXPECT_EQ(0, late.st0.pctr_fn[1]);
+	EXPECT_LE(INH_PRESET, late.st0.pctr_hwc[0]);
+	EXPECT_GT(INH_PRESET + bound, late.st0.pctr_hwc[0]);
+	EXPECT_GT(bound, late.st0.pctr_hwc[FIX_DIV]);
+	/* It counts its own run time. */
+	EXPECT_LT(late.st0.pctr_hwc[0] + div_events(self->khz, 0.1),
+		  late.st1.pctr_hwc[0]);
+	EXPECT_EQ(late.st1.pctr_hwc[0] - INH_PRESET,
+		  late.st1.pctr_hwc[FIX_DIV]);
+	EXPECT_TRUE(opts_default(&late.o, PCTR_O_INHERIT))
+		TH_LOG("po_flags %#x po_signo %u", late.o.po_flags,
+		       late.o.po_signo);
+	/* ... which is not added to the parent's, who slept in join. */
+	EXPECT_GT(div_events(self->khz, 0.1),
+		  st2.pctr_hwc[0] - st.pctr_hwc[0]);
+	/* Its own thread inherits in turn. */
+	EXPECT_EQ(0, sub.err);
+	EXPECT_EQ(FN(EV_DIV), sub.st0.pctr_fn[0]);
+	EXPECT_LE(INH_PRESET, sub.st0.pctr_hwc[0]);
+	EXPECT_GT(INH_PRESET + bound, sub.st0.pctr_hwc[0]);
+
+	/* The thread made before the option has nothing. */
+	sem_post(&early.go);
+	ASSERT_EQ(0, pthread_join(te, NULL));
+	ASSERT_EQ(0, early.err);
+	EXPECT_TRUE(st_clean(&early.st0));
+	EXPECT_TRUE(opts_zero(&early.o));
+}
+
+TEST_F(sim, no_inherit_without_option)
+{
+	struct tres r;
+	pthread_t t;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, preset(self->fd, 0, INH_PRESET));
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(0, pthread_create(&t, NULL, sub_thread, &r));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, r.err);
+	EXPECT_TRUE(st_clean(&r.st0));
+
+	/* Set, then cleared again: nothing either. */
+	ASSERT_EQ(0, sopts(self->fd, PCTR_O_INHERIT, 0));
+	ASSERT_EQ(0, sopts(self->fd, 0, 0));
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(0, pthread_create(&t, NULL, sub_thread, &r));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, r.err);
+	EXPECT_TRUE(st_clean(&r.st0));
+}
+
+/* In a forked child: an inherited context, from the preset; 0 if so. */
+static int check_inherited(int fd, uint64_t bound, uint64_t khz)
+{
+	struct pctrst a, b;
+	struct pctr_opts o;
+
+	if (rd(fd, &a))
+		return 2;
+	if (a.pctr_fn[0] != FN(EV_DIV))
+		return 3;
+	if (a.pctr_hwc[0] < INH_PRESET)
+		return 4;
+	if (a.pctr_hwc[0] >= INH_PRESET + bound)
+		return 5;
+	spin_cpu(0.1);
+	if (rd(fd, &b))
+		return 6;
+	if (b.pctr_hwc[0] < a.pctr_hwc[0] + div_events(khz, 0.05))
+		return 7;
+	/* The options too, the signal included. */
+	if (gopts(fd, &o) || o.po_flags != PCTR_O_INHERIT ||
+	    o.po_signo != SIGUSR2)
+		return 8;
+	return 0;
+}
+
+TEST_F_TIMEOUT(sim, inherit_to_processes, 60)
+{
+	struct pctrst st;
+	uint64_t bound;
+	pid_t pid, gpid;
+	int status, rc;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, preset(self->fd, 0, INH_PRESET));
+	ASSERT_EQ(0, sopts(self->fd, PCTR_O_INHERIT, SIGUSR2));
+	spin_cpu(0.3);
+	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_LT(div_events(self->khz, 0.15), st.pctr_hwc[0] - INH_PRESET);
+	bound = (st.pctr_hwc[0] - INH_PRESET) / 2;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		rc = check_inherited(self->fd, bound, self->khz);
+		if (rc)
+			_exit(rc);
+		/* The grandchild inherits from the child. */
+		gpid = fork();
+		if (gpid < 0)
+			_exit(20);
+		if (gpid == 0)
+			_exit(check_inherited(self->fd, bound, self->khz));
+		if (waitpid(gpid, &status, 0) != gpid || !WIFEXITED(status))
+			_exit(21);
+		_exit(WEXITSTATUS(status) ? 30 + WEXITSTATUS(status) : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("signal %d", WTERMSIG(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("child (< 30) or grandchild (30 + n) failed check %d",
+		       WEXITSTATUS(status));
+}
+
+/*
+ * A notifying slot starts at 2^64 - 1 in a new thread, frozen, and the
+ * thread is signalled at once; a plain slot is frozen at its preset.
+ * PCIOCRESTART starts both from the inherited presets.
+ */
+#define NOTIFY_FAR	1000000000000ULL	/* hours away for the parent */
+
+struct nres {
+	pid_t		tid;
+	int		got, rs;
+	int		err;
+	struct pctrst	st0, st1, st2;
+};
+
+static void notified_child(struct nres *r)
+{
+	double end = now_sec() + 2.0;
+
+	r->tid = gettid_();
+	while (nsig < 1 && now_sec() < end)
+		;
+	r->got = nsig;
+	r->err = rd(g_fd, &r->st0);
+	spin(0.05);
+	r->err = r->err ?: rd(g_fd, &r->st1);
+	r->rs = ioctl(g_fd, PCIOCRESTART) ? errno : 0;
+	spin_cpu(0.05);
+	r->err = r->err ?: rd(g_fd, &r->st2);
+}
+
+static void *notified_thread(void *arg)
+{
+	notified_child(arg);
+	return NULL;
+}
+
+static void set_up_notify_inherit(struct __test_metadata *_metadata, int fd)
+{
+	ASSERT_EQ(0, on_signal(SIGIO));
+	nsig = 0;
+	restart_left = 0;
+	ASSERT_EQ(0, set(fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, set(fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, preset(fd, 0, -NOTIFY_FAR));
+	ASSERT_EQ(0, preset(fd, 1, 5000));
+	ASSERT_EQ(0, sopts(fd, PCTR_O_INHERIT, 0));
+	spin_cpu(0.05);
+}
+
+TEST_F_TIMEOUT(sim, inherit_notify_slot_thread, 60)
+{
+	struct nres r;
+	pthread_t t;
+
+	if (!self->ready)
+		return;
+	set_up_notify_inherit(_metadata, self->fd);
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(0, pthread_create(&t, NULL, notified_thread, &r));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, r.err);
+
+	/* One signal, the new thread's, at once. */
+	ASSERT_EQ(1, nsig);
+	EXPECT_EQ(1, r.got);
+	EXPECT_EQ(r.tid, recs[0].tid);
+	EXPECT_EQ(SIGIO, recs[0].signo);
+	EXPECT_EQ(PCTR_SI_OVERFLOW, recs[0].code);
+	EXPECT_EQ(0, recs[0].rd);
+	EXPECT_EQ(UINT64_MAX, recs[0].st.pctr_hwc[0]);
+	EXPECT_EQ(5000, recs[0].st.pctr_hwc[1]);
+	/* Frozen until restarted. */
+	EXPECT_EQ(FN(EV_DIV) | PCTR_INT, r.st0.pctr_fn[0]);
+	EXPECT_EQ(UINT64_MAX, r.st0.pctr_hwc[0]);
+	EXPECT_EQ(5000, r.st0.pctr_hwc[1]);
+	EXPECT_EQ(UINT64_MAX, r.st1.pctr_hwc[0]);
+	EXPECT_EQ(5000, r.st1.pctr_hwc[1]);
+	/* Restarted from the presets, together. */
+	EXPECT_EQ(0, r.rs);
+	EXPECT_LT(5000 + div_events(self->khz, 0.02), r.st2.pctr_hwc[1]);
+	EXPECT_EQ(r.st2.pctr_hwc[1] - 5000, r.st2.pctr_hwc[0] + NOTIFY_FAR)
+		TH_LOG("slot 0 %llu, slot 1 %llu",
+		       (unsigned long long)r.st2.pctr_hwc[0],
+		       (unsigned long long)r.st2.pctr_hwc[1]);
+}
+
+TEST_F_TIMEOUT(sim, inherit_notify_slot_fork, 60)
+{
+	struct nres *r;
+	pid_t pid;
+	int status;
+
+	if (!self->ready)
+		return;
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	memset(r, 0, sizeof(*r));
+	set_up_notify_inherit(_metadata, self->fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		notified_child(r);
+		/* The child's handler ran in the child, once. */
+		if (nsig == 1 && recs[0].code == PCTR_SI_OVERFLOW &&
+		    recs[0].st.pctr_hwc[0] == UINT64_MAX)
+			_exit(0);
+		_exit(1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("signal %d", WTERMSIG(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, nsig);
+	ASSERT_EQ(0, r->err);
+	EXPECT_EQ(1, r->got);
+	EXPECT_EQ(pid, r->tid);
+	EXPECT_EQ(UINT64_MAX, r->st0.pctr_hwc[0]);
+	EXPECT_EQ(5000, r->st0.pctr_hwc[1]);
+	EXPECT_EQ(UINT64_MAX, r->st1.pctr_hwc[0]);
+	EXPECT_EQ(5000, r->st1.pctr_hwc[1]);
+	EXPECT_EQ(0, r->rs);
+	EXPECT_LT(5000 + div_events(self->khz, 0.02), r->st2.pctr_hwc[1]);
+	EXPECT_EQ(r->st2.pctr_hwc[1] - 5000, r->st2.pctr_hwc[0] + NOTIFY_FAR);
+	munmap(r, sizeof(*r));
+}
+
+/* --- exec ------------------------------------------------------------------- */
+
+/* exec drops the counters, the options and inheritance. */
+TEST_F(sim, exec_clears_notify_and_inherit)
+{
+	char fdarg[16];
+	pid_t pid;
+	int status;
+
+	if (!self->ready)
+		return;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (set(self->fd, 0, FN(EV_DIV) | PCTR_INT) ||
+		    set(self->fd, 1, FN(EV_DIV)) ||
+		    preset(self->fd, 0, -NOTIFY_FAR) ||
+		    sopts(self->fd, PCTR_O_INHERIT, SIGUSR1))
+			_exit(20);
+		snprintf(fdarg, sizeof(fdarg), "%d", self->fd);
+		execl("/proc/self/exe", "notify_test", "--check-exec", fdarg,
+		      (char *)NULL);
+		_exit(21);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("signal %d", WTERMSIG(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+static void *exec_thread(void *arg)
+{
+	struct pctrst st;
+
+	*(int *)arg = rd(g_fd, &st) ? 1 : !st_clean(&st);
+	return NULL;
+}
+
+/*
+ * Re-executed by exec_clears_notify_and_inherit.  A signal now would
+ * kill it (SIGUSR1's default action).
+ */
+static int check_exec(int fd)
+{
+	struct pctr_opts o;
+	struct pctrst st;
+	pthread_t t;
+	pid_t pid;
+	int status, bad = 1;
+
+	g_fd = fd;
+	if (rd(fd, &st))
+		return 2;
+	if (!st_clean(&st))
+		return 3;
+	if (gopts(fd, &o) || !opts_zero(&o))
+		return 4;
+	if (pthread_create(&t, NULL, exec_thread, &bad) ||
+	    pthread_join(t, NULL) || bad)
+		return 5;
+	pid = fork();
+	if (pid < 0)
+		return 6;
+	if (pid == 0)
+		_exit(rd(fd, &st) || !st_clean(&st));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return 7;
+	spin_cpu(0.05);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--check-exec"))
+		return check_exec(atoi(argv[2]));
+	return test_harness_run(argc, argv);
+}
