@@ -244,6 +244,7 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	init_task_work(&req->work, pctr_bind_work);
 	/* The module stays until the callback has run. */
 	__module_get(THIS_MODULE);
+	pctr_note_task_work();
 	/* TWA_SIGNAL: a thread asleep in a system call runs it promptly. */
 	if (task_work_add(t, &req->work, TWA_SIGNAL)) {
 		module_put(THIS_MODULE);

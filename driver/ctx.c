@@ -41,6 +41,7 @@
 #include <linux/pid.h>
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -115,6 +116,14 @@ static struct preempt_ops pctr_preempt_ops;
  */
 static atomic_t pctr_cpu_binds = ATOMIC_INIT(0);
 static atomic_long_t pctr_epoch = ATOMIC_LONG_INIT(0);
+
+/* A task_work callback was queued since load: see pctr_ctx_exit(). */
+static bool pctr_task_works;
+
+void pctr_note_task_work(void)
+{
+	WRITE_ONCE(pctr_task_works, true);
+}
 
 /* --- counting: all with interrupts off, on the context's CPU ---------- */
 
@@ -714,6 +723,7 @@ static void pctr_probe_fork(void *data, struct task_struct *parent,
 	init_task_work(&seed->work, pctr_inherit_work);
 	/* The module stays until the callback has run. */
 	__module_get(THIS_MODULE);
+	pctr_note_task_work();
 	if (task_work_add(child, &seed->work, TWA_RESUME)) {
 		kfree(seed);
 		module_put(THIS_MODULE);
@@ -1252,6 +1262,7 @@ void pctr_ctx_remote_end(struct pctr_ctx *ctx)
 	if (t && !smp_load_acquire(&ctx->dead)) {
 		ctx_get(ctx);
 		__module_get(THIS_MODULE);
+		pctr_note_task_work();
 		init_task_work(&ctx->end_work, pctr_remote_end_work);
 		if (task_work_add(t, &ctx->end_work, TWA_RESUME)) {
 			ctx_put(ctx);
@@ -1402,6 +1413,15 @@ static void pctr_unhook(unsigned int n)
 	 */
 	tracepoint_synchronize_unregister();
 	synchronize_rcu();
+	/*
+	 * A task_work callback's module_put() is its last statement, but
+	 * its return is still this module's text, and its thread may have
+	 * been preempted right there.  RCU Tasks waits until every thread
+	 * has since switched voluntarily or run in user space.  It is slow,
+	 * so only for loads that queued any.
+	 */
+	if (READ_ONCE(pctr_task_works))
+		synchronize_rcu_tasks();
 }
 
 /*

@@ -49,4 +49,7 @@ struct pctr_ctx *pctr_ctx_remote_new(u32 mask, const u64 *fn,
 int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask);
 void pctr_ctx_remote_end(struct pctr_ctx *ctx);
 
+/* A task_work callback of ours was queued: module exit must wait. */
+void pctr_note_task_work(void);
+
 #endif /* _PCTR_CTX_H */
