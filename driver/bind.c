@@ -205,6 +205,28 @@ static bool traced_by_caller(struct task_struct *t)
 	return ok;
 }
 
+/*
+ * Wait for the target to run the setup.  A stopped target (job control,
+ * or a ptrace stop such as a signal-delivery stop that its tracer -- very
+ * likely our caller -- would have to resume) does not run it: rather
+ * than wait for ever, give up with EAGAIN.  0 once it has run.
+ */
+static int bind_wait(struct pctr_req *req, struct task_struct *t)
+{
+	long left;
+
+	for (;;) {
+		left = wait_for_completion_interruptible_timeout(&req->done,
+								 HZ / 100 + 1);
+		if (left > 0)
+			return 0;
+		if (left < 0)
+			return -EINTR;
+		if (task_is_stopped_or_traced(t))
+			return -EAGAIN;
+	}
+}
+
 static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 		       const u64 *ctl, u32 mask)
 {
@@ -252,16 +274,13 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 		ret = -ESRCH;
 		goto put_task;
 	}
+	ret = bind_wait(req, t);
 	put_task_struct(t);
-
-	ret = wait_for_completion_interruptible(&req->done);
 	spin_lock(&req->lock);
-	if (req->state == REQ_PENDING) {
+	if (req->state == REQ_PENDING)
 		req->state = REQ_ABANDONED;
-		ret = -EINTR;
-	} else {
+	else
 		ret = req->ret;
-	}
 	spin_unlock(&req->lock);
 	if (!ret) {
 		pf->ctx = req->ctx;

@@ -73,6 +73,7 @@ struct pctr_ctx {
 	bool		frozen;		/* stopped by an overflow */
 	bool		remote;		/* programmed by a thread binding */
 	bool		dead;		/* the thread's side has ended */
+	bool		released;	/* a binder let go: ends at once */
 	u32		notify;		/* slots with PCTR_INT */
 	u32		ovf;		/* of which wrapped, until restart */
 	u32		opts;		/* PCTR_O_* */
@@ -597,6 +598,22 @@ static void ctx_destroy_current(struct pctr_ctx *ctx)
 	preempt_enable();
 }
 
+/*
+ * The calling thread's context, but not one its binder let go of: that
+ * one is ended now rather than when its task_work comes (task_works run
+ * newest first, so a new binding's setup may come before it).
+ */
+static struct pctr_ctx *ctx_current_live(void)
+{
+	struct pctr_ctx *ctx = ctx_current();
+
+	if (ctx && ctx->remote && READ_ONCE(ctx->released)) {
+		ctx_destroy_current(ctx);
+		ctx = NULL;
+	}
+	return ctx;
+}
+
 /* A thread's end, and exec (a new program starts with no counters). */
 static void pctr_task_gone(struct task_struct *p)
 {
@@ -739,7 +756,7 @@ static void pctr_probe_fork(void *data, struct task_struct *parent,
  */
 static struct pctr_ctx *ctx_own(void)
 {
-	struct pctr_ctx *ctx = ctx_current();
+	struct pctr_ctx *ctx = ctx_current_live();
 
 	if (ctx && ctx->remote)
 		return ERR_PTR(-EBUSY);
@@ -1144,7 +1161,7 @@ struct pctr_ctx *pctr_ctx_remote_new(u32 mask, const u64 *fn,
 	struct pctr_ctx *ctx;
 	unsigned int s;
 
-	if (ctx_current())
+	if (ctx_current_live())
 		return ERR_PTR(-EBUSY);
 	ctx = ctx_create(true);
 	if (IS_ERR(ctx))
@@ -1258,6 +1275,7 @@ void pctr_ctx_remote_end(struct pctr_ctx *ctx)
 	if (t)
 		get_task_struct(t);
 	rcu_read_unlock();
+	WRITE_ONCE(ctx->released, true);
 	/* Pairs with ctx_destroy(): an ended context needs no work. */
 	if (t && !smp_load_acquire(&ctx->dead)) {
 		ctx_get(ctx);

@@ -272,7 +272,9 @@ struct pctr_opts {
  *                   ptrace(2) at the time of the call (EPERM if not;
  *                   ESRCH if there is no such thread).  The counters are
  *                   set up in the thread's own context, as if it had
- *                   programmed them itself; the call waits for that.
+ *                   programmed them itself; the call waits for that, and
+ *                   fails with EAGAIN if the thread is or becomes stopped
+ *                   (job control, or a ptrace stop) before it could.
  *                   EBUSY if the thread counts for itself already.
  *
  * pb_fn and pb_preset give each slot's function and starting value, as
