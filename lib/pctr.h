@@ -129,10 +129,15 @@ static inline uint64_t rdpmc(uint32_t ctr)
 #define pctr_barrier_(pg) \
 	__asm__ __volatile__("" : "+m"(*(struct pctr_page *)(uintptr_t)(pg)))
 
-/* Slot's raw counter value now, or 0 with *ok = 0 if it has no recipe. */
+/*
+ * Slot's raw counter value now, or 0 with *ok = 0 if it has no recipe.
+ * *tsc is the TSC sample simulated slots share (0: not taken yet), so
+ * that slots read together are read at one instant, as one read() of
+ * the simulated registers would.
+ */
 static inline uint64_t pctr_raw_(const volatile struct pctr_page *pg,
 				 const volatile struct pctr_page_slot *ps,
-				 int *ok)
+				 int *ok, uint64_t *tsc)
 {
 	uint64_t t, lim, per;
 
@@ -140,7 +145,9 @@ static inline uint64_t pctr_raw_(const volatile struct pctr_page *pg,
 		return rdpmc(ps->ps_rdpmc - 1);
 	per = ps->ps_sim_period;
 	if (per) {
-		t = rdtsc();
+		if (!*tsc)
+			*tsc = rdtsc();
+		t = *tsc;
 		lim = pg->pg_sim_limit;
 		if (t > lim)
 			t = lim;
@@ -155,12 +162,12 @@ static inline uint64_t pctr_raw_(const volatile struct pctr_page *pg,
 /* A slot's virtual value from the page; *ok = 0 if it has no recipe. */
 static inline uint64_t pctr_slot_(const volatile struct pctr_page *pg,
 				  const volatile struct pctr_page_slot *ps,
-				  int *ok)
+				  int *ok, uint64_t *tsc)
 {
 	uint64_t v = ps->ps_sum;
 
 	if (ps->ps_mask)
-		v += (pctr_raw_(pg, ps, ok) - ps->ps_prev) & ps->ps_mask;
+		v += (pctr_raw_(pg, ps, ok, tsc) - ps->ps_prev) & ps->ps_mask;
 	return v;
 }
 
@@ -202,6 +209,7 @@ static inline int pctr_read_page_(pctr_t *p, uint64_t *vals,
 {
 	const volatile struct pctr_page *pg = p->page;
 	unsigned int i;
+	uint64_t tsc;
 	uint32_t seq;
 	int ok;
 
@@ -219,8 +227,10 @@ static inline int pctr_read_page_(pctr_t *p, uint64_t *vals,
 		if (pg->pg_flags & PCTR_PG_INVALID)
 			return 0;
 		ok = 1;
+		tsc = 0;
 		for (i = 0; i < n; i++)
-			vals[i] = pctr_slot_(pg, &pg->pg_slot[first + i], &ok);
+			vals[i] = pctr_slot_(pg, &pg->pg_slot[first + i], &ok,
+					     &tsc);
 		pctr_barrier_(pg);
 		if (pg->pg_seq == seq)
 			return ok;
