@@ -1,15 +1,30 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * libcpc: binding a set to the calling thread and sampling it.
+ * libcpc: binding a set to the calling thread; sampling, presetting,
+ * restarting and unbinding a set, whatever it is bound to (cpu.c and
+ * pctx.c bind to CPUs and to other processes' threads).
  *
  * Binding ends whatever counter context the thread had, programs one
- * pctr slot per request (PCIOCS), applies the presets (PCIOCPRESET) and
- * maps the thread's counter page, so that cpc_set_sample() reads the
- * counters without a system call.  A set is bound to one thread at a
- * time and is sampled, restarted and unbound from that thread; binding
- * another set on the same thread unbinds the first.
+ * pctr slot per request (PCIOCS), applies the presets (PCIOCPRESET),
+ * starts every slot from its preset at once (PCIOCRESTART) and maps the
+ * thread's counter page, so that cpc_set_sample() reads the counters
+ * without a system call.  A set is bound to one thread at a time and is
+ * sampled, restarted and unbound from that thread; binding another set
+ * on the same thread unbinds the first.
+ *
+ * With CPC_BIND_LWP_INHERIT (PCTR_O_INHERIT) the threads the binder
+ * creates afterwards, and its forked children, get counters of their own
+ * from the kernel, started from the presets.  They have no page:
+ * cpc_set_sample() reads their counters with PCIOCRD, which reads the
+ * calling thread's.  Each presets and restarts its own counters, from a
+ * SIGEMT handler too: sampling, cpc_request_preset() and
+ * cpc_set_restart() neither allocate nor print unless they fail.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -18,60 +33,180 @@
 
 #include "impl.h"
 
-/* The set bound to this thread, for cpc_request_preset(). */
-static __thread cpc_set_t *cpc_lwp_set;
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK	18
+#endif
 
-static pid_t cpc_gettid(void)
+/* The overflow signal to ask for: pctr's default where SIGEMT is SIGIO. */
+#if SIGEMT == SIGIO
+#define CPC_EMT_SIGNO	0
+#else
+#define CPC_EMT_SIGNO	SIGEMT
+#endif
+
+/*
+ * The calling thread.  Initial-exec TLS: using it allocates nothing, even
+ * the first time in a thread and in a signal handler.
+ */
+static __thread struct cpc_lwp cpc_lwp
+	__attribute__((tls_model("initial-exec")));
+
+/*
+ * A word in a MADV_WIPEONFORK page: 1 in the process that set it, 0 in a
+ * forked child.  So a fork is noticed at the next call, without a system
+ * call, even in a signal handler that runs before fork() has returned in
+ * the child (an inherited set's overflow signal does) and so before any
+ * pthread_atfork() handler.  NULL if the page could not be made: then
+ * every call asks getpid().
+ */
+static volatile int *cpc_fork_word;
+static volatile pid_t cpc_pid;
+static pthread_once_t cpc_fork_once = PTHREAD_ONCE_INIT;
+
+static void cpc_fork_word_init(void)
 {
-	return (pid_t)syscall(SYS_gettid);
+	long len = sysconf(_SC_PAGESIZE);
+	void *pg;
+
+	if (len <= 0)
+		len = 4096;
+	pg = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pg == MAP_FAILED)
+		return;
+	if (madvise(pg, len, MADV_WIPEONFORK)) {
+		munmap(pg, len);
+		return;
+	}
+	cpc_pid = getpid();
+	__atomic_store_n((int *)pg, 1, __ATOMIC_RELEASE);
+	cpc_fork_word = pg;
+}
+
+/* Once per process, from cpc_open(): never first from a signal handler. */
+void cpc_self_init_(void)
+{
+	pthread_once(&cpc_fork_once, cpc_fork_word_init);
+}
+
+/*
+ * The calling thread's record, reset in a forked child: there the
+ * parent's threads and their pages do not exist, and the TLS copied from
+ * the forking thread describes the parent.
+ */
+struct cpc_lwp *cpc_self_(void)
+{
+	struct cpc_lwp *me = &cpc_lwp;
+	volatile int *fw = cpc_fork_word;
+	pid_t pid;
+
+	if (fw && __atomic_load_n(fw, __ATOMIC_ACQUIRE)) {
+		pid = cpc_pid;
+	} else {
+		pid = getpid();
+		if (fw) {
+			cpc_pid = pid;
+			__atomic_store_n(fw, 1, __ATOMIC_RELEASE);
+		}
+	}
+	if (me->pid != pid) {
+		memset(me, 0, sizeof(*me));
+		me->tid = (pid_t)syscall(SYS_gettid);
+		me->pid = pid;
+	}
+	return me;
+}
+
+/* Did the calling thread bind @set (and not a parent before a fork)? */
+static int cpc_is_binder(const cpc_set_t *set, const struct cpc_lwp *me)
+{
+	return set->pid == me->pid && set->tid == me->tid;
 }
 
 /*
  * Is @set bound to a thread other than this one that is still alive?
- * Only the binding thread can end its counters, so such a set may not be
- * unbound, rebound or destroyed from here.  (A thread that exited took
- * its counters with it: its sets may be cleaned up from anywhere.)
+ * Only that thread can end its counters (and put its CPU affinity back),
+ * so such a set may not be unbound, rebound or destroyed from here.  (A
+ * thread that exited took its counters with it: its sets may be cleaned
+ * up from anywhere.)  A pctx binding belongs to the descriptor, not to a
+ * thread of ours; a forked child's copy of a set is its own.
  */
 int cpc_set_bound_elsewhere_(const cpc_set_t *set)
 {
-	if (!set->bound || set->tid == cpc_gettid())
+	struct cpc_lwp *me;
+
+	if (set->bound != CPC_BOUND_LWP && set->bound != CPC_BOUND_CPU)
 		return 0;
-	return syscall(SYS_tgkill, getpid(), set->tid, 0) == 0 ||
+	me = cpc_self_();
+	if (set->pid != me->pid || set->tid == me->tid)
+		return 0;
+	return syscall(SYS_tgkill, set->pid, set->tid, 0) == 0 ||
 	       errno != ESRCH;
 }
 
 /*
- * End @set's binding: from the binding thread, or after it exited (the
- * kernel ended its counters then; only the mapping is left).
+ * End @set's binding and forget it.  In a forked child only the child's
+ * own copies are dropped: the parent's page is not mapped there
+ * (VM_DONTCOPY: a mapping made since may sit where it was), and the
+ * bound descriptors are shared with the parent, whose bindings stay.
  */
 void cpc_set_unbind_(cpc_set_t *set)
 {
+	struct cpc_lwp *me = cpc_self_();
 	unsigned int i;
 
-	if (set->tid == cpc_gettid()) {
-		pctr_release(&set->pc);
-	} else if (set->pc.page) {
-		munmap((void *)set->pc.page, PCTR_PAGE_SIZE);
-		set->pc.page = NULL;
+	switch (set->bound) {
+	case CPC_BOUND_LWP:
+		if (set->pid != me->pid) {
+			/* The child's own inherited counters end with it. */
+			if (set->inherit && me->inherited == set && !me->set)
+				ioctl(set->pc.fd, PCIOCRELEASE);
+			set->pc.page = NULL;
+		} else if (set->tid == me->tid) {
+			pctr_release(&set->pc);
+		} else if (set->pc.page) {
+			/* The binder exited: only the mapping is left. */
+			munmap((void *)set->pc.page, PCTR_PAGE_SIZE);
+			set->pc.page = NULL;
+		}
+		break;
+	case CPC_BOUND_CPU:
+		cpc_cpu_unbind_(set);
+		break;
+	case CPC_BOUND_PCTX:
+		cpc_pctx_unbind_(set);
+		break;
 	}
-	set->bound = 0;
+	set->bound = CPC_UNBOUND;
+	set->inherit = 0;
 	for (i = 0; i < set->nreqs; i++)
 		set->reqs[i].slot = -1;
-	if (cpc_lwp_set == set)
-		cpc_lwp_set = NULL;
+	if (me->set == set)
+		me->set = NULL;
+	if (me->inherited == set) {
+		me->inherited = NULL;
+		me->dirty = 0;
+	}
 }
 
 /* A pctr errno as libcpc reports it, with the handler's subcode. */
-static int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
-			const struct cpc_request *req)
+int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
+		 const struct cpc_request *req)
 {
 	switch (err) {
 	case EBUSY:
 		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
-			       "the counters are in use by perf or the NMI watchdog (try sysctl kernel.nmi_watchdog=0)");
+			       "the counters are in use by perf or the NMI watchdog (try sysctl kernel.nmi_watchdog=0), or another process counts this thread");
+	case EAGAIN:
+		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
+			       "per-thread counters are unavailable while a CPU is bound (cpc_bind_cpu)");
 	case ENODEV:
 		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
 			       "pctr has no counters on this CPU");
+	case EOPNOTSUPP:
+		return cpc_err(cpc, fn, CPC_NOT_SUPPORTED, ENOTSUP,
+			       "%s: this CPU cannot signal counter overflow (CPC_OVF_NOTIFY_EMT)",
+			       req ? req->event : "binding");
 	case EPERM:
 	case EACCES:
 		return cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES,
@@ -87,7 +222,16 @@ static int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
 		       pctr_strerror(err));
 }
 
-static int cpc_set_check(cpc_t *cpc, const char *fn, cpc_set_t *set)
+/* A failed read of a bound set's counters. */
+int cpc_sample_err(cpc_t *cpc, const char *fn, int err)
+{
+	if (err == EAGAIN)
+		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
+			       "the set's counters were invalidated by a CPU binding (cpc_bind_cpu): unbind it");
+	return cpc_bind_err(cpc, fn, err, NULL);
+}
+
+int cpc_set_check(cpc_t *cpc, const char *fn, cpc_set_t *set)
 {
 	if (!set || set->cpc != cpc)
 		return cpc_err(cpc, fn, CPC_INVALID_ARGUMENT, EINVAL,
@@ -95,24 +239,136 @@ static int cpc_set_check(cpc_t *cpc, const char *fn, cpc_set_t *set)
 	return 0;
 }
 
-/* The bound set may be used only from its thread. */
-static int cpc_set_check_bound(cpc_t *cpc, const char *fn, cpc_set_t *set)
+/*
+ * What every bind does first: check the set, give each request a slot
+ * (in @slot) and end the set's old binding.  -1 (reported) on error.
+ */
+int cpc_prepare(cpc_t *cpc, const char *fn, cpc_set_t *set, int *slot)
 {
-	if (cpc_set_check(cpc, fn, set))
-		return -1;
-	if (!set->bound)
+	if (!set->nreqs)
 		return cpc_err(cpc, fn, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set is not bound");
-	if (set->tid != cpc_gettid())
+			       "the set has no requests");
+	if (!cpc->writable)
+		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EACCES,
+			       "%s is not writable by this process",
+			       PCTR_DEVICE);
+	if (cpc_assign(set->reqs, set->nreqs, slot))
+		return cpc_err(cpc, fn, CPC_CONFLICTING_REQS, EINVAL,
+			       "the requests cannot all be given a counter");
+	if (cpc_set_bound_elsewhere_(set))
 		return cpc_err(cpc, fn, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set is bound to another thread");
+			       "the set is bound to another thread: unbind it there first");
+	if (set->bound)
+		cpc_set_unbind_(set);
 	return 0;
+}
+
+/* Does any request of @set ask for overflow signals? */
+int cpc_set_notifies(const cpc_set_t *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].flags & CPC_OVF_NOTIFY_EMT)
+			return 1;
+	return 0;
+}
+
+/* The PCIOCBIND argument for @set with the slots of @slot. */
+void cpc_fill_bind(const cpc_set_t *set, const int *slot,
+		   struct pctr_bind *pb, unsigned int kind, unsigned int id)
+{
+	unsigned int i;
+
+	memset(pb, 0, sizeof(*pb));
+	pb->pb_kind = kind;
+	pb->pb_id = id;
+	for (i = 0; i < set->nreqs; i++) {
+		pb->pb_fn[slot[i]] = set->reqs[i].fn;
+		pb->pb_preset[slot[i]] = set->reqs[i].preset;
+	}
+}
+
+/* @ns of run time in TSC cycles, cpc_buf_tick()'s unit (ns if unknown). */
+uint64_t cpc_ns_to_ticks(const cpc_t *cpc, uint64_t ns)
+{
+	uint64_t khz = cpc->pc->info.pi_tsc_khz;
+
+	if (!khz)
+		return ns;
+	return ns / 1000000 * khz + ns % 1000000 * khz / 1000000;
+}
+
+void cpc_sample_time(cpc_buf_t *buf)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	buf->hrtime = (hrtime_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Do the functions PCIOCRD read for this thread make @set's requests? */
+static int cpc_counts_set(const cpc_set_t *set, const struct pctrst *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].slot < 0 ||
+		    st->pctr_fn[set->reqs[i].slot] != set->reqs[i].fn)
+			return 0;
+	return 1;
+}
+
+/*
+ * The calling thread, which did not bind @set (an inheriting one),
+ * counts it: it was made after the bind, or is a forked child.  Checked
+ * once with PCIOCRD (into @st if given) and then remembered.  0, or -1
+ * with errno EINVAL (it does not count the set) or PCIOCRD's.
+ */
+static int cpc_adopt(cpc_t *cpc, cpc_set_t *set, struct cpc_lwp *me,
+		     struct pctrst *st)
+{
+	struct pctrst mine;
+
+	if (me->inherited == set && !st)
+		return 0;
+	if (!st)
+		st = &mine;
+	if (ioctl(cpc->pc->fd, PCIOCRD, st) < 0)
+		return -1;
+	if (!cpc_counts_set(set, st)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (me->inherited != set) {
+		me->inherited = set;
+		me->dirty = 0;
+	}
+	return 0;
+}
+
+/* The inheriting set the calling thread counts, if one of @cpc's. */
+static cpc_set_t *cpc_inherited_set(cpc_t *cpc, struct cpc_lwp *me)
+{
+	cpc_set_t *s;
+
+	for (s = cpc->sets; s; s = s->next)
+		if (s == me->inherited && s->bound == CPC_BOUND_LWP &&
+		    s->inherit)
+			return s;
+	for (s = cpc->sets; s; s = s->next)
+		if (s->bound == CPC_BOUND_LWP && s->inherit &&
+		    !cpc_is_binder(s, me) && !cpc_adopt(cpc, s, me, NULL))
+			return s;
+	return NULL;
 }
 
 int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 {
-	int slot[PCTR_NUM], err;
+	int slot[PCTR_NUM], err, notify;
 	struct cpc_request *req = NULL;
+	struct pctr_opts opts;
+	struct cpc_lwp *me;
 	unsigned int i, nread = 0;
 
 	if (cpc_set_check(cpc, __func__, set))
@@ -121,36 +377,30 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 		return cpc_err(cpc, __func__, CPC_REQ_INVALID_FLAGS, EINVAL,
 			       "unknown flags 0x%x",
 			       flags & ~CPC_BIND_LWP_INHERIT);
-	if (flags & CPC_BIND_LWP_INHERIT)
+	notify = cpc_set_notifies(set);
+	if (notify && !(cpc->pc->info.pi_caps & PCTR_CAP_NOTIFY))
 		return cpc_err(cpc, __func__, CPC_NOT_SUPPORTED, ENOTSUP,
-			       "CPC_BIND_LWP_INHERIT: pctr cannot give new threads counters yet");
-	if (!set->nreqs)
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set has no requests");
-	if (!cpc->writable)
-		return cpc_err(cpc, __func__, CPC_RESOURCE_UNAVAIL, EACCES,
-			       "%s is not writable by this process",
-			       PCTR_DEVICE);
-	if (cpc_assign(set->reqs, set->nreqs, slot))
-		return cpc_err(cpc, __func__, CPC_CONFLICTING_REQS, EINVAL,
-			       "the requests cannot all be given a counter");
-
-	if (cpc_set_bound_elsewhere_(set))
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set is bound to another thread: unbind it there first");
-	if (set->bound)
-		cpc_set_unbind_(set);
-	if (cpc_lwp_set)
-		cpc_set_unbind_(cpc_lwp_set);
+			       "CPC_OVF_NOTIFY_EMT: %s cannot signal counter overflow",
+			       cpc->cciname);
+	if (cpc_prepare(cpc, __func__, set, slot))
+		return -1;
+	me = cpc_self_();
+	if (me->set)
+		cpc_set_unbind_(me->set);
+	/* Its inherited counters, if any, end with the release below. */
+	me->inherited = NULL;
+	me->dirty = 0;
 
 	/* The handle's descriptor, with a page of this thread's own. */
 	set->pc = *cpc->pc;
 	set->pc.page = NULL;
 	set->pc.retries = 0;
 	set->pc.fallbacks = 0;
-	set->tid = cpc_gettid();
+	set->pid = me->pid;
+	set->tid = me->tid;
 	if (ioctl(set->pc.fd, PCIOCRELEASE) < 0)
 		goto fail;
+	/* New functions start at 0: far from any overflow. */
 	for (i = 0; i < set->nreqs; i++) {
 		req = &set->reqs[i];
 		req->slot = slot[i];
@@ -159,18 +409,45 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 		if ((unsigned int)slot[i] + 1 > nread)
 			nread = slot[i] + 1;
 	}
-	for (i = 0; i < set->nreqs; i++) {
-		req = &set->reqs[i];
-		if (req->preset && pctr_preset(&set->pc, slot[i], req->preset))
+	req = NULL;
+	if ((flags & CPC_BIND_LWP_INHERIT) || (notify && CPC_EMT_SIGNO)) {
+		memset(&opts, 0, sizeof(opts));
+		if (flags & CPC_BIND_LWP_INHERIT)
+			opts.po_flags = PCTR_O_INHERIT;
+		opts.po_signo = CPC_EMT_SIGNO;
+		if (ioctl(set->pc.fd, PCIOCSOPTS, &opts) < 0)
 			goto fail;
 	}
-	req = NULL;
 	if (pctr_map(&set->pc) < 0)
 		goto fail;
+	/*
+	 * Bound from here on: a preset close to the wrap may signal
+	 * before this returns, and the SIGEMT handler samples, presets and
+	 * restarts the set.
+	 */
 	set->nread = nread;
-	set->bound = 1;
-	cpc_lwp_set = set;
+	set->inherit = !!(flags & CPC_BIND_LWP_INHERIT);
+	set->bound = CPC_BOUND_LWP;
+	me->set = set;
+	for (i = 0; i < set->nreqs; i++) {
+		req = &set->reqs[i];
+		req->kpreset = req->preset;
+		if (req->preset && pctr_preset(&set->pc, slot[i], req->preset))
+			goto unbind;
+	}
+	req = NULL;
+	/*
+	 * The slots were started one after the other: start them again
+	 * together, each from its preset, so that requests for one event
+	 * count alike from the start.
+	 */
+	if (ioctl(set->pc.fd, PCIOCRESTART) < 0)
+		goto unbind;
 	return 0;
+unbind:
+	err = errno;
+	cpc_set_unbind_(set);
+	return cpc_bind_err(cpc, __func__, err, req);
 fail:
 	err = errno;
 	pctr_release(&set->pc);
@@ -179,78 +456,203 @@ fail:
 	return cpc_bind_err(cpc, __func__, err, req);
 }
 
-int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
-		  uint_t flags)
-{
-	return cpc_err(cpc, __func__, CPC_NOT_SUPPORTED, ENOTSUP,
-		       "binding to another process's threads is not supported by pctr yet");
-}
-
-int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
-{
-	return cpc_err(cpc, __func__, CPC_NOT_SUPPORTED, ENOTSUP,
-		       "pctr counts threads, not CPUs");
-}
-
+/*
+ * Unbind @set.  A thread counting an inheriting set it did not bind (or
+ * a forked child) ends its own counters with it: the binder's binding
+ * stays (in a forked child, the child's copy of the set is unbound).
+ */
 int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 {
-	if (cpc_set_check_bound(cpc, __func__, set))
+	struct cpc_lwp *me;
+
+	if (cpc_set_check(cpc, __func__, set))
 		return -1;
+	if (!set->bound)
+		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			       "the set is not bound");
+	me = cpc_self_();
+	switch (set->bound) {
+	case CPC_BOUND_LWP:
+		if (cpc_is_binder(set, me))
+			break;
+		if (set->inherit && !me->set && !cpc_adopt(cpc, set, me, NULL)) {
+			ioctl(cpc->pc->fd, PCIOCRELEASE);
+			me->inherited = NULL;
+			me->dirty = 0;
+			if (set->pid == me->pid)
+				return 0;
+			break;
+		}
+		if (set->pid != me->pid)
+			break;		/* a forked child's copy */
+		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			       "the set is bound to another thread");
+	case CPC_BOUND_CPU:
+		if (cpc_set_bound_elsewhere_(set))
+			return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT,
+				       EINVAL,
+				       "the set is bound to a CPU by another thread: unbind it there");
+		break;
+	}
 	cpc_set_unbind_(set);
 	return 0;
 }
 
-/* The new preset takes effect at the next cpc_set_restart() (or bind). */
+/*
+ * A new preset for request @index of the calling thread's set, used from
+ * the next cpc_set_restart() on.  The binder's is the set's own (and what
+ * threads made after that restart inherit); a thread counting an
+ * inheriting set it did not bind keeps its presets to itself.
+ */
 int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
 {
-	cpc_set_t *set = cpc_lwp_set;
+	struct cpc_lwp *me = cpc_self_();
+	cpc_set_t *set = me->set;
 
-	if (!set || set->cpc != cpc)
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "this thread has no bound set");
+	if (!set || set->cpc != cpc) {
+		set = cpc_inherited_set(cpc, me);
+		if (!set)
+			return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT,
+				       EINVAL, "this thread has no bound set");
+	}
 	if (index < 0 || (unsigned int)index >= set->nreqs)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "no request %d in the bound set", index);
-	set->reqs[index].preset = preset;
+	if (set == me->set) {
+		set->reqs[index].preset = preset;
+		return 0;
+	}
+	me->preset[index] = preset;
+	me->dirty |= 1ULL << index;
 	return 0;
 }
 
 /*
- * Count on from each request's preset.  pctr's counters never freeze
- * (there is no overflow signal yet), so this only applies the presets.
+ * Count on, every request from its preset: after an overflow signal (the
+ * counters are frozen until then) or at any time.  Presets changed with
+ * cpc_request_preset() go to the kernel first; the others are there.
  */
 int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 {
+	struct pctr_preset ps = { 0 };
 	struct cpc_request *req;
+	struct cpc_lwp *me;
 	unsigned int i;
 
-	if (cpc_set_check_bound(cpc, __func__, set))
+	if (cpc_set_check(cpc, __func__, set))
 		return -1;
-	for (i = 0; i < set->nreqs; i++) {
-		req = &set->reqs[i];
-		if (pctr_preset(&set->pc, req->slot, req->preset) < 0)
-			return cpc_bind_err(cpc, __func__, errno, req);
+	me = cpc_self_();
+	if (set->bound != CPC_BOUND_LWP)
+		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			       "the set is not bound to the calling LWP");
+	if (cpc_is_binder(set, me)) {
+		for (i = 0; i < set->nreqs; i++) {
+			req = &set->reqs[i];
+			if (req->preset == req->kpreset)
+				continue;
+			ps.ps_ctr = req->slot;
+			ps.ps_value = req->preset;
+			if (ioctl(set->pc.fd, PCIOCPRESET, &ps) < 0)
+				return cpc_bind_err(cpc, __func__, errno, req);
+			req->kpreset = req->preset;
+		}
+	} else if (set->inherit && !me->set) {
+		if (cpc_adopt(cpc, set, me, NULL))
+			return cpc_sample_err(cpc, __func__, errno);
+		for (i = 0; i < set->nreqs; i++) {
+			if (!(me->dirty & (1ULL << i)))
+				continue;
+			ps.ps_ctr = set->reqs[i].slot;
+			ps.ps_value = me->preset[i];
+			if (ioctl(cpc->pc->fd, PCIOCPRESET, &ps) < 0)
+				return cpc_bind_err(cpc, __func__, errno,
+						    &set->reqs[i]);
+			me->dirty &= ~(1ULL << i);
+		}
+	} else {
+		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			       "the set is bound to another thread");
 	}
+	if (ioctl(cpc->pc->fd, PCIOCRESTART) < 0)
+		return cpc_sample_err(cpc, __func__, errno);
+	return 0;
+}
+
+/*
+ * The calling thread's counters of an LWP-bound set: from its page if
+ * it bound the set, with PCIOCRD if it counts it by inheritance.  *@tick
+ * is the virtual TSC from the page; with PCIOCRD, the thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID, in TSC cycles): it began counting when it
+ * was made.
+ */
+static int cpc_lwp_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
+			  uint64_t *tick)
+{
+	struct cpc_lwp *me = cpc_self_();
+	struct timespec ts;
+	struct pctrst st;
+
+	if (cpc_is_binder(set, me)) {
+		/* Invalidated by a CPU binding: the ioctl says so. */
+		if (set->pc.page &&
+		    (set->pc.page->pg_flags & PCTR_PG_INVALID)) {
+			if (ioctl(set->pc.fd, PCIOCRD, &st) < 0)
+				return cpc_sample_err(cpc, "cpc_set_sample",
+						      errno);
+			memcpy(vals, st.pctr_hwc, sizeof(st.pctr_hwc));
+		} else if (pctr_read_n(&set->pc, vals, set->nread) < 0) {
+			return cpc_sample_err(cpc, "cpc_set_sample", errno);
+		}
+		*tick = pctr_vtsc(&set->pc);
+		return 0;
+	}
+	if (!set->inherit || me->set)
+		return cpc_err(cpc, "cpc_set_sample", CPC_INVALID_ARGUMENT,
+			       EINVAL, "the set is bound to another thread");
+	if (cpc_adopt(cpc, set, me, &st)) {
+		if (errno == EINVAL)
+			return cpc_err(cpc, "cpc_set_sample",
+				       CPC_INVALID_ARGUMENT, EINVAL,
+				       "this thread does not count the set (it was made before the bind, or unbound)");
+		return cpc_sample_err(cpc, "cpc_set_sample", errno);
+	}
+	memcpy(vals, st.pctr_hwc, sizeof(st.pctr_hwc));
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	*tick = cpc_ns_to_ticks(cpc, (uint64_t)ts.tv_sec * 1000000000 +
+					     ts.tv_nsec);
 	return 0;
 }
 
 int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
-	uint64_t vals[PCTR_NUM];
-	struct timespec ts;
+	uint64_t vals[PCTR_NUM], tick = 0;
 	unsigned int i;
+	int ret = -1;
 
-	if (cpc_set_check_bound(cpc, __func__, set))
+	if (cpc_set_check(cpc, __func__, set))
 		return -1;
+	if (!set->bound)
+		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			       "the set is not bound");
 	if (!buf || buf->cpc != cpc || buf->n < set->nreqs)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "the buffer was not made for this set");
-	if (pctr_read_n(&set->pc, vals, set->nread) < 0)
-		return cpc_bind_err(cpc, __func__, errno, NULL);
-	buf->tick = pctr_vtsc(&set->pc);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	switch (set->bound) {
+	case CPC_BOUND_LWP:
+		ret = cpc_lwp_sample(cpc, set, vals, &tick);
+		break;
+	case CPC_BOUND_CPU:
+		ret = cpc_cpu_sample_(cpc, set, vals, &tick);
+		break;
+	case CPC_BOUND_PCTX:
+		ret = cpc_pctx_sample_(cpc, set, vals, &tick);
+		break;
+	}
+	if (ret)
+		return -1;
+	buf->tick = tick;
+	cpc_sample_time(buf);
 	for (i = 0; i < set->nreqs; i++)
 		buf->val[i] = vals[set->reqs[i].slot];
-	buf->hrtime = (hrtime_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	return 0;
 }

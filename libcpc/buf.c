@@ -2,8 +2,16 @@
 /*
  * libcpc: sample buffers.  A buffer holds one 64-bit value per request of
  * the set it was made for, the time of the sample (cpc_buf_hrtime: the
- * CLOCK_MONOTONIC time in ns) and the thread's virtual TSC then
- * (cpc_buf_tick: TSC cycles the thread has run since it was bound).
+ * CLOCK_MONOTONIC time in ns) and how long the set had counted then
+ * (cpc_buf_tick, in TSC cycles):
+ *   - bound with cpc_bind_curlwp(): the binding thread's virtual TSC,
+ *     the TSC cycles it has run since the bind; in a thread or child
+ *     counting by inheritance, its CPU time (CLOCK_THREAD_CPUTIME_ID),
+ *     which began with its counters;
+ *   - bound with cpc_bind_cpu(): the TSC cycles since the bind;
+ *   - bound with cpc_bind_pctx(): the target thread's run time since the
+ *     bind, from /proc/<pid>/task/<tid>/schedstat.
+ * With no TSC frequency known, the times above are in ns instead.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -101,6 +101,7 @@ cpc_t *cpc_open(int ver)
 		goto fail;
 	}
 	cpc_make_cciname(cpc);
+	cpc_self_init_();
 	return cpc;
 fail:
 	if (cpc->pc)
@@ -150,11 +151,15 @@ uint_t cpc_npic(cpc_t *cpc)
 }
 
 /*
- * No overflow notification reaches user space yet (CPC_OVF_NOTIFY_EMT
- * is ENOTSUP), so no overflow capability is claimed.
+ * With pctr's overflow notification the counter that overflowed is known
+ * exactly: only a request with CPC_OVF_NOTIFY_EMT signals, and only its
+ * own wrap does (precise in Solaris's sense; si_addr is where the thread
+ * was when the kernel noticed, which may be a little after the event).
  */
 uint_t cpc_caps(cpc_t *cpc)
 {
+	if (cpc->pc->info.pi_caps & PCTR_CAP_NOTIFY)
+		return CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE;
 	return 0;
 }
 

@@ -327,6 +327,9 @@ int cpc_resolve(cpc_t *cpc, const char *fn_name, struct cpc_request *req)
 		req->fn |= PCTR_U;
 	if (req->flags & CPC_COUNT_SYSTEM)
 		req->fn |= PCTR_K;
+	/* Overflow notification: the kernel freezes and signals on wrap. */
+	if (req->flags & CPC_OVF_NOTIFY_EMT)
+		req->fn |= PCTR_INT;
 	req->fn |= PCTR_EN;
 	return 0;
 }

@@ -41,6 +41,15 @@ struct cpc_request {
 	uint64_t	fn;		/* pctr function: event, flags, EN */
 	uint64_t	slots;		/* slots it may use (picnum applied) */
 	int		slot;		/* assigned at bind, else -1 */
+	uint64_t	kpreset;	/* the binder's slot preset in the kernel */
+};
+
+/* What a set is bound to (__cpc_set.bound). */
+enum {
+	CPC_UNBOUND,
+	CPC_BOUND_LWP,		/* cpc_bind_curlwp(): the binding thread */
+	CPC_BOUND_CPU,		/* cpc_bind_cpu(): a CPU, own descriptor */
+	CPC_BOUND_PCTX,		/* cpc_bind_pctx(): another process's thread */
 };
 
 struct __cpc_set {
@@ -48,11 +57,33 @@ struct __cpc_set {
 	struct __cpc_set *next;
 	struct cpc_request *reqs;
 	unsigned int	nreqs;
-	/* While bound: the binding thread's page, through cpc's descriptor. */
-	int		bound;
+	int		bound;		/* CPC_BOUND_*, CPC_UNBOUND (0) */
+	int		inherit;	/* LWP: bound with CPC_BIND_LWP_INHERIT */
+	/*
+	 * The process that bound it (a forked child has a copy of the set
+	 * but not the binding), and the thread: the binding thread for LWP
+	 * and CPU bindings, the target for a pctx binding.
+	 */
+	pid_t		pid;
 	pid_t		tid;
+	/*
+	 * LWP: the handle's descriptor, with the binding thread's page.
+	 * CPU, PCTX: a descriptor of the set's own, bound with PCIOCBIND
+	 * (no page: PCIOCRD reads the binding).
+	 */
 	struct pctr	pc;
 	unsigned int	nread;		/* slots pctr_read_n() must cover */
+	/* CPU: the CPU, the binder's affinity before, the TSC at the bind. */
+	int		cpu;
+	void		*oldmask;	/* cpu_set_t, masksize bytes */
+	void		*curmask;	/* room for sampling's affinity check */
+	size_t		masksize;
+	uint64_t	tsc0;
+	/* PCTX: the capture it was bound through, its run time then (ns). */
+	pctx_t		*pctx;
+	struct __cpc_set *pctx_next;	/* the capture's list of sets */
+	uint64_t	run0;
+	uint64_t	tick;		/* the last tick sampled */
 };
 
 struct __cpc_buf {
@@ -77,7 +108,50 @@ uint64_t cpc_pic_slot(cpc_t *cpc, uint_t picno);
 
 /* set.c */
 int cpc_assign(const struct cpc_request *reqs, unsigned int n, int *slot);
+
+/*
+ * bind.c: the calling thread as libcpc knows it.  Kept per thread and
+ * checked against fork: a forked child starts afresh (see cpc_self_()).
+ */
+struct cpc_lwp {
+	pid_t		pid;		/* the process this was filled in */
+	pid_t		tid;
+	cpc_set_t	*set;		/* the set this thread bound, if any */
+	/*
+	 * A thread counting an inheriting set it did not bind (made
+	 * after the bind, or a forked child): that set, once PCIOCRD
+	 * showed this thread counts it, and the presets
+	 * cpc_request_preset() gave for this thread only, not yet in the
+	 * kernel (bit i of @dirty: request i has one in @preset[i]).
+	 */
+	cpc_set_t	*inherited;
+	uint64_t	dirty;
+	uint64_t	preset[PCTR_NUM];
+};
+
+void cpc_self_init_(void);
+struct cpc_lwp *cpc_self_(void);
 int cpc_set_bound_elsewhere_(const cpc_set_t *set);
 void cpc_set_unbind_(cpc_set_t *set);
+int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
+		 const struct cpc_request *req);
+int cpc_sample_err(cpc_t *cpc, const char *fn, int err);
+int cpc_set_notifies(const cpc_set_t *set);
+int cpc_set_check(cpc_t *cpc, const char *fn, cpc_set_t *set);
+int cpc_prepare(cpc_t *cpc, const char *fn, cpc_set_t *set, int *slot);
+void cpc_fill_bind(const cpc_set_t *set, const int *slot,
+		   struct pctr_bind *pb, unsigned int kind, unsigned int id);
+uint64_t cpc_ns_to_ticks(const cpc_t *cpc, uint64_t ns);
+void cpc_sample_time(cpc_buf_t *buf);
+
+/* cpu.c */
+int cpc_cpu_sample_(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
+		    uint64_t *tick);
+void cpc_cpu_unbind_(cpc_set_t *set);
+
+/* pctx.c */
+int cpc_pctx_sample_(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
+		     uint64_t *tick);
+void cpc_pctx_unbind_(cpc_set_t *set);
 
 #endif /* _LIBCPC_IMPL_H */

@@ -24,15 +24,31 @@
  * general counters, ngeneral .. cpc_npic()-1 the fixed ones), "umask",
  * "cmask" (0-255), "edge", "inv", "anythr" (0 or 1).
  *
- * Not supported yet (ENOTSUP): CPC_OVF_NOTIFY_EMT, CPC_BIND_LWP_INHERIT,
- * cpc_bind_pctx(), cpc_bind_cpu().
+ * Overflow signals (CPC_OVF_NOTIFY_EMT) need a backend that can deliver
+ * them (cpc_caps() has CPC_CAP_OVERFLOW_INTERRUPT; bind fails with
+ * ENOTSUP without).  Linux has no SIGEMT on most architectures: there the
+ * signal is SIGIO, pctr's default overflow signal, and SIGEMT is defined
+ * to it below, with EMT_CPCOVF its si_code, so that Solaris programs build
+ * unchanged.
+ *
+ * Bindings:
+ *   - cpc_bind_curlwp(): the calling thread; with CPC_BIND_LWP_INHERIT
+ *     also the threads and processes it creates afterwards, each with
+ *     counters of its own that it samples, presets and restarts itself;
+ *   - cpc_bind_cpu(): a CPU (needs CAP_PERFMON or CAP_SYS_ADMIN); the
+ *     calling thread is pinned to it until cpc_unbind();
+ *   - cpc_bind_pctx(): a thread of another process, captured with
+ *     pctx_capture() (<libpctx.h>): the caller must be allowed to
+ *     ptrace(2) it.
  */
 #ifndef _LIBCPC_H
 #define _LIBCPC_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/pctr.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,7 +64,10 @@ extern "C" {
 typedef unsigned int uint_t;
 typedef int64_t hrtime_t;
 typedef int processorid_t;
-typedef struct __pctx pctx_t;
+#ifndef _CPC_PCTX_T
+#define _CPC_PCTX_T
+typedef struct __pctx pctx_t;		/* <libpctx.h> */
+#endif
 
 typedef struct __cpc cpc_t;
 typedef struct __cpc_set cpc_set_t;
@@ -63,12 +82,27 @@ typedef struct {
 #define CPC_VER_CURRENT		2
 
 /* cpc_set_add_request() flags. */
-#define CPC_OVF_NOTIFY_EMT	0x1	/* ENOTSUP for now */
+#define CPC_OVF_NOTIFY_EMT	0x1	/* signal SIGEMT at overflow */
 #define CPC_COUNT_USER		0x2
 #define CPC_COUNT_SYSTEM	0x4
 
 /* cpc_bind_curlwp() flags. */
-#define CPC_BIND_LWP_INHERIT	0x1	/* ENOTSUP for now */
+#define CPC_BIND_LWP_INHERIT	0x1	/* new threads and children count too */
+
+/*
+ * The overflow signal.  Where the architecture has no SIGEMT (x86, arm,
+ * ...), it is SIGIO: pctr's default overflow signal, which libcpc keeps.
+ * A program that catches SIGEMT then catches SIGIO, and should not use
+ * SIGIO for I/O readiness itself.  Where SIGEMT exists (mips, sparc,
+ * alpha), libcpc asks pctr for it.
+ */
+#ifndef SIGEMT
+#define SIGEMT		SIGIO
+#endif
+/* siginfo si_code of an overflow signal (pctr's PCTR_SI_OVERFLOW). */
+#ifndef EMT_CPCOVF
+#define EMT_CPCOVF	PCTR_SI_OVERFLOW
+#endif
 
 /* cpc_caps() bits. */
 #define CPC_CAP_OVERFLOW_INTERRUPT	0x1
@@ -85,10 +119,10 @@ enum {
 	CPC_REQ_INVALID_FLAGS,		/* bad request or bind flags */
 	CPC_CONFLICTING_REQS,		/* requests cannot all be counted */
 	CPC_ATTR_REQUIRES_PRIVILEGE,	/* attribute needs privilege */
-	CPC_PBIND_FAILED,		/* (cpc_bind_cpu, not supported) */
+	CPC_PBIND_FAILED,		/* the LWP is not (or no longer) pinned */
 	CPC_HV_NO_ACCESS,		/* (hypervisor events, none) */
 	CPC_INVALID_ARGUMENT,		/* anything else (pctr's addition) */
-	CPC_NOT_SUPPORTED,		/* not implemented yet (pctr's) */
+	CPC_NOT_SUPPORTED,		/* not possible here (pctr's) */
 };
 
 typedef void (cpc_errhndlr_t)(const char *fn, int subcode, const char *fmt,

@@ -125,7 +125,9 @@ static int cpc_copy_attrs(struct cpc_request *req, uint_t nattrs,
 
 /*
  * Add a request for @event to @set; its index in the set (and in the
- * set's buffers), or -1 with errno EINVAL, ENOTSUP or ENOMEM.
+ * set's buffers), or -1 with errno EINVAL or ENOMEM.  Whether the CPU
+ * can signal overflows (CPC_OVF_NOTIFY_EMT) is the bind's concern, as
+ * in Solaris: ENOTSUP there.
  */
 int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 			uint64_t preset, uint_t flags, uint_t nattrs,
@@ -144,9 +146,6 @@ int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	if (flags & ~CPC_FLAGS_KNOWN)
 		return cpc_err(cpc, __func__, CPC_REQ_INVALID_FLAGS, EINVAL,
 			       "unknown flags 0x%x", flags & ~CPC_FLAGS_KNOWN);
-	if (flags & CPC_OVF_NOTIFY_EMT)
-		return cpc_err(cpc, __func__, CPC_NOT_SUPPORTED, ENOTSUP,
-			       "CPC_OVF_NOTIFY_EMT: pctr cannot signal counter overflow yet");
 	if (!(flags & (CPC_COUNT_USER | CPC_COUNT_SYSTEM)))
 		return cpc_err(cpc, __func__, CPC_REQ_INVALID_FLAGS, EINVAL,
 			       "a request needs CPC_COUNT_USER or CPC_COUNT_SYSTEM");

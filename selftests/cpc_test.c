@@ -3,20 +3,27 @@
  * libcpc: the Solaris interface over pctr, under the simulated PMU.
  * Sets and requests and every way of getting them wrong, binding and
  * sampling the calling thread's counters, presets, buffer arithmetic,
- * the walkers, the default error handler, and event names from libpfm4
- * (for the CPU it finds, and for a model forced with LIBPFM_FORCE_PMU).
+ * the walkers, the default error handler, event names from libpfm4 (for
+ * the CPU it finds, and for a model forced with LIBPFM_FORCE_PMU),
+ * overflow signals, inheritance by threads and children, CPU bindings and
+ * bindings to another process's threads (libpctx).
  */
 #include "pctr_test.h"
 
+#include <grp.h>
+#include <poll.h>
 #include <pthread.h>
-
+#include <signal.h>
 #include <stdarg.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 
 #ifdef CPC_HAVE_PFM
 #include <perfmon/pfmlib.h>
 #endif
 
 #include "libcpc.h"
+#include "libpctx.h"
 #include "kselftest_harness.h"
 
 /* The sim's events (driver/arch/sim/sim.h). */
@@ -52,6 +59,7 @@ FIXTURE(cpc) {
 	cpc_t		*cpc;
 	cpc_set_t	*set;
 	uint64_t	khz;
+	pid_t		kid;		/* a child to kill at the end */
 };
 
 FIXTURE_SETUP(cpc)
@@ -59,6 +67,7 @@ FIXTURE_SETUP(cpc)
 	pctr_t *p;
 
 	self->cpc = NULL;
+	self->kid = 0;
 	if (geteuid() != 0)
 		SKIP(return, "reloading the module needs root");
 	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
@@ -78,6 +87,13 @@ FIXTURE_SETUP(cpc)
 
 FIXTURE_TEARDOWN(cpc)
 {
+	int status;
+
+	/* Its counters would keep the module: gone before the reload. */
+	if (self->kid > 0) {
+		kill(self->kid, SIGKILL);
+		waitpid(self->kid, &status, 0);
+	}
 	if (self->cpc)
 		EXPECT_EQ(0, cpc_close(self->cpc));
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
@@ -110,8 +126,9 @@ TEST_F(cpc, cpu_description)
 	const char *name = cpc_cciname(self->cpc);
 
 	EXPECT_EQ(SIM_GENERAL + SIM_FIXED, cpc_npic(self->cpc));
-	/* No overflow signal yet, so no overflow capability. */
-	EXPECT_EQ(0, cpc_caps(self->cpc));
+	/* The sim signals overflows, and knows which counter wrapped. */
+	EXPECT_EQ(CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE,
+		  cpc_caps(self->cpc));
 	ASSERT_NE(NULL, name);
 	EXPECT_NE(NULL, strstr(name, "sim")) TH_LOG("cciname \"%s\"", name);
 	EXPECT_NE(0, strlen(cpc_cpuref(self->cpc)));
@@ -137,15 +154,12 @@ TEST_F(cpc, add_request_einval)
 		    EINVAL, CPC_INVALID_EVENT);
 	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "0xzz", 0, U, 0, NULL),
 		    EINVAL, CPC_INVALID_EVENT);
-	/* Flags: one of user and system, nothing unknown, no overflow yet. */
+	/* Flags: one of user and system, nothing unknown. */
 	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, 0, 0,
 					NULL), EINVAL, CPC_REQ_INVALID_FLAGS);
 	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0,
 					U | 0x100, 0, NULL),
 		    EINVAL, CPC_REQ_INVALID_FLAGS);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0,
-					U | CPC_OVF_NOTIFY_EMT, 0, NULL),
-		    ENOTSUP, CPC_NOT_SUPPORTED);
 	/* Attributes. */
 	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
 					&bad_name), EINVAL,
@@ -209,10 +223,14 @@ TEST_F(cpc, bind_einval)
 	EXPECT_FAIL(cpc_bind_curlwp(self->cpc, self->set, 0x80), EINVAL,
 		    CPC_REQ_INVALID_FLAGS);
 	EXPECT_FAIL(cpc_bind_curlwp(self->cpc, self->set,
-				    CPC_BIND_LWP_INHERIT), ENOTSUP,
-		    CPC_NOT_SUPPORTED);
-	EXPECT_FAIL(cpc_bind_cpu(self->cpc, 0, self->set, 0), ENOTSUP,
-		    CPC_NOT_SUPPORTED);
+				    CPC_BIND_LWP_INHERIT | 0x2), EINVAL,
+		    CPC_REQ_INVALID_FLAGS);
+	/* cpc_bind_cpu() and cpc_bind_pctx() take no flags. */
+	EXPECT_FAIL(cpc_bind_cpu(self->cpc, 0, self->set, 1), EINVAL,
+		    CPC_REQ_INVALID_FLAGS);
+	EXPECT_FAIL(cpc_bind_pctx(self->cpc, NULL, 1, self->set, 0), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
 	/* Not bound: nothing to unbind, sample, preset or restart. */
 	EXPECT_FAIL(cpc_unbind(self->cpc, self->set), EINVAL,
 		    CPC_INVALID_ARGUMENT);
@@ -635,7 +653,7 @@ TEST_F(cpc, default_error_handler)
 	EXPECT_EQ(0, strncmp(out, "libcpc: cpc_set_add_request: ",
 			     strlen("libcpc: cpc_set_add_request: ")));
 	EXPECT_NE(NULL, strstr(out, "\"nope\" on pctr sim"));
-	EXPECT_NE(NULL, strstr(out, "\nlibcpc: cpc_bind_curlwp: CPC_BIND_LWP_INHERIT"));
+	EXPECT_NE(NULL, strstr(out, "\nlibcpc: cpc_bind_curlwp: the set has no requests"));
 	EXPECT_EQ('\n', out[n - 1]);
 }
 
@@ -779,6 +797,1118 @@ TEST_F(cpc, set_bound_elsewhere_is_left_alone)
 	/* The binder is gone: the set can be destroyed here. */
 	EXPECT_EQ(0, cpc_set_destroy(self->cpc, self->set));
 	self->set = NULL;
+}
+
+/* --- overflow signals (CPC_OVF_NOTIFY_EMT) ---------------------------- */
+
+#define OVF_P		20000ULL	/* sim_ticks_div events in a period */
+#define OVF_N		12
+
+/* What the SIGEMT handler saw; it restarts until the OVF_N-th signal. */
+static struct {
+	cpc_t		*cpc;
+	cpc_set_t	*set;
+	cpc_buf_t	*buf;
+	volatile int	n;
+	uint64_t	period;		/* of the period that ends next */
+	uint64_t	total;		/* request 1's counts at the signals */
+	int		bad_sig, bad_code, no_addr, bad0, bad1, fails;
+	uint64_t	v0, v1;		/* the last sample */
+} ovf;
+
+static void ovf_handler(int sig, siginfo_t *si, void *uc)
+{
+	uint64_t v0 = 1, v1 = 0;
+	int saved = errno;
+
+	ovf.bad_sig += sig != SIGEMT;
+	ovf.bad_code += si->si_code != EMT_CPCOVF;
+	ovf.no_addr += !si->si_addr;
+	if (cpc_set_sample(ovf.cpc, ovf.set, ovf.buf) ||
+	    cpc_buf_get(ovf.cpc, ovf.buf, 0, &v0) ||
+	    cpc_buf_get(ovf.cpc, ovf.buf, 1, &v1))
+		ovf.fails++;
+	/* Frozen at the wrap: 0, and the same event from 0: the period. */
+	ovf.bad0 += v0 != 0;
+	ovf.bad1 += v1 != ovf.period;
+	ovf.v0 = v0;
+	ovf.v1 = v1;
+	ovf.total += v1;
+	ovf.n++;
+	if (ovf.n < OVF_N) {
+		/* Every other period twice as long, from the restart on. */
+		ovf.period = OVF_P * (1 + ovf.n % 2);
+		if (cpc_request_preset(ovf.cpc, 0, -ovf.period) ||
+		    cpc_set_restart(ovf.cpc, ovf.set))
+			ovf.fails++;
+	}
+	errno = saved;
+}
+
+static void note_preset0(void *arg, int index, const char *event,
+			 uint64_t preset, uint_t flags, int nattrs,
+			 const cpc_attr_t *attrs)
+{
+	if (index == 0)
+		*(uint64_t *)arg = preset;
+}
+
+/*
+ * Example 2 of cpc_bind_curlwp(3CPC): a request preset 2^64 - P signals
+ * after P events; the handler samples, presets and restarts.  On the sim
+ * every period is exact.
+ */
+TEST_F_TIMEOUT(cpc, overflow_signals, 120)
+{
+	struct sigaction sa, old;
+	uint64_t fn, want = 0, v0, v1, preset;
+	cpc_buf_t *buf;
+	double end;
+	int k;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
+					 -OVF_P, U | CPC_OVF_NOTIFY_EMT, 0,
+					 NULL));
+	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
+					 0, U, 0, NULL));
+	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 0, &fn, NULL));
+	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS_DIV, 0, PCTR_U | PCTR_INT | PCTR_EN),
+		  fn);
+	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 1, &fn, NULL));
+	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS_DIV, 0, PCTR_U | PCTR_EN), fn);
+	buf = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, buf);
+	memset(&ovf, 0, sizeof(ovf));
+	ovf.cpc = self->cpc;
+	ovf.set = self->set;
+	ovf.buf = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, ovf.buf);
+	ovf.period = OVF_P;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = ovf_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	ASSERT_EQ(0, sigaction(SIGEMT, &sa, &old));
+
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+	end = now_sec() + 60;
+	while (ovf.n < OVF_N && now_sec() < end)
+		spin_cpu(0.001);
+	/* Not restarted after the last one: frozen, no more signals. */
+	spin_cpu(0.05);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, buf));
+	cpc_buf_get(self->cpc, buf, 0, &v0);
+	cpc_buf_get(self->cpc, buf, 1, &v1);
+	for (k = 0; k < OVF_N; k++)
+		want += OVF_P * (1 + k % 2);
+	TH_LOG("%d signals, request 1 counted %llu (want %llu), last %llu/%llu",
+	       ovf.n, (unsigned long long)ovf.total,
+	       (unsigned long long)want, (unsigned long long)ovf.v0,
+	       (unsigned long long)ovf.v1);
+	EXPECT_EQ(OVF_N, ovf.n);
+	EXPECT_EQ(0, ovf.fails);
+	EXPECT_EQ(0, ovf.bad_sig);
+	EXPECT_EQ(0, ovf.bad_code);
+	EXPECT_EQ(0, ovf.no_addr);
+	EXPECT_EQ(0, ovf.bad0);
+	EXPECT_EQ(0, ovf.bad1);
+	EXPECT_EQ(want, ovf.total);
+	EXPECT_EQ(0, v0);
+	EXPECT_EQ(ovf.v1, v1);
+	/* cpc_request_preset() changed the binder's set. */
+	cpc_walk_requests(self->cpc, self->set, &preset, note_preset0);
+	EXPECT_EQ(-(OVF_P * (1 + (OVF_N - 1) % 2)), preset);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+	sigaction(SIGEMT, &old, NULL);
+}
+
+/* Without overflow interrupts: the request is taken, the bind is not. */
+TEST_F(cpc, overflow_needs_capability)
+{
+	cpc_set_t *s;
+
+	EXPECT_EQ(0, cpc_close(self->cpc));
+	self->cpc = NULL;
+	ASSERT_EQ(0, reload("pmu=sim sim_div=64 sim_overflow=0"));
+	self->cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, self->cpc);
+	cpc_seterrhndlr(self->cpc, quiet_errfn);
+	EXPECT_EQ(0, cpc_caps(self->cpc));
+	s = cpc_set_create(self->cpc);
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, s, "sim_ticks", -1000ULL,
+					 U | CPC_OVF_NOTIFY_EMT, 0, NULL));
+	EXPECT_FAIL(cpc_bind_curlwp(self->cpc, s, 0), ENOTSUP,
+		    CPC_NOT_SUPPORTED);
+	EXPECT_FAIL(cpc_bind_curlwp(self->cpc, s, CPC_BIND_LWP_INHERIT),
+		    ENOTSUP, CPC_NOT_SUPPORTED);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
+}
+
+/* --- inheritance (CPC_BIND_LWP_INHERIT) ------------------------------ */
+
+#define PRE0		(1ULL << 40)
+
+/* Request 0: sim_ticks from PRE0; request 1: sim_ticks_div from 0. */
+#define ADD_TWO(self) do {						\
+		ASSERT_EQ(0, cpc_set_add_request((self)->cpc, (self)->set, \
+						 "sim_ticks", PRE0, US, 0, \
+						 NULL));		\
+		ASSERT_EQ(1, cpc_set_add_request((self)->cpc, (self)->set, \
+						 "sim_ticks_div", 0, U, 0, \
+						 NULL));		\
+	} while (0)
+
+/* A thread: its samples, unbind and a sample after it. */
+struct kid {
+	cpc_t			*cpc;
+	cpc_set_t		*set;
+	cpc_buf_t		*a, *b, *c;
+	pthread_barrier_t	*go;	/* made before the bind: wait */
+	int			rc_a, rc_b, rc_unbind, rc_c, err_c;
+	int			rc_preset, err_preset, rc_restart, err_restart;
+	long			contexts;
+	double			cpu;	/* its CPU time at sample b */
+};
+
+static void *kid_run(void *arg)
+{
+	struct kid *k = arg;
+
+	if (k->go)
+		pthread_barrier_wait(k->go);
+	k->rc_a = cpc_set_sample(k->cpc, k->set, k->a);
+	spin_cpu(0.2);
+	k->rc_b = cpc_set_sample(k->cpc, k->set, k->b);
+	k->cpu = thread_cpu_sec();
+	k->contexts = read_long(PCTR_SYSFS "/contexts");
+	errno = 0;
+	k->rc_preset = cpc_request_preset(k->cpc, 0, 5);
+	k->err_preset = errno;
+	errno = 0;
+	k->rc_restart = cpc_set_restart(k->cpc, k->set);
+	k->err_restart = errno;
+	/* Its own counters end; the binder's go on. */
+	k->rc_unbind = cpc_unbind(k->cpc, k->set);
+	errno = 0;
+	k->rc_c = cpc_set_sample(k->cpc, k->set, k->c);
+	k->err_c = errno;
+	return NULL;
+}
+
+static void kid_init(struct kid *k, cpc_t *cpc, cpc_set_t *set)
+{
+	memset(k, 0, sizeof(*k));
+	k->cpc = cpc;
+	k->set = set;
+	k->a = cpc_buf_create(cpc, set);
+	k->b = cpc_buf_create(cpc, set);
+	k->c = cpc_buf_create(cpc, set);
+}
+
+/*
+ * A thread made after an inheriting bind counts for itself from the
+ * presets, samples its own counters, and may preset, restart and unbind
+ * them; one made before the bind counts nothing.  The binder's counts
+ * are its own.
+ */
+TEST_F(cpc, inherit_to_threads)
+{
+	uint64_t a0, a1, b0, b1, m0, m1, tick;
+	pthread_barrier_t go;
+	struct kid k, early;
+	cpc_buf_t *ma, *mb;
+	pthread_t t, te;
+	double ms;
+
+	ADD_TWO(self);
+	ma = cpc_buf_create(self->cpc, self->set);
+	mb = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, mb);
+	kid_init(&k, self->cpc, self->set);
+	kid_init(&early, self->cpc, self->set);
+	ASSERT_NE(NULL, early.c);
+	pthread_barrier_init(&go, NULL, 2);
+	early.go = &go;
+	ASSERT_EQ(0, pthread_create(&te, NULL, kid_run, &early));
+
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set,
+				     CPC_BIND_LWP_INHERIT));
+	pthread_barrier_wait(&go);
+	ASSERT_EQ(0, pthread_join(te, NULL));
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, ma));
+	ASSERT_EQ(0, pthread_create(&t, NULL, kid_run, &k));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, mb));
+
+	/* Made before the bind: no counters of the set. */
+	EXPECT_EQ(-1, early.rc_a);
+	EXPECT_EQ(-1, early.rc_b);
+	EXPECT_EQ(-1, early.rc_preset);
+	EXPECT_EQ(EINVAL, early.err_preset);
+	EXPECT_EQ(-1, early.rc_restart);
+	EXPECT_EQ(EINVAL, early.err_restart);
+	EXPECT_EQ(-1, early.rc_unbind);
+
+	/* Made after: counts from the presets, for itself. */
+	ASSERT_EQ(0, k.rc_a);
+	ASSERT_EQ(0, k.rc_b);
+	cpc_buf_get(self->cpc, k.a, 0, &a0);
+	cpc_buf_get(self->cpc, k.a, 1, &a1);
+	cpc_buf_get(self->cpc, k.b, 0, &b0);
+	cpc_buf_get(self->cpc, k.b, 1, &b1);
+	tick = cpc_buf_tick(self->cpc, k.b);
+	ms = k.cpu * 1e3;
+	TH_LOG("thread: first %llu + %llu ticks, %llu divs; after %.1f ms CPU: %.1f ms, tick %.1f ms",
+	       (unsigned long long)PRE0, (unsigned long long)(a0 - PRE0),
+	       (unsigned long long)a1, ms, (b0 - PRE0) / (double)self->khz,
+	       tick / (double)self->khz);
+	EXPECT_GE(a0, PRE0);
+	EXPECT_LT(a0 - PRE0, self->khz * 50);
+	EXPECT_LT(a1, self->khz * 50 / SIM_DIV);
+	EXPECT_GT((b0 - PRE0) / (double)self->khz, ms * 0.8);
+	EXPECT_LT((b0 - PRE0) / (double)self->khz, ms * 1.2);
+	EXPECT_GT(b1 * (double)SIM_DIV, (b0 - PRE0) * 0.99);
+	EXPECT_LT(b1 * (double)SIM_DIV, (b0 - PRE0) * 1.01);
+	EXPECT_GT(tick / (double)self->khz, ms * 0.8);
+	EXPECT_LT(tick / (double)self->khz, ms * 1.2);
+	EXPECT_EQ(2, k.contexts);
+	EXPECT_EQ(0, k.rc_preset);
+	EXPECT_EQ(0, k.rc_restart);
+	EXPECT_EQ(0, k.rc_unbind);
+	EXPECT_EQ(-1, k.rc_c);
+	EXPECT_EQ(EINVAL, k.err_c);
+
+	/* The binder waited meanwhile: the thread's counts are not its. */
+	cpc_buf_get(self->cpc, ma, 0, &m0);
+	cpc_buf_get(self->cpc, mb, 0, &m1);
+	EXPECT_LT(m1 - m0, (b0 - PRE0) / 2);
+	/* Its preset is untouched by the thread's. */
+	cpc_walk_requests(self->cpc, self->set, &a0, note_preset0);
+	EXPECT_EQ(PRE0, a0);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+	pthread_barrier_destroy(&go);
+}
+
+/*
+ * A forked child of an inheriting binder counts from the presets, with
+ * PCIOCRD (the parent's page is not mapped in it), and unbinds its own
+ * copy of the set; the parent's binding is untouched.
+ */
+TEST_F(cpc, inherit_to_children)
+{
+	cpc_buf_t *a, *b;
+	uint64_t v;
+	int status;
+	pid_t pid;
+
+	ADD_TWO(self);
+	a = cpc_buf_create(self->cpc, self->set);
+	b = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set,
+				     CPC_BIND_LWP_INHERIT));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint64_t a0, b0, b1;
+		double ms;
+		int r = 0;
+
+		if (cpc_set_sample(self->cpc, self->set, a))
+			r |= 1;
+		spin_cpu(0.2);
+		if (cpc_set_sample(self->cpc, self->set, b))
+			r |= 2;
+		ms = thread_cpu_sec() * 1e3;
+		cpc_buf_get(self->cpc, a, 0, &a0);
+		cpc_buf_get(self->cpc, b, 0, &b0);
+		cpc_buf_get(self->cpc, b, 1, &b1);
+		if (a0 < PRE0 || a0 - PRE0 > self->khz * 50)
+			r |= 4;
+		if ((b0 - PRE0) / (double)self->khz < ms * 0.8 ||
+		    (b0 - PRE0) / (double)self->khz > ms * 1.2 ||
+		    b1 * (double)SIM_DIV < (b0 - PRE0) * 0.99)
+			r |= 8;
+		if (cpc_unbind(self->cpc, self->set))
+			r |= 16;
+		if (cpc_set_sample(self->cpc, self->set, a) != -1 ||
+		    errno != EINVAL)
+			r |= 32;
+		if (cpc_close(self->cpc))
+			r |= 64;
+		_exit(r);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	spin_cpu(0.01);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
+	cpc_buf_get(self->cpc, a, 0, &v);
+	EXPECT_GT(v, PRE0);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
+}
+
+/*
+ * A forked child of a binder without inheritance has a copy of the set
+ * but no counters: it cannot sample it, may unbind its copy and bind it
+ * for itself, and leaves the parent's binding alone.
+ */
+TEST_F(cpc, fork_without_inherit)
+{
+	cpc_buf_t *a;
+	int status, k;
+	uint64_t v;
+	pid_t pid;
+
+	ADD_TWO(self);
+	a = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, a);
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int r = 0;
+
+		if (cpc_set_sample(self->cpc, self->set, a) != -1 ||
+		    errno != EINVAL)
+			r |= 1;
+		if (read_long(PCTR_SYSFS "/contexts") != 1)
+			r |= 2;
+		if (cpc_unbind(self->cpc, self->set))
+			r |= 4;
+		if (cpc_bind_curlwp(self->cpc, self->set, 0))
+			r |= 8;
+		spin_cpu(0.01);
+		if (cpc_set_sample(self->cpc, self->set, a) ||
+		    cpc_buf_get(self->cpc, a, 0, &v) || v <= PRE0)
+			r |= 16;
+		if (cpc_close(self->cpc))
+			r |= 32;
+		_exit(r);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
+	cpc_buf_get(self->cpc, a, 0, &v);
+	EXPECT_GT(v, PRE0);
+	/* The child's own binding went with it. */
+	for (k = 0; k < 200 && read_long(PCTR_SYSFS "/contexts") != 1; k++)
+		usleep(10000);
+	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+}
+
+#define BIG		(1ULL << 50)
+#define SMALL		5000ULL
+
+/* An inheriting set with a notifying request, and its binder. */
+static struct {
+	cpc_t		*cpc;
+	cpc_set_t	*set;
+	cpc_buf_t	*buf;
+	pid_t		binder;
+	volatile int	binder_sigs;
+} inh;
+
+/* What a thread's SIGEMT handler saw (per thread). */
+struct emt_seen {
+	volatile int	sigs;
+	int		fails, bad0, bad1, code;
+	uint64_t	first0, first1;
+};
+
+static __thread struct emt_seen emt;
+
+static void inh_handler(int sig, siginfo_t *si, void *uc)
+{
+	uint64_t v0 = 1, v1 = 1;
+	int saved = errno;
+
+	if (syscall(SYS_gettid) == inh.binder) {
+		inh.binder_sigs++;
+		return;
+	}
+	if (cpc_set_sample(inh.cpc, inh.set, inh.buf) ||
+	    cpc_buf_get(inh.cpc, inh.buf, 0, &v0) ||
+	    cpc_buf_get(inh.cpc, inh.buf, 1, &v1))
+		emt.fails++;
+	if (!emt.sigs) {
+		/* At once, before it ran: UINT64_MAX, and the preset. */
+		emt.first0 = v0;
+		emt.first1 = v1;
+		emt.code = si->si_code;
+	} else {
+		emt.bad0 += v0 != 0;
+		emt.bad1 += v1 != SMALL;
+	}
+	emt.sigs++;
+	/* This thread's own period from now on. */
+	if (cpc_request_preset(inh.cpc, 0, -SMALL) ||
+	    cpc_set_restart(inh.cpc, inh.set))
+		emt.fails++;
+	errno = saved;
+}
+
+/* Spin until the handler has run 4 times (20 s at most). */
+static void emt_wait(void)
+{
+	double end = now_sec() + 20;
+
+	while (emt.sigs < 4 && now_sec() < end)
+		spin_cpu(0.001);
+}
+
+static void *emt_kid(void *arg)
+{
+	emt_wait();
+	*(struct emt_seen *)arg = emt;
+	return NULL;
+}
+
+static int emt_ok(const struct emt_seen *e)
+{
+	return e->sigs >= 4 && !e->fails && !e->bad0 && !e->bad1 &&
+	       e->first0 == UINT64_MAX && e->first1 == 0 &&
+	       e->code == EMT_CPCOVF;
+}
+
+/*
+ * Solaris: a new LWP of an inheriting set with CPC_OVF_NOTIFY_EMT is sent
+ * SIGEMT at once, its notifying counter reading UINT64_MAX, so that it
+ * can preset and restart for itself.  So is a forked child, where the
+ * signal comes before fork() returns.
+ */
+TEST_F_TIMEOUT(cpc, inherit_overflow_signals, 90)
+{
+	struct sigaction sa, old;
+	struct emt_seen got;
+	uint64_t preset, v;
+	int status;
+	pthread_t t;
+	pid_t pid;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
+					 -BIG, U | CPC_OVF_NOTIFY_EMT, 0,
+					 NULL));
+	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
+					 0, U, 0, NULL));
+	memset(&inh, 0, sizeof(inh));
+	inh.cpc = self->cpc;
+	inh.set = self->set;
+	inh.buf = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, inh.buf);
+	inh.binder = syscall(SYS_gettid);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = inh_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	ASSERT_EQ(0, sigaction(SIGEMT, &sa, &old));
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set,
+				     CPC_BIND_LWP_INHERIT));
+
+	memset(&got, 0, sizeof(got));
+	ASSERT_EQ(0, pthread_create(&t, NULL, emt_kid, &got));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	TH_LOG("thread: %d signals, first %llx/%llu code 0x%x, %d/%d/%d bad",
+	       got.sigs, (unsigned long long)got.first0,
+	       (unsigned long long)got.first1, got.code, got.fails, got.bad0,
+	       got.bad1);
+	EXPECT_TRUE(emt_ok(&got));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		emt_wait();
+		_exit(emt_ok(&emt) ? 0 : 1 + emt.sigs);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	/* The binder's own counters and preset are as they were. */
+	EXPECT_EQ(0, inh.binder_sigs);
+	cpc_walk_requests(self->cpc, self->set, &preset, note_preset0);
+	EXPECT_EQ(-BIG, preset);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, inh.buf));
+	cpc_buf_get(self->cpc, inh.buf, 0, &v);
+	EXPECT_GE(v, -BIG);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+	sigaction(SIGEMT, &old, NULL);
+}
+
+/* --- CPU bindings (cpc_bind_cpu) ---------------------------------------- */
+
+static int affinity_is(const cpu_set_t *want)
+{
+	cpu_set_t cur;
+
+	if (sched_getaffinity(0, sizeof(cur), &cur))
+		return 0;
+	return CPU_EQUAL(&cur, want);
+}
+
+/* A child that spins until killed; SIGUSR1 makes it write 'u'. */
+static int usr1_fd = -1;
+
+static void usr1(int sig)
+{
+	char c = 'u';
+
+	if (write(usr1_fd, &c, 1) != 1)
+		_exit(3);
+}
+
+static pid_t spinning_child(int *rfd)
+{
+	volatile unsigned long x = 0;
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		usr1_fd = p[1];
+		signal(SIGUSR1, usr1);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			x++;
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'r') {
+		close(p[0]);
+		return -1;
+	}
+	*rfd = p[0];
+	return pid;
+}
+
+/* 0 once @fd gives the byte @want within @sec seconds. */
+static int wait_byte(int fd, char want, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&pfd, 1, ms) != 1 || read(fd, &c, 1) != 1)
+		return -1;
+	return c == want ? 0 : -1;
+}
+
+static void kill_wait(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+/*
+ * A CPU binding counts what runs on the CPU and pins the binder there.
+ * While it exists, per-thread counting is unavailable (EAGAIN) and sets
+ * bound before are invalidated; after it, binding works again.
+ */
+TEST_F_TIMEOUT(cpc, cpu_binding, 60)
+{
+	int cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0, rfd;
+	cpc_buf_t *a, *b, *d, *lb;
+	cpc_set_t *lwp, *other;
+	cpu_set_t before, only;
+	uint64_t ticks, tick, v;
+	double t0, ms;
+	pctx_t *pctx;
+	pid_t kid;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 US, 0, NULL));
+	lwp = cpc_set_create(self->cpc);
+	other = cpc_set_create(self->cpc);
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, lwp, "sim_ticks", 0, U, 0,
+					 NULL));
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, other, "sim_ticks", 0, US,
+					 0, NULL));
+	a = cpc_buf_create(self->cpc, self->set);
+	b = cpc_buf_create(self->cpc, self->set);
+	d = cpc_buf_create(self->cpc, self->set);
+	lb = cpc_buf_create(self->cpc, lwp);
+	ASSERT_NE(NULL, lb);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(before), &before));
+	CPU_ZERO(&only);
+	CPU_SET(cpu, &only);
+
+	/* Bound to this thread before the CPU binding. */
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, lwp, 0));
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, lwp, lb));
+
+	ASSERT_EQ(0, cpc_bind_cpu(self->cpc, cpu, self->set, 0));
+	EXPECT_EQ(1, read_long(PCTR_SYSFS "/cpu_bindings"));
+	EXPECT_TRUE(affinity_is(&only));
+	EXPECT_EQ(cpu, sched_getcpu());
+
+	/* The sim counts the CPU's TSC ticks; this thread spins there. */
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
+	t0 = now_sec();
+	spin(0.2);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
+	ms = (now_sec() - t0) * 1e3;
+	cpc_buf_sub(self->cpc, d, b, a);
+	cpc_buf_get(self->cpc, d, 0, &ticks);
+	tick = cpc_buf_tick(self->cpc, d);
+	TH_LOG("CPU %d: %.1f ms: sim_ticks %.1f ms, tick %.1f ms", cpu, ms,
+	       ticks / (double)self->khz, tick / (double)self->khz);
+	EXPECT_GT(ticks / (double)self->khz, ms * 0.8);
+	EXPECT_LT(ticks / (double)self->khz, ms * 1.2);
+	EXPECT_GT(tick / (double)self->khz, ms * 0.8);
+	EXPECT_LT(tick / (double)self->khz, ms * 1.2);
+
+	/* One set per CPU. */
+	EXPECT_FAIL(cpc_bind_cpu(self->cpc, cpu, other, 0), EAGAIN,
+		    CPC_RESOURCE_UNAVAIL);
+	/* The set bound before was invalidated... */
+	EXPECT_FAIL(cpc_set_sample(self->cpc, lwp, lb), EAGAIN,
+		    CPC_RESOURCE_UNAVAIL);
+	/* ...and no thread counts for itself meanwhile. */
+	EXPECT_FAIL(cpc_bind_curlwp(self->cpc, other, 0), EAGAIN,
+		    CPC_RESOURCE_UNAVAIL);
+	kid = spinning_child(&rfd);
+	ASSERT_LT(0, kid);
+	self->kid = kid;
+	pctx = pctx_capture(kid, NULL, 0, NULL);
+	ASSERT_NE(NULL, pctx);
+	EXPECT_FAIL(cpc_bind_pctx(self->cpc, pctx, kid, other, 0), EAGAIN,
+		    CPC_RESOURCE_UNAVAIL);
+	pctx_release(pctx);
+	kill_wait(kid);
+	self->kid = 0;
+	close(rfd);
+
+	/* Not restartable; sampled only while pinned (Solaris: EAGAIN). */
+	EXPECT_FAIL(cpc_set_restart(self->cpc, self->set), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(before), &before));
+	EXPECT_FAIL(cpc_set_sample(self->cpc, self->set, a), EAGAIN,
+		    CPC_PBIND_FAILED);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(only), &only));
+	EXPECT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
+
+	/* Unbinding puts the affinity back and lets threads count. */
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+	EXPECT_TRUE(affinity_is(&before));
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/cpu_bindings"));
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, lwp, 0));
+	spin_cpu(0.01);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, lwp, lb));
+	cpc_buf_get(self->cpc, lb, 0, &v);
+	EXPECT_GT(v, 0);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, lwp));
+}
+
+TEST_F(cpc, cpu_bind_errors)
+{
+	int last = sysconf(_SC_NPROCESSORS_ONLN) - 1, fd;
+	cpc_set_t *empty, *notify;
+	cpu_set_t before;
+	char path[96];
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(before), &before));
+	empty = cpc_set_create(self->cpc);
+	notify = cpc_set_create(self->cpc);
+	ASSERT_NE(NULL, notify);
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 US, 0, NULL));
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, notify, "sim_ticks",
+					 -1000ULL, US | CPC_OVF_NOTIFY_EMT, 0,
+					 NULL));
+	EXPECT_FAIL(cpc_bind_cpu(self->cpc, 0, empty, 0), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_FAIL(cpc_bind_cpu(self->cpc, 0, self->set, 2), EINVAL,
+		    CPC_REQ_INVALID_FLAGS);
+	/* No such processor. */
+	EXPECT_FAIL(cpc_bind_cpu(self->cpc, -1, self->set, 0), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_FAIL(cpc_bind_cpu(self->cpc, 1000, self->set, 0), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_FAIL(cpc_bind_cpu(self->cpc, 1 << 20, self->set, 0), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	/* No LWP to signal. */
+	EXPECT_FAIL(cpc_bind_cpu(self->cpc, 0, notify, 0), EINVAL,
+		    CPC_REQ_INVALID_FLAGS);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/cpu_bindings"));
+	EXPECT_TRUE(affinity_is(&before));
+
+	/* A processor that is not online: ENOSYS, as in Solaris. */
+	if (last < 1)
+		SKIP(return, "one CPU");
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 last);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1) {
+		if (fd >= 0)
+			close(fd);
+		SKIP(return, "CPU %d cannot go offline", last);
+	}
+	EXPECT_FAIL(cpc_bind_cpu(self->cpc, last, self->set, 0), ENOSYS,
+		    CPC_INVALID_ARGUMENT);
+	ASSERT_EQ(1, write(fd, "1", 1));
+	close(fd);
+	EXPECT_EQ(0, cpc_bind_cpu(self->cpc, last, self->set, 0));
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+	EXPECT_TRUE(affinity_is(&before));
+}
+
+/*
+ * Unprivileged (uid 1000, no capabilities): no CPU binding (EACCES), no
+ * binding to a process one may not ptrace (EACCES); one's own counters
+ * are fine.
+ */
+TEST_F(cpc, unprivileged)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pctx_t *px;
+		cpc_set_t *s;
+		cpc_t *c;
+		int r = 0;
+
+		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
+		    setresuid(1000, 1000, 1000))
+			_exit(100);
+		c = cpc_open(CPC_VER_CURRENT);
+		if (!c)
+			_exit(101);
+		cpc_seterrhndlr(c, quiet_errfn);
+		s = cpc_set_create(c);
+		if (!s || cpc_set_add_request(c, s, "sim_ticks", 0, U, 0, NULL))
+			_exit(102);
+		errno = 0;
+		if (cpc_bind_cpu(c, 0, s, 0) != -1 || errno != EACCES)
+			r |= 1;
+		/* init is root's. */
+		px = pctx_capture(1, NULL, 0, NULL);
+		if (!px)
+			r |= 2;
+		errno = 0;
+		if (px && (cpc_bind_pctx(c, px, 1, s, 0) != -1 ||
+			   errno != EACCES))
+			r |= 4;
+		pctx_release(px);
+		if (cpc_bind_curlwp(c, s, 0) || cpc_unbind(c, s))
+			r |= 8;
+		if (cpc_close(c))
+			r |= 16;
+		_exit(r);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/cpu_bindings"));
+}
+
+/* --- another process's threads (cpc_bind_pctx) ------------------------ */
+
+/* The state letter and the tracer of process @pid. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_text(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : 0;
+}
+
+static long tracer_of(pid_t pid)
+{
+	char path[64], buf[2048], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (read_text(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "TracerPid:");
+	return p ? strtol(p + 10, NULL, 10) : -1;
+}
+
+/*
+ * A running child, counted through libpctx: the counts grow as it runs
+ * (in step with its run time), it is left running and untraced, signals
+ * sent to it around the bind arrive, id 1 is its main thread, and its
+ * final counts stay after it exits.
+ */
+TEST_F_TIMEOUT(cpc, pctx_binding, 60)
+{
+	uint64_t va, vb, vc, cnt, tick;
+	cpc_buf_t *a, *b, *c, *d;
+	int rfd, k, status;
+	pctx_t *pctx;
+	pid_t kid;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 US, 0, NULL));
+	a = cpc_buf_create(self->cpc, self->set);
+	b = cpc_buf_create(self->cpc, self->set);
+	c = cpc_buf_create(self->cpc, self->set);
+	d = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, d);
+	kid = spinning_child(&rfd);
+	ASSERT_LT(0, kid);
+	self->kid = kid;
+	pctx = pctx_capture(kid, NULL, 0, NULL);
+	ASSERT_NE(NULL, pctx);
+
+	ASSERT_EQ(0, cpc_bind_pctx(self->cpc, pctx, kid, self->set, 0));
+	EXPECT_EQ(0, tracer_of(kid));
+	EXPECT_EQ('R', proc_state(kid));
+	/* The caller counts nothing itself. */
+	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
+	usleep(200000);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
+	usleep(100000);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, c));
+	cpc_buf_get(self->cpc, a, 0, &va);
+	cpc_buf_get(self->cpc, b, 0, &vb);
+	cpc_buf_get(self->cpc, c, 0, &vc);
+	cpc_buf_sub(self->cpc, d, c, a);
+	cpc_buf_get(self->cpc, d, 0, &cnt);
+	tick = cpc_buf_tick(self->cpc, d);
+	TH_LOG("child: %llu, %llu, %llu; %.1f ms counted, %.1f ms run",
+	       (unsigned long long)va, (unsigned long long)vb,
+	       (unsigned long long)vc, cnt / (double)self->khz,
+	       tick / (double)self->khz);
+	EXPECT_GT(vb, va);
+	EXPECT_GT(vc, vb);
+	EXPECT_GT(cnt, 0);
+	EXPECT_GT(cnt, tick * 0.8);
+	EXPECT_LT(cnt, tick * 1.2);
+	EXPECT_FAIL(cpc_set_restart(self->cpc, self->set), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	/* Its own counters are taken: a second binding is refused. */
+	{
+		cpc_set_t *s2 = cpc_set_create(self->cpc);
+
+		ASSERT_EQ(0, cpc_set_add_request(self->cpc, s2, "sim_ticks",
+						 0, U, 0, NULL));
+		EXPECT_FAIL(cpc_bind_pctx(self->cpc, pctx, kid, s2, 0),
+			    EAGAIN, CPC_RESOURCE_UNAVAIL);
+		EXPECT_EQ(0, tracer_of(kid));
+		EXPECT_EQ(0, cpc_set_destroy(self->cpc, s2));
+	}
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+	EXPECT_FAIL(cpc_set_sample(self->cpc, self->set, a), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
+
+	/*
+	 * id 1, Solaris's first LWP: the main thread.  Signals sent just
+	 * before each bind, some arriving while it is traced, all arrive.
+	 */
+	for (k = 0; k < 5; k++) {
+		ASSERT_EQ(0, kill(kid, SIGUSR1));
+		ASSERT_EQ(0, cpc_bind_pctx(self->cpc, pctx, 1, self->set, 0))
+			TH_LOG("bind %d: %s: %s", k, strerror(errno),
+			       last_msg);
+		EXPECT_EQ(0, wait_byte(rfd, 'u', 5000)) TH_LOG("bind %d", k);
+		EXPECT_EQ(0, tracer_of(kid));
+		EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+		/* The target ends its counters itself (pctx_rebind). */
+		EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
+	}
+	ASSERT_EQ(0, cpc_bind_pctx(self->cpc, pctx, 1, self->set, 0));
+	usleep(50000);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
+	cpc_buf_get(self->cpc, a, 0, &va);
+	EXPECT_GT(va, 0);
+
+	/* Once it exited, the set keeps its final counts. */
+	kill(kid, SIGKILL);
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	self->kid = 0;
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
+	usleep(20000);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, c));
+	cpc_buf_get(self->cpc, b, 0, &vb);
+	cpc_buf_get(self->cpc, c, 0, &vc);
+	EXPECT_GE(vb, va);
+	EXPECT_EQ(vb, vc);
+	/* pctx_release() unbinds what is bound through it. */
+	pctx_release(pctx);
+	EXPECT_FAIL(cpc_set_sample(self->cpc, self->set, b), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	close(rfd);
+}
+
+/*
+ * Unbound, the thread may be bound again at once: cpc_unbind() said its
+ * counters were ended.  (The kernel ends a thread binding's context in
+ * the target, by a task_work run when it next returns to user space: a
+ * new binding's setup must not find the old context still there.)
+ */
+TEST_F_TIMEOUT(cpc, pctx_rebind, 60)
+{
+	pctx_t *pctx;
+	int rfd, k;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 US, 0, NULL));
+	self->kid = spinning_child(&rfd);
+	ASSERT_LT(0, self->kid);
+	pctx = pctx_capture(self->kid, NULL, 0, NULL);
+	ASSERT_NE(NULL, pctx);
+	for (k = 0; k < 20; k++) {
+		ASSERT_EQ(0, cpc_bind_pctx(self->cpc, pctx, 1, self->set, 0))
+			TH_LOG("bind %d: %s: %s", k, strerror(errno),
+			       last_msg);
+		ASSERT_EQ(0, cpc_unbind(self->cpc, self->set));
+	}
+	pctx_release(pctx);
+	close(rfd);
+}
+
+/* A child taking SIGALRM every 200 us; every 500th writes an 'a'. */
+static volatile int alarms;
+
+static void on_alarm(int sig)
+{
+	if (++alarms % 500 == 0 && write(usr1_fd, "a", 1) != 1)
+		_exit(3);
+}
+
+static pid_t alarmed_child(int *rfd)
+{
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	struct sigaction sa;
+	volatile unsigned long x = 0;
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		usr1_fd = p[1];
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_alarm;
+		sa.sa_flags = SA_RESTART;
+		if (sigaction(SIGALRM, &sa, NULL) ||
+		    setitimer(ITIMER_REAL, &it, NULL) ||
+		    write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			x++;
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'r') {
+		close(p[0]);
+		return -1;
+	}
+	*rfd = p[0];
+	return pid;
+}
+
+/*
+ * A target that keeps getting signals: those that come while it is
+ * seized are passed on at once, so that it runs the setup and the bind
+ * ends, and it goes on getting them afterwards, untraced.
+ */
+TEST_F_TIMEOUT(cpc, pctx_busy_target, 90)
+{
+	cpc_buf_t *buf;
+	pctx_t *pctx;
+	int rfd, k;
+	uint64_t v;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 US, 0, NULL));
+	buf = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, buf);
+	self->kid = alarmed_child(&rfd);
+	ASSERT_LT(0, self->kid);
+	pctx = pctx_capture(self->kid, NULL, 0, NULL);
+	ASSERT_NE(NULL, pctx);
+	for (k = 0; k < 10; k++) {
+		ASSERT_EQ(0, cpc_bind_pctx(self->cpc, pctx, self->kid,
+					   self->set, 0))
+			TH_LOG("bind %d: %s: %s", k, strerror(errno),
+			       last_msg);
+		EXPECT_EQ(0, tracer_of(self->kid));
+		usleep(10000);
+		ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, buf));
+		cpc_buf_get(self->cpc, buf, 0, &v);
+		EXPECT_GT(v, 0);
+		EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+		EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
+	}
+	/* Still running and taking its signals. */
+	while (!wait_byte(rfd, 'a', 0))
+		;
+	EXPECT_EQ(0, wait_byte(rfd, 'a', 5000));
+	k = proc_state(self->kid);
+	EXPECT_TRUE(k == 'R' || k == 'S') TH_LOG("state %c", k);
+	pctx_release(pctx);
+	close(rfd);
+}
+
+TEST_F(cpc, pctx_errors)
+{
+	pctx_t *pctx;
+	cpc_set_t *notify;
+	int rfd;
+	pid_t kid;
+
+	errno = 0;
+	EXPECT_EQ(NULL, pctx_capture(0, NULL, 0, NULL));
+	EXPECT_EQ(ESRCH, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, pctx_capture(4000000, NULL, 0, NULL));
+	EXPECT_EQ(ESRCH, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, pctx_capture(getpid(), NULL, 0, NULL));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 US, 0, NULL));
+	notify = cpc_set_create(self->cpc);
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, notify, "sim_ticks",
+					 -1000ULL, US | CPC_OVF_NOTIFY_EMT, 0,
+					 NULL));
+	kid = spinning_child(&rfd);
+	ASSERT_LT(0, kid);
+	self->kid = kid;
+	pctx = pctx_capture(kid, NULL, 0, NULL);
+	ASSERT_NE(NULL, pctx);
+	EXPECT_FAIL(cpc_bind_pctx(self->cpc, pctx, kid, self->set, 1), EINVAL,
+		    CPC_REQ_INVALID_FLAGS);
+	EXPECT_FAIL(cpc_bind_pctx(self->cpc, pctx, kid, notify, 0), EINVAL,
+		    CPC_REQ_INVALID_FLAGS);
+	/* Not a thread of that process: ours, none, 0. */
+	EXPECT_FAIL(cpc_bind_pctx(self->cpc, pctx, getpid(), self->set, 0),
+		    ESRCH, CPC_INVALID_ARGUMENT);
+	EXPECT_FAIL(cpc_bind_pctx(self->cpc, pctx, 4000000, self->set, 0),
+		    ESRCH, CPC_INVALID_ARGUMENT);
+	EXPECT_FAIL(cpc_bind_pctx(self->cpc, pctx, 0, self->set, 0), ESRCH,
+		    CPC_INVALID_ARGUMENT);
+	/* A stopped thread would never run the setup. */
+	ASSERT_EQ(0, kill(kid, SIGSTOP));
+	while (proc_state(kid) != 'T')
+		usleep(1000);
+	EXPECT_FAIL(cpc_bind_pctx(self->cpc, pctx, kid, self->set, 0), EAGAIN,
+		    CPC_RESOURCE_UNAVAIL);
+	ASSERT_EQ(0, kill(kid, SIGCONT));
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
+	EXPECT_EQ(0, tracer_of(kid));
+	pctx_release(pctx);
+	close(rfd);
 }
 
 TEST_HARNESS_MAIN
