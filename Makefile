@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# pctr: the module (through Kbuild), the library, the tools and the tests.
+# pctr: the module (through Kbuild), the libraries, the tools and the tests.
 #
-#   make              module + library + tools + selftests
+#   make              module + libraries + tools + selftests + examples
 #   make KDIR=<tree>  build the module against another kernel tree
 #   make run          boot a guest, load the module, show a readout
 #   make bench        benchmarks in a guest (figures, side by side)
 #   make check        install what is missing, run every test
-#   make install      install module, library, headers, tools, man pages
+#   make install      install module, libraries, headers, tools, man pages
 #   make install-user the same without the module (or: make install MODULE=0)
 #                     PREFIX=/usr/local DESTDIR= libdir= mandir= as usual
 
@@ -48,10 +48,21 @@ LIBS		:= $(B)/lib/libpctr.a $(LIB_SO) $(B)/lib/$(LIB_SONAME) \
 		   $(B)/lib/libpctr.so $(B)/lib/libpctr.pc
 TOOLS		:= $(B)/tools/pctr $(B)/tools/ctxsw_bench $(B)/tools/read_bench
 SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_test.c))
-# libcpc, the Solaris interface (libcpc/), with libpfm4's event names when
-# its header is installed (CPC_PFM=0 leaves them out).
+# libcpc, the Solaris interface (libcpc/: libcpc.h, libpctx.h), with
+# libpfm4's event names when its header is installed (CPC_PFM=0 leaves
+# them out).  Shared (libcpc.so.<major>, symbol version LIBCPC_<major>,
+# NEEDED libpctr.so.1) and static; its version and ABI rules are
+# libpctr's.
+CPC_VERSION	:= 1.0.0
+CPC_MAJOR	:= $(firstword $(subst ., ,$(CPC_VERSION)))
+CPC_SONAME	:= libcpc.so.$(CPC_MAJOR)
 CPC_SRCS	:= $(wildcard libcpc/*.c)
 CPC_OBJS	:= $(patsubst libcpc/%.c,$(B)/libcpc/%.o,$(CPC_SRCS))
+# The installed headers: every one but the internals.
+CPC_HDRS	:= $(filter-out libcpc/impl.h,$(wildcard libcpc/*.h))
+CPC_SO		:= $(B)/lib/libcpc.so.$(CPC_VERSION)
+CPC_LIBS	:= $(B)/lib/libcpc.a $(CPC_SO) $(B)/lib/$(CPC_SONAME) \
+		   $(B)/lib/libcpc.so $(B)/lib/libcpc.pc
 CPC_PFM		?= $(if $(wildcard /usr/include/perfmon/pfmlib.h),1,0)
 CPC_CPPFLAGS	:= -I$(CURDIR)/libcpc $(if $(filter 1,$(CPC_PFM)),-DCPC_HAVE_PFM)
 CPC_LDLIBS	:= $(if $(filter 1,$(CPC_PFM)),-lpfm)
@@ -83,7 +94,8 @@ MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
 		   cpc_walk_events_pic:cpc_walk_events_all \
 		   cpc_walk_generic_events_all:cpc_walk_events_all \
 		   cpc_walk_generic_events_pic:cpc_walk_events_all \
-		   cpc_walk_attrs:cpc_walk_events_all
+		   cpc_walk_attrs:cpc_walk_events_all \
+		   $(if $(wildcard Documentation/man/pctx_capture.3),pctx_release:pctx_capture)
 
 .PHONY: all module userspace lib libcpc examples tools selftests run bench check clean install \
 	install-user uninstall modules_install help FORCE
@@ -123,8 +135,9 @@ $(B)/lib/$(LIB_SONAME): $(LIB_SO)
 $(B)/lib/libpctr.so: $(B)/lib/$(LIB_SONAME)
 	ln -sf $(notdir $<) $@
 
-# The .pc names the install directories: remake it when they change.
-PC_VARS := $(PREFIX)|$(libdir)|$(includedir)|$(LIB_VERSION)
+# The .pc files name the install directories: remake them when they
+# change.
+PC_VARS := $(PREFIX)|$(libdir)|$(includedir)|$(LIB_VERSION)|$(CPC_VERSION)|$(CPC_PFM)
 $(B)/lib/pc.vars: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' >$@
@@ -140,9 +153,11 @@ $(B)/lib/libpctr.pc: lib/libpctr.pc.in $(B)/lib/pc.vars
 	    -e 's|@includedir@|$(call pc_rel,$(includedir))|' \
 	    -e 's|@version@|$(LIB_VERSION)|' $< >$@
 
-libcpc: $(B)/lib/libcpc.a
+libcpc: $(CPC_LIBS)
 
-$(B)/libcpc/%.o: libcpc/%.c libcpc/libcpc.h libcpc/impl.h lib/pctr.h \
+# As libpctr's: one set of position-independent objects for both
+# libraries, exporting only what the headers mark CPC_API.
+$(B)/libcpc/%.o: libcpc/%.c $(wildcard libcpc/*.h) lib/pctr.h \
 		 uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
@@ -152,12 +167,33 @@ $(B)/lib/libcpc.a: $(CPC_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+# Linked against libpctr.so (NEEDED libpctr.so.1), and libpfm's when used.
+$(CPC_SO): $(CPC_OBJS) libcpc/libcpc.map $(B)/lib/libpctr.so
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(CPC_SONAME) \
+		-Wl,--version-script=libcpc/libcpc.map -Wl,-z,defs \
+		-o $@ $(CPC_OBJS) -L$(B)/lib -lpctr $(CPC_LDLIBS)
+
+$(B)/lib/$(CPC_SONAME): $(CPC_SO)
+	ln -sf $(notdir $<) $@
+
+$(B)/lib/libcpc.so: $(B)/lib/$(CPC_SONAME)
+	ln -sf $(notdir $<) $@
+
+# libpctr is Requires.private: a libcpc program calls no pctr_ function
+# itself, but a static link needs it (and libpfm).
+$(B)/lib/libcpc.pc: libcpc/libcpc.pc.in $(B)/lib/pc.vars
+	sed -e 's|@prefix@|$(PREFIX)|' \
+	    -e 's|@libdir@|$(call pc_rel,$(libdir))|' \
+	    -e 's|@includedir@|$(call pc_rel,$(includedir))|' \
+	    -e 's|@version@|$(CPC_VERSION)|' \
+	    -e 's|@libs_private@|$(CPC_LDLIBS)|' -e '/^Libs.private: $$/d' $< >$@
+
 # Programs written against libcpc as a Solaris program would be.
 EXAMPLES	:= $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
 
 examples: $(EXAMPLES)
 
-$(B)/examples/%: examples/%.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a libcpc/libcpc.h
+$(B)/examples/%: examples/%.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(CURDIR)/libcpc $(CFLAGS) -o $@ $< \
 		$(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
@@ -183,7 +219,7 @@ $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/li
 	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ $< $(B)/lib/libpctr.a
 
 $(B)/selftests/cpc_test: selftests/cpc_test.c selftests/pctr_test.h \
-			 $(B)/lib/libcpc.a $(B)/lib/libpctr.a libcpc/libcpc.h \
+			 $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS) \
 			 uapi/linux/pctr.h
 	@test -n "$(KSFT)" || { echo "kselftest harness not found: run tools/vm/install-deps" >&2; exit 1; }
 	@mkdir -p $(dir $@)
@@ -203,17 +239,19 @@ check:
 install: install-user $(if $(filter 0,$(MODULE)),,modules_install)
 
 # Everything but the module: needs no kernel headers.
-install-user: lib tools
+install-user: lib libcpc tools
 	install -d $(DESTDIR)$(includedir)/linux $(DESTDIR)$(libdir) \
 		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(bindir) \
 		$(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man4
 	install -m 644 uapi/linux/pctr.h $(DESTDIR)$(includedir)/linux/
-	install -m 644 lib/pctr.h $(DESTDIR)$(includedir)/
-	install -m 644 $(B)/lib/libpctr.a $(DESTDIR)$(libdir)/
-	install -m 755 $(LIB_SO) $(DESTDIR)$(libdir)/
+	install -m 644 lib/pctr.h $(CPC_HDRS) $(DESTDIR)$(includedir)/
+	install -m 644 $(B)/lib/libpctr.a $(B)/lib/libcpc.a $(DESTDIR)$(libdir)/
+	install -m 755 $(LIB_SO) $(CPC_SO) $(DESTDIR)$(libdir)/
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(libdir)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(libdir)/libpctr.so
-	install -m 644 $(B)/lib/libpctr.pc $(DESTDIR)$(pkgconfigdir)/
+	ln -sf $(notdir $(CPC_SO)) $(DESTDIR)$(libdir)/$(CPC_SONAME)
+	ln -sf $(CPC_SONAME) $(DESTDIR)$(libdir)/libcpc.so
+	install -m 644 $(B)/lib/libpctr.pc $(B)/lib/libcpc.pc $(DESTDIR)$(pkgconfigdir)/
 	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
 	install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/
 	install -m 644 $(MAN4) $(DESTDIR)$(mandir)/man4/
@@ -224,9 +262,11 @@ install-user: lib tools
 
 uninstall:
 	rm -f $(DESTDIR)$(includedir)/linux/pctr.h $(DESTDIR)$(includedir)/pctr.h \
+	      $(addprefix $(DESTDIR)$(includedir)/,$(notdir $(CPC_HDRS))) \
 	      $(addprefix $(DESTDIR)$(libdir)/,libpctr.a libpctr.so \
-		$(LIB_SONAME) $(notdir $(LIB_SO))) \
-	      $(DESTDIR)$(pkgconfigdir)/libpctr.pc \
+		$(LIB_SONAME) $(notdir $(LIB_SO)) libcpc.a libcpc.so \
+		$(CPC_SONAME) $(notdir $(CPC_SO))) \
+	      $(DESTDIR)$(pkgconfigdir)/libpctr.pc $(DESTDIR)$(pkgconfigdir)/libcpc.pc \
 	      $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man4/,$(notdir $(MAN4))) \
