@@ -217,28 +217,22 @@ static int pctr_ioc_bind(struct file *file, void __user *arg)
 	return ret ?: pctr_file_bind(file, arg);
 }
 
-/* On a bound descriptor, only these calls; the others are EBUSY. */
-static long pctr_ioctl_bound(struct file *file, unsigned int cmd,
-			     void __user *uarg)
+/* The calls that change the calling thread's counters. */
+static bool pctr_ioc_programs(unsigned int cmd)
 {
+	unsigned int nr = _IOC_NR(cmd);
+
 	switch (cmd) {
-	case PCIOCRD:
-		return pctr_ioc_read(file, uarg);
-	case PCIOCINFO:
-		return pctr_ioc_info(uarg);
-	case PCIOCGETPCR:
-		return pctr_ioc_getpcr(uarg);
-	case PCIOCEVENT:
-		return pctr_ioc_event(uarg);
-	case PCIOCGOPTS:
-		return pctr_ioc_getopts(uarg);
-	case PCIOCRELEASE:
-		pctr_file_unbind(file);
-		return 0;
+	case PCIOCSETPCR:
+	case PCIOCZERO:
+	case PCIOCPRESET:
+	case PCIOCRESTART:
+	case PCIOCSOPTS:
+	case PCIOCBIND:
+		return true;
 	}
-	if (_IOC_TYPE(cmd) != PCTR_IOC_MAGIC)
-		return -ENOTTY;
-	return -EBUSY;
+	return nr >= PCTR_IOC_SET_BASE && nr < PCTR_IOC_SET_BASE + PCTR_NUM &&
+	       cmd == PCIOCS(nr - PCTR_IOC_SET_BASE);
 }
 
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -246,8 +240,7 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	unsigned int nr = _IOC_NR(cmd);
 
-	if (pctr_file_bound(file))
-		return pctr_ioctl_bound(file, cmd, uarg);
+	/* Calls that only look, whatever the descriptor is bound to. */
 	switch (cmd) {
 	case PCIOCRD:
 		return pctr_ioc_read(file, uarg);
@@ -255,27 +248,36 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return pctr_ioc_info(uarg);
 	case PCIOCGETPCR:
 		return pctr_ioc_getpcr(uarg);
+	case PCIOCEVENT:
+		return pctr_ioc_event(uarg);
+	case PCIOCGOPTS:
+		return pctr_ioc_getopts(uarg);
+	}
+	/* A bound descriptor is for its binding: it programs nothing else. */
+	if (pctr_file_bound(file)) {
+		if (cmd == PCIOCRELEASE) {
+			pctr_file_unbind(file);
+			return 0;
+		}
+		return pctr_ioc_programs(cmd) ? -EBUSY : -ENOTTY;
+	}
+	switch (cmd) {
 	case PCIOCSETPCR:
 		return pctr_ioc_setpcr(file, uarg);
 	case PCIOCZERO:
 		return pctr_may_program(file) ?: pctr_ctx_zero();
 	case PCIOCPRESET:
 		return pctr_ioc_preset(file, uarg);
-	case PCIOCEVENT:
-		return pctr_ioc_event(uarg);
 	case PCIOCRELEASE:
 		return pctr_ctx_release();
 	case PCIOCRESTART:
 		return pctr_may_program(file) ?: pctr_ctx_restart();
 	case PCIOCSOPTS:
 		return pctr_ioc_setopts(file, uarg);
-	case PCIOCGOPTS:
-		return pctr_ioc_getopts(uarg);
 	case PCIOCBIND:
 		return pctr_ioc_bind(file, uarg);
 	}
-	if (nr >= PCTR_IOC_SET_BASE && nr < PCTR_IOC_SET_BASE + PCTR_NUM &&
-	    cmd == PCIOCS(nr - PCTR_IOC_SET_BASE))
+	if (pctr_ioc_programs(cmd))
 		return pctr_ioc_set(file, nr - PCTR_IOC_SET_BASE, uarg);
 	return -ENOTTY;
 }

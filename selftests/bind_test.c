@@ -59,21 +59,6 @@ static int ioc(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) ? errno : 0;
 }
 
-static int st_clean(const struct pctrst *st)
-{
-	int i;
-
-	for (i = 0; i < PCTR_NUM; i++)
-		if (st->pctr_fn[i] || st->pctr_hwc[i])
-			return 0;
-	return 1;
-}
-
-static pid_t gettid_(void)
-{
-	return syscall(SYS_gettid);
-}
-
 /* A CPU binding: event 0x01 in slot 0, fixed counter 0. */
 static void cpu_bind_init(struct pctr_bind *b, unsigned int cpu)
 {

@@ -84,22 +84,6 @@ static int opts_zero(const struct pctr_opts *o)
 	       !o->po_reserved[1] && !o->po_reserved[2];
 }
 
-/* No function and no value in any slot. */
-static int st_clean(const struct pctrst *st)
-{
-	int i;
-
-	for (i = 0; i < PCTR_NUM; i++)
-		if (st->pctr_fn[i] || st->pctr_hwc[i])
-			return 0;
-	return 1;
-}
-
-static pid_t gettid_(void)
-{
-	return syscall(SYS_gettid);
-}
-
 /* --- the overflow signal handler ----------------------------------- */
 
 #define MAXREC	64

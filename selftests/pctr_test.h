@@ -228,4 +228,20 @@ static inline int pctr_get_info(int fd, struct pctr_info *info)
 	return ioctl(fd, PCIOCINFO, info);
 }
 
+/* No function and no value in any slot of a PCIOCRD result. */
+static inline int st_clean(const struct pctrst *st)
+{
+	int i;
+
+	for (i = 0; i < PCTR_NUM; i++)
+		if (st->pctr_fn[i] || st->pctr_hwc[i])
+			return 0;
+	return 1;
+}
+
+static inline pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
 #endif /* _PCTR_TEST_H */
