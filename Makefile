@@ -76,7 +76,7 @@ MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
 		   pctr_event_fn:pctr_set pctr_zero:pctr_set \
 		   pctr_preset:pctr_set rdtsc:rdpmc rdtscp:rdpmc \
 		   pctr_backend_reason:pctr_strerror \
-		   cpc_close:cpc_open cpc_npic:cpc_open cpc_caps:cpc_open \
+		   cpc_disable:cpc_enable cpc_close:cpc_open cpc_npic:cpc_open cpc_caps:cpc_open \
 		   cpc_cciname:cpc_open cpc_cpuref:cpc_open \
 		   cpc_set_destroy:cpc_set_create \
 		   cpc_set_add_request:cpc_set_create \

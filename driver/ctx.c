@@ -71,6 +71,7 @@ struct pctr_ctx {
 	bool		dirty;		/* registers must be rewritten */
 	bool		pce;		/* user rdpmc turned on for it */
 	bool		frozen;		/* stopped by an overflow */
+	bool		disabled;	/* stopped by PCIOCDISABLE */
 	bool		remote;		/* programmed by a thread binding */
 	bool		dead;		/* the thread's side has ended */
 	bool		released;	/* a binder let go: ends at once */
@@ -173,7 +174,8 @@ static void ctx_ack(void)
 /* Does the context count when its thread runs? */
 static bool ctx_counts(const struct pctr_ctx *ctx)
 {
-	return pctr_pmu.ops && ctx->hw.mask && !ctx->frozen && ctx_valid(ctx);
+	return pctr_pmu.ops && ctx->hw.mask && !ctx->frozen &&
+	       !ctx->disabled && ctx_valid(ctx);
 }
 
 static void ctx_get(struct pctr_ctx *ctx)
@@ -272,6 +274,8 @@ static void ctx_publish(struct pctr_ctx *ctx)
 	flags = PCTR_PG_RUNNING | (ctx->pce ? PCTR_PG_RDPMC : 0);
 	if (ctx->frozen)
 		flags |= PCTR_PG_FROZEN;
+	if (ctx->disabled)
+		flags |= PCTR_PG_DISABLED;
 	if (!ctx_valid(ctx))
 		flags |= PCTR_PG_INVALID;
 	WRITE_ONCE(pg->pg_seq, pg->pg_seq + 1);
@@ -1040,6 +1044,27 @@ int pctr_ctx_restart(void)
 	ctx->ovf = 0;
 	ctx->frozen = false;
 	ctx->dirty = true;
+	ctx_start(ctx);
+	local_irq_restore(flags);
+	return 0;
+}
+
+/*
+ * PCIOCENABLE/PCIOCDISABLE.  Also on a context a binder set up: the
+ * measured program may mark where counting matters.
+ */
+int pctr_ctx_enable(bool on)
+{
+	struct pctr_ctx *ctx = ctx_current_live();
+	unsigned long flags;
+
+	if (!ctx || !ctx->hw.mask)
+		return -EINVAL;
+	if (!ctx_valid(ctx))
+		return -EAGAIN;
+	local_irq_save(flags);
+	ctx_stop(ctx);
+	ctx->disabled = !on;
 	ctx_start(ctx);
 	local_irq_restore(flags);
 	return 0;

@@ -227,6 +227,8 @@ static bool pctr_ioc_programs(unsigned int cmd)
 	case PCIOCZERO:
 	case PCIOCPRESET:
 	case PCIOCRESTART:
+	case PCIOCENABLE:
+	case PCIOCDISABLE:
 	case PCIOCSOPTS:
 	case PCIOCBIND:
 		return true;
@@ -272,6 +274,10 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return pctr_ctx_release();
 	case PCIOCRESTART:
 		return pctr_may_program(file) ?: pctr_ctx_restart();
+	case PCIOCENABLE:
+		return pctr_may_program(file) ?: pctr_ctx_enable(true);
+	case PCIOCDISABLE:
+		return pctr_may_program(file) ?: pctr_ctx_enable(false);
 	case PCIOCSOPTS:
 		return pctr_ioc_setopts(file, uarg);
 	case PCIOCBIND:

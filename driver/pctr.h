@@ -219,6 +219,7 @@ struct vm_area_struct;
 int pctr_ctx_mmap(struct vm_area_struct *vma);
 int pctr_ctx_release(void);
 int pctr_ctx_restart(void);
+int pctr_ctx_enable(bool on);
 int pctr_ctx_set_opts(const struct pctr_opts *o);
 void pctr_ctx_get_opts(struct pctr_opts *o);
 

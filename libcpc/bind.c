@@ -656,3 +656,35 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		buf->val[i] = vals[set->reqs[i].slot];
 	return 0;
 }
+
+/*
+ * cpc_enable(), cpc_disable(): counting of the calling thread's counters
+ * on and off, nothing else changed.  They act on counters another
+ * process bound to this thread with cpc_bind_pctx() too, which is what
+ * they are for under a tool like cputrack.
+ */
+static int cpc_switch(cpc_t *cpc, const char *fn, unsigned long req)
+{
+	if (!cpc)
+		return errno = EINVAL, -1;
+	if (ioctl(cpc->pc->fd, req) == 0)
+		return 0;
+	if (errno == EINVAL)
+		return cpc_err(cpc, fn, CPC_INVALID_ARGUMENT, EINVAL,
+			       "no counters are bound to the calling thread");
+	if (errno == EAGAIN)
+		return cpc_err(cpc, fn, CPC_INVALID_ARGUMENT, EAGAIN,
+			       "the counters were invalidated by a CPU binding");
+	return cpc_err(cpc, fn, CPC_INVALID_ARGUMENT, errno, "%s",
+		       strerror(errno));
+}
+
+int cpc_enable(cpc_t *cpc)
+{
+	return cpc_switch(cpc, __func__, PCIOCENABLE);
+}
+
+int cpc_disable(cpc_t *cpc)
+{
+	return cpc_switch(cpc, __func__, PCIOCDISABLE);
+}

@@ -169,6 +169,8 @@ CPC_API int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
 CPC_API int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
 CPC_API int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
 CPC_API int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf);
+CPC_API int cpc_enable(cpc_t *cpc);
+CPC_API int cpc_disable(cpc_t *cpc);
 
 CPC_API uint_t cpc_npic(cpc_t *cpc);
 CPC_API uint_t cpc_caps(cpc_t *cpc);

@@ -141,7 +141,7 @@ static double proc_cpu_sec(pid_t pid)
 
 /* --- a child that spins and obeys ------------------------------------- */
 
-enum { OP_NONE, OP_TRY_SET, OP_OWN, OP_EXIT };
+enum { OP_NONE, OP_TRY_SET, OP_OWN, OP_DISABLE, OP_ENABLE, OP_EXIT };
 
 struct chan {
 	volatile int	ready;
@@ -199,6 +199,13 @@ static void __attribute__((noreturn)) child_loop(int fd, struct chan *ch,
 			ch->val[0] = st.pctr_fn[2];
 			ch->val[1] = st.pctr_hwc[2];
 			ch->val[2] = st.pctr_fn[0];
+			break;
+		case OP_DISABLE:
+			/* Marking what to count, as under Solaris cputrack. */
+			ch->err[0] = ioctl(fd, PCIOCDISABLE) ? errno : 0;
+			break;
+		case OP_ENABLE:
+			ch->err[0] = ioctl(fd, PCIOCENABLE) ? errno : 0;
 			break;
 		case OP_EXIT:
 			_exit(0);
@@ -890,6 +897,19 @@ TEST_F_TIMEOUT(bind, thread_counts_its_target, 90)
 	TH_LOG("the target's own PCIOCRD: %d, fn0 %#llx, value %llu",
 	       ch->err[2], (unsigned long long)ch->val[0],
 	       (unsigned long long)ch->val[1]);
+	/* It may stop and resume the counting, though. */
+	ASSERT_EQ(0, command(ch, OP_DISABLE));
+	EXPECT_EQ(0, ch->err[0]);
+	ASSERT_EQ(0, rd(fb, &a));
+	usleep(200000);
+	ASSERT_EQ(0, rd(fb, &c));
+	EXPECT_EQ(a.pctr_hwc[0], c.pctr_hwc[0]);
+	ASSERT_EQ(0, command(ch, OP_ENABLE));
+	EXPECT_EQ(0, ch->err[0]);
+	usleep(200000);
+	ASSERT_EQ(0, rd(fb, &c));
+	EXPECT_LT(a.pctr_hwc[0], c.pctr_hwc[0]);
+
 	/* Nor can another binding take it. */
 	fc = new_fd(self);
 	ASSERT_LE(0, fc);

@@ -313,6 +313,58 @@ TEST_F(cpc, sample_counts_run_time)
 	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 }
 
+/* cpc_disable() stops counting and keeps the values; cpc_enable() resumes. */
+TEST_F(cpc, enable_disable)
+{
+	uint64_t v0, v1, v2, v3;
+	cpc_buf_t *b;
+	int i0;
+
+	/* No counters bound to this thread: EINVAL, as Solaris says. */
+	cpc_seterrhndlr(self->cpc, quiet_errfn);
+	errno = 0;
+	EXPECT_EQ(-1, cpc_disable(self->cpc));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, cpc_enable(self->cpc));
+	EXPECT_EQ(EINVAL, errno);
+
+	i0 = cpc_set_add_request(self->cpc, self->set, "sim_ticks_div", 0, US,
+				 0, NULL);
+	ASSERT_EQ(0, i0);
+	b = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+	spin_cpu(0.05);
+	ASSERT_EQ(0, cpc_disable(self->cpc));
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
+	ASSERT_EQ(0, cpc_buf_get(self->cpc, b, i0, &v0));
+	spin_cpu(0.1);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
+	ASSERT_EQ(0, cpc_buf_get(self->cpc, b, i0, &v1));
+	/* Disabled: not one event more, however long it runs. */
+	EXPECT_GT(v0, 0);
+	EXPECT_EQ(v0, v1);
+	/* Twice is harmless. */
+	EXPECT_EQ(0, cpc_disable(self->cpc));
+	ASSERT_EQ(0, cpc_enable(self->cpc));
+	spin_cpu(0.1);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
+	ASSERT_EQ(0, cpc_buf_get(self->cpc, b, i0, &v2));
+	/* Enabled again: on from where it stopped, ~0.1 s of events more. */
+	EXPECT_GT(v2, v1 + self->khz * 50 / SIM_DIV);
+	ASSERT_EQ(0, cpc_disable(self->cpc));
+	ASSERT_EQ(0, cpc_unbind(self->cpc, self->set));
+	/* A new binding counts, whatever the last one was left at. */
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+	spin_cpu(0.05);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
+	ASSERT_EQ(0, cpc_buf_get(self->cpc, b, i0, &v3));
+	EXPECT_GT(v3, 0);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+	EXPECT_EQ(-1, cpc_enable(self->cpc));
+	EXPECT_EQ(EINVAL, errno);
+}
+
 TEST_F(cpc, presets)
 {
 	const uint64_t preset = 1ULL << 40;

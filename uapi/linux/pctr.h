@@ -207,6 +207,7 @@ struct pctr_event {
 #define PCTR_PG_RDPMC		(1U << 2)	/* rdpmc allowed while running */
 #define PCTR_PG_FROZEN		(1U << 3)	/* stopped by an overflow */
 #define PCTR_PG_INVALID		(1U << 4)	/* invalidated: use PCIOCRD */
+#define PCTR_PG_DISABLED	(1U << 5)	/* stopped by PCIOCDISABLE */
 
 struct pctr_page_slot {
 	__u64	ps_sum;			/* 64-bit value at the last fold */
@@ -308,6 +309,14 @@ struct pctr_bind {
 #define PCIOCGOPTS	_IOR(PCTR_IOC_MAGIC, 0xca, struct pctr_opts)
 /* Thaw counters frozen by an overflow, each slot from its preset. */
 #define PCIOCRESTART	_IO(PCTR_IOC_MAGIC, 0xcb)
+/*
+ * Stop and resume counting for the calling thread, values and functions
+ * kept (Solaris cpc_disable/cpc_enable).  They act on a context a thread
+ * binding set up too: that is how a measured program marks the code of
+ * interest.  EINVAL without counters; EAGAIN once invalidated.
+ */
+#define PCIOCENABLE	_IO(PCTR_IOC_MAGIC, 0xcc)
+#define PCIOCDISABLE	_IO(PCTR_IOC_MAGIC, 0xcd)
 
 /* PCIOCS(n): set the function of slot n (a __u64, see above). */
 #define PCTR_IOC_SET_BASE	0xe0
