@@ -151,6 +151,8 @@ struct pctr_req {
 	int			ret;
 	struct pctr_ctx		*ctx;
 	struct completion	done;
+	struct pid		*binder;	/* the binder's process */
+	u64			exec_id;	/* the target's, when checked */
 	u32			mask;
 	u64			fn[PCTR_NUM];
 	u64			ctl[PCTR_NUM];
@@ -159,8 +161,23 @@ struct pctr_req {
 
 static void req_put(struct pctr_req *req)
 {
-	if (refcount_dec_and_test(&req->ref))
+	if (refcount_dec_and_test(&req->ref)) {
+		put_pid(req->binder);
 		kfree(req);
+	}
+}
+
+/* Is @t traced by a thread of process @binder? */
+static bool traced_by(struct task_struct *t, struct pid *binder)
+{
+	struct task_struct *tracer;
+	bool ok;
+
+	rcu_read_lock();
+	tracer = ptrace_parent(t);
+	ok = tracer && task_tgid(tracer) == binder;
+	rcu_read_unlock();
+	return ok;
 }
 
 /* In the target thread, on its way back to user space. */
@@ -170,8 +187,16 @@ static void pctr_bind_work(struct callback_head *work)
 	struct pctr_ctx *ctx;
 	bool keep;
 
+	/*
+	 * The binder checked that it traces this thread; check again here,
+	 * where it counts: the tracer may have gone meanwhile, and a new
+	 * program (a setuid one, say) been started.
+	 */
 	if (current->flags & PF_EXITING)
 		ctx = ERR_PTR(-ESRCH);
+	else if (current->self_exec_id != req->exec_id ||
+		 !traced_by(current, req->binder))
+		ctx = ERR_PTR(-EPERM);
 	else
 		ctx = pctr_ctx_remote_new(req->mask, req->fn, req->ctl,
 					  req->preset);
@@ -190,19 +215,6 @@ static void pctr_bind_work(struct callback_head *work)
 	req_put(req);
 	/* The last thing this callback does: see Documentation/design.rst. */
 	module_put(THIS_MODULE);
-}
-
-/* Is current's process the tracer of @t? */
-static bool traced_by_caller(struct task_struct *t)
-{
-	struct task_struct *tracer;
-	bool ok;
-
-	rcu_read_lock();
-	tracer = ptrace_parent(t);
-	ok = tracer && same_thread_group(tracer, current);
-	rcu_read_unlock();
-	return ok;
 }
 
 /*
@@ -235,6 +247,7 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	unsigned long m = mask;
 	unsigned int s;
 	struct pid *pid;
+	u64 exec_id;
 	int ret;
 
 	if (pctr_cpu_bindings())
@@ -247,13 +260,18 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	ret = -EINVAL;
 	if (same_thread_group(t, current) || (t->flags & PF_KTHREAD))
 		goto put_task;
+	/* The program the check is about; bind_work() compares. */
+	exec_id = READ_ONCE(t->self_exec_id);
+	smp_rmb();	/* exec_id before the check: bind_work() re-checks */
 	ret = -EPERM;
-	if (!traced_by_caller(t))
+	if (!traced_by(t, task_tgid(current)))
 		goto put_task;
 	ret = -ENOMEM;
 	req = kzalloc(sizeof(*req), GFP_KERNEL);
 	if (!req)
 		goto put_task;
+	req->binder = get_pid(task_tgid(current));
+	req->exec_id = exec_id;
 	refcount_set(&req->ref, 2);	/* the binder's and the work's */
 	spin_lock_init(&req->lock);
 	init_completion(&req->done);
@@ -270,6 +288,7 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	/* TWA_SIGNAL: a thread asleep in a system call runs it promptly. */
 	if (task_work_add(t, &req->work, TWA_SIGNAL)) {
 		module_put(THIS_MODULE);
+		put_pid(req->binder);
 		kfree(req);
 		ret = -ESRCH;
 		goto put_task;

@@ -32,8 +32,8 @@
 
 #include <linux/atomic.h>
 #include <linux/capability.h>
+#include <linux/cpu.h>
 #include <linux/hrtimer.h>
-#include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -90,7 +90,8 @@ struct pctr_ctx {
 	refcount_t	ref;
 	struct pid	*pid;		/* the thread, for signals */
 	unsigned long	ovf_pc;		/* user PC at the last overflow */
-	struct irq_work	ovf_work;	/* sends the overflow signal */
+	struct callback_head ovf_work;	/* sends the overflow signal */
+	bool		ovf_queued;	/* ovf_work waits to run */
 	struct callback_head end_work;	/* a thread binding's end */
 };
 
@@ -194,28 +195,29 @@ static void ctx_put(struct pctr_ctx *ctx)
 }
 
 /*
- * The overflow signal, sent from an irq_work: the overflow is found in
- * the scheduler's switch-out too, where the runqueue lock is held and
- * waking anybody is forbidden.
+ * The overflow signal, sent by a task_work in the thread itself on its
+ * way back to user space.  The overflow is found at switch-out too,
+ * where the runqueue lock is held and nobody may be woken; and sent from
+ * any other task, the signal's sender fields (which overlap si_addr in
+ * the layout the kernel gives our si_code) would be rewritten for that
+ * task's namespaces.
  */
-static void ctx_ovf_signal(struct irq_work *w)
+static void ctx_ovf_signal(struct callback_head *work)
 {
-	struct pctr_ctx *ctx = container_of(w, struct pctr_ctx, ovf_work);
+	struct pctr_ctx *ctx = container_of(work, struct pctr_ctx, ovf_work);
 	struct kernel_siginfo info;
-	struct task_struct *t;
+	int sig = ctx->signo;
 
-	if (!READ_ONCE(ctx->dead)) {
+	WRITE_ONCE(ctx->ovf_queued, false);
+	if (!READ_ONCE(ctx->dead) && !(current->flags & PF_EXITING)) {
 		clear_siginfo(&info);
-		info.si_signo = ctx->signo;
+		info.si_signo = sig;
 		info.si_code = PCTR_SI_OVERFLOW;
-		info.si_addr = (void __user *)READ_ONCE(ctx->ovf_pc);
-		rcu_read_lock();
-		t = pid_task(ctx->pid, PIDTYPE_PID);
-		if (t)
-			send_sig_info(ctx->signo, &info, t);
-		rcu_read_unlock();
+		info.si_addr = (void __user *)ctx->ovf_pc;
+		send_sig_info(sig, &info, current);
 	}
 	ctx_put(ctx);
+	/* ctx_put()'s module_put() may be the last: see pctr_unhook(). */
 }
 
 /*
@@ -229,10 +231,18 @@ static bool ctx_check_ovf(struct pctr_ctx *ctx)
 		return false;
 	ctx->frozen = true;
 	/* Where the thread was in user space when it was interrupted. */
-	WRITE_ONCE(ctx->ovf_pc, instruction_pointer(task_pt_regs(current)));
+	ctx->ovf_pc = instruction_pointer(task_pt_regs(current));
+	/* One signal until restart; a pending one will do. */
+	if (ctx->ovf_queued)
+		return true;
 	ctx_get(ctx);
-	if (!irq_work_queue(&ctx->ovf_work))
+	pctr_note_task_work();
+	init_task_work(&ctx->ovf_work, ctx_ovf_signal);
+	/* TWA_RESUME only sets a flag: allowed under the runqueue lock. */
+	if (task_work_add(current, &ctx->ovf_work, TWA_RESUME))
 		ctx_put(ctx);
+	else
+		ctx->ovf_queued = true;
 	return true;
 }
 
@@ -353,11 +363,23 @@ static void ctx_hw_on(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 	ctx->dirty = false;
 	pc->cur = ctx;
 	pc->last_id = ctx->id;
+	/*
+	 * rdpmc works in user mode only for a thread that mapped its page,
+	 * and only while its own counters are in the registers.
+	 */
+	if (ctx->page && (pctr_pmu.caps & PCTR_CAP_USER_RDPMC)) {
+		pctr_arch_user_rdpmc(true);
+		ctx->pce = true;
+	}
 }
 
 /* Stop the context's counters on this CPU and fold what they counted. */
 static void ctx_hw_off(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 {
+	if (ctx->pce) {
+		pctr_arch_user_rdpmc(false);
+		ctx->pce = false;
+	}
 	pctr_pmu.ops->stop(&pctr_pmu, &ctx->hw);
 	ctx_fold(ctx);
 	ctx_check_ovf(ctx);
@@ -378,15 +400,10 @@ static void ctx_start(struct pctr_ctx *ctx)
 	WRITE_ONCE(ctx->cpu, smp_processor_id());
 	smp_wmb();	/* cpu before seq: see pctr_ctx_remote_read() */
 	WRITE_ONCE(ctx->seq, ctx->seq + 1);
+	smp_wmb();	/* seq odd before any later fold's sums */
 	/* A CPU binding owns this CPU's counters: no thread counts. */
 	if (ctx_counts(ctx) && !pc->cpub)
 		ctx_hw_on(ctx, pc);
-	/* rdpmc works in user mode only for a thread that mapped its page. */
-	if (pc->cur == ctx && ctx->page &&
-	    (pctr_pmu.caps & PCTR_CAP_USER_RDPMC)) {
-		pctr_arch_user_rdpmc(true);
-		ctx->pce = true;
-	}
 	if (pc->cur == ctx && !hrtimer_active(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
@@ -402,10 +419,6 @@ static void ctx_stop(struct pctr_ctx *ctx)
 		return;
 	ctx->running = false;
 	ctx->vtsc += pctr_arch_tsc() - ctx->tsc_in;
-	if (ctx->pce) {
-		pctr_arch_user_rdpmc(false);
-		ctx->pce = false;
-	}
 	if (pc->cur == ctx)
 		ctx_hw_off(ctx, pc);
 	smp_wmb();	/* sums before seq: see pctr_ctx_remote_read() */
@@ -457,6 +470,12 @@ static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 
+	/*
+	 * A CPU going offline hands its timers to another: this one must
+	 * not fold that CPU's counters (its own timer does).
+	 */
+	if (container_of(t, struct pctr_cpu, fold) != pc)
+		return HRTIMER_NORESTART;
 	if (!pc->cur && !pc->cpub)
 		return HRTIMER_NORESTART;
 	if (pc->cpub)
@@ -560,7 +579,6 @@ static struct pctr_ctx *ctx_create(bool counting)
 	ctx->signo = SIGIO;
 	ctx->pid = get_task_pid(current, PIDTYPE_PID);
 	refcount_set(&ctx->ref, 1);
-	init_irq_work(&ctx->ovf_work, ctx_ovf_signal);
 	preempt_notifier_init(&ctx->pn, &pctr_preempt_ops);
 	preempt_disable();
 	preempt_notifier_register(&ctx->pn);
@@ -851,6 +869,7 @@ static int ctx_apply(u32 mask, const u64 *fn, const u64 *ctl)
 		ctx->notify = 0;
 		ctx->ovf = 0;
 		ctx->frozen = false;
+		ctx->disabled = false;
 		ctx->epoch = epoch;
 	}
 	for_each_set_bit(s, &m, PCTR_NUM) {
@@ -1089,7 +1108,7 @@ int pctr_ctx_set_opts(const struct pctr_opts *o)
 		return -EINVAL;
 	/* Read by the fork probe and the overflow path: all in this thread. */
 	ctx->opts = o->po_flags;
-	ctx->signo = o->po_signo ?: SIGIO;
+	WRITE_ONCE(ctx->signo, o->po_signo ?: SIGIO);
 	return 0;
 }
 
@@ -1251,6 +1270,9 @@ int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask)
 			}
 			return 0;
 		}
+		/* Invalidated by a CPU binding, as the thread's own read is. */
+		if (!ctx_valid(ctx))
+			return -EAGAIN;
 		r.seq = READ_ONCE(ctx->seq);
 		smp_rmb();	/* seq before cpu and sums: see ctx_start() */
 		if (r.seq & 1) {
@@ -1372,8 +1394,14 @@ static void cpub_install_ipi(void *arg)
 
 int pctr_cpub_install(struct pctr_cpub *cb)
 {
+	int ret;
+
 	cb->id = atomic64_inc_return(&pctr_ctx_ids);
-	return smp_call_function_single(cb->cpu, cpub_install_ipi, cb, 1);
+	/* CPUs stay on- or offline meanwhile. */
+	cpus_read_lock();
+	ret = smp_call_function_single(cb->cpu, cpub_install_ipi, cb, 1);
+	cpus_read_unlock();
+	return ret;
 }
 
 static void cpub_remove_ipi(void *arg)
@@ -1393,8 +1421,10 @@ static void cpub_remove_ipi(void *arg)
 void pctr_cpub_remove(struct pctr_cpub *cb)
 {
 	/* An offline CPU runs nothing: its binding is simply dropped. */
+	cpus_read_lock();
 	if (smp_call_function_single(cb->cpu, cpub_remove_ipi, cb, 1))
 		per_cpu_ptr(&pctr_cpu, cb->cpu)->cpub = NULL;
+	cpus_read_unlock();
 }
 
 struct cpub_read {
@@ -1417,8 +1447,10 @@ void pctr_cpub_read(struct pctr_cpub *cb, u64 *val)
 	struct cpub_read r = { .cb = cb, .val = val };
 
 	/* Offline, it counts nothing more: the last sums are the values. */
+	cpus_read_lock();
 	if (smp_call_function_single(cb->cpu, cpub_read_ipi, &r, 1))
 		memcpy(val, cb->sum, sizeof(cb->sum));
+	cpus_read_unlock();
 }
 
 /* --- set-up ---------------------------------------------------------- */
@@ -1449,13 +1481,8 @@ static void pctr_unhook(unsigned int n)
 	while (n--)
 		tracepoint_probe_unregister(pctr_hooks[n].tp,
 					    pctr_hooks[n].probe, NULL);
-	/*
-	 * No probe may still run when the module's code goes away, nor an
-	 * overflow signal's irq_work (hard interrupt context: an RCU grace
-	 * period waits for it to return).
-	 */
+	/* No probe may still run when the module's code goes away. */
 	tracepoint_synchronize_unregister();
-	synchronize_rcu();
 	/*
 	 * A task_work callback's module_put() is its last statement, but
 	 * its return is still this module's text, and its thread may have

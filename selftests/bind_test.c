@@ -750,6 +750,59 @@ TEST_F_TIMEOUT(bind, cpu_binding_invalidates_threads, 60)
 	EXPECT_EQ(EAGAIN, rd(self->fd, &st));
 }
 
+/*
+ * A CPU binding invalidates a thread binding too; and a context that was
+ * disabled when invalidated starts afresh, counting, when programmed
+ * again.
+ */
+TEST_F_TIMEOUT(bind, invalidation_reaches_everything, 60)
+{
+	struct pctr_bind b, tb;
+	struct pctrst st;
+	struct chan *ch;
+	pid_t pid;
+	int fb, fc;
+
+	if (!self->ready)
+		return;
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCDISABLE));
+	ch = chan_new();
+	ASSERT_NE(NULL, ch);
+	pid = obedient(self, ch, 0);
+	ASSERT_LT(0, pid);
+	fc = new_fd(self);
+	ASSERT_LE(0, fc);
+	thread_bind_init(&tb, pid);
+	ASSERT_EQ(0, traced_bind(fc, pid, &tb));
+	ASSERT_EQ(0, rd(fc, &st));
+
+	fb = new_fd(self);
+	ASSERT_LE(0, fb);
+	cpu_bind_init(&b, 1);
+	ASSERT_EQ(0, do_bind(fb, &b));
+	EXPECT_EQ(EAGAIN, rd(fc, &st));
+	EXPECT_EQ(EAGAIN, rd(self->fd, &st));
+	EXPECT_EQ(EAGAIN, ioc(self->fd, PCIOCENABLE, NULL));
+	close_fd(self, fb);
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+
+	/* Afresh: the old slot gone, the new one counting. */
+	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
+	spin_cpu(0.02);
+	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_EQ(0, st.pctr_fn[0]);
+	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[1]);
+	EXPECT_LT(0, st.pctr_hwc[1]);
+	/* The thread binding stays invalid until made again. */
+	EXPECT_EQ(EAGAIN, rd(fc, &st));
+	send_exit(ch);
+	reap_kid(self, pid, NULL);
+	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+}
+
 /* Capabilities for an otherwise unprivileged process: @caps only. */
 static int keep_only_caps(uint64_t caps)
 {
