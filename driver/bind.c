@@ -313,6 +313,154 @@ put_task:
 	return ret;
 }
 
+/* --- thread bindings: the engine's half --------------------------------- */
+
+/*
+ * In the target thread, from the binder's task_work: a context as if the
+ * thread had programmed it, marked as the binder's.  Returns it with a
+ * second reference, for the binder.
+ */
+struct pctr_ctx *pctr_ctx_remote_new(u32 mask, const u64 *fn,
+				     const u64 *ctl, const u64 *preset)
+{
+	unsigned long flags, m = mask;
+	struct pctr_ctx *ctx;
+	unsigned int s;
+
+	if (ctx_current_live())
+		return ERR_PTR(-EBUSY);
+	ctx = ctx_create(true);
+	if (IS_ERR(ctx))
+		return ctx;
+	ctx->remote = true;
+	local_irq_save(flags);
+	ctx_stop(ctx);
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		ctx->fn[s] = fn[s];
+		ctx->hw.ctl[s] = ctl[s];
+		ctx->sum[s] = preset[s];
+		ctx->preset[s] = preset[s];
+	}
+	ctx->hw.mask = mask;
+	ctx->dirty = true;
+	ctx_start(ctx);
+	local_irq_restore(flags);
+	ctx_get(ctx);
+	return ctx;
+}
+
+struct remote_read {
+	struct pctr_ctx	*ctx;
+	u32		seq;
+	bool		ok;
+	u64		*fn;
+	u64		*val;
+};
+
+/* On the CPU the context ran on when the reader looked: still there? */
+static void ctx_remote_read_ipi(void *arg)
+{
+	struct remote_read *r = arg;
+
+	if (READ_ONCE(r->ctx->seq) != r->seq)
+		return;
+	ctx_values(r->ctx, r->ctx->hw.mask, r->fn, r->val);
+	r->ok = true;
+}
+
+/*
+ * A binder reads a context of another thread.  Its sums change only on
+ * the CPU it runs on, with interrupts off; its seq is odd while it runs.
+ * A running context is read by an IPI to its CPU (which checks that the
+ * same stint still runs there), a stopped one directly, retrying if it
+ * started meanwhile.  An ended context's sums are final.
+ */
+int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask)
+{
+	unsigned long m = ctx->hw.mask;
+	struct remote_read r = { .ctx = ctx, .fn = fn, .val = val };
+	unsigned int s;
+	int cpu;
+
+	*mask = m;	/* the binder's; only the binder could change it */
+	for (;;) {
+		/* Pairs with ctx_destroy(): final sums, no IPI needed. */
+		if (smp_load_acquire(&ctx->dead)) {
+			for_each_set_bit(s, &m, PCTR_NUM) {
+				fn[s] = ctx->fn[s];
+				val[s] = ctx->sum[s];
+			}
+			return 0;
+		}
+		/* Invalidated by a CPU binding, as the thread's own read is. */
+		if (!ctx_valid(ctx))
+			return -EAGAIN;
+		r.seq = READ_ONCE(ctx->seq);
+		smp_rmb();	/* seq before cpu and sums: see ctx_start() */
+		if (r.seq & 1) {
+			cpu = READ_ONCE(ctx->cpu);
+			r.ok = false;
+			if (!smp_call_function_single(cpu, ctx_remote_read_ipi,
+						      &r, 1) && r.ok)
+				return 0;
+		} else {
+			for_each_set_bit(s, &m, PCTR_NUM) {
+				fn[s] = ctx->fn[s];
+				val[s] = READ_ONCE(ctx->sum[s]);
+			}
+			smp_rmb();	/* sums before seq again: ctx_stop() */
+			if (READ_ONCE(ctx->seq) == r.seq)
+				return 0;
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+}
+
+/* In the target thread: the binder is done with it. */
+static void pctr_remote_end_work(struct callback_head *work)
+{
+	struct pctr_ctx *ctx = container_of(work, struct pctr_ctx, end_work);
+
+	if (ctx_current() == ctx)
+		ctx_destroy_current(ctx);
+	ctx_put(ctx);
+	/* The last thing this callback does: see Documentation/design.rst. */
+	module_put(THIS_MODULE);
+}
+
+/*
+ * The binder lets go (PCIOCRELEASE, close): the thread's side is ended in
+ * the thread, by a task_work; if the thread is exiting, its exit probe
+ * ends it.  Drops the binder's reference.  Process context.
+ */
+void pctr_ctx_remote_end(struct pctr_ctx *ctx)
+{
+	struct task_struct *t;
+
+	rcu_read_lock();
+	t = pid_task(ctx->pid, PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	WRITE_ONCE(ctx->released, true);
+	/* Pairs with ctx_destroy(): an ended context needs no work. */
+	if (t && !smp_load_acquire(&ctx->dead)) {
+		ctx_get(ctx);
+		__module_get(THIS_MODULE);
+		pctr_note_task_work();
+		init_task_work(&ctx->end_work, pctr_remote_end_work);
+		if (task_work_add(t, &ctx->end_work, TWA_RESUME)) {
+			ctx_put(ctx);
+			module_put(THIS_MODULE);
+		}
+	}
+	if (t)
+		put_task_struct(t);
+	ctx_put(ctx);
+}
+
 /* --- the calls -------------------------------------------------------- */
 
 int pctr_file_bind(struct file *file, const struct pctr_bind __user *arg)

@@ -11,27 +11,25 @@
  * between two folds.
  *
  * A context is reached only through its thread: it is found on
- * current->preempt_notifiers, changed only by that thread (with
- * interrupts off, so neither a context switch nor a fold can interleave)
- * and freed only in that thread's own context, at exit or exec.  Closing
- * a descriptor, from any thread, never touches a context.  Each context
- * holds a module reference, so the module stays while any thread counts;
- * the exit and exec hooks that drop the last one are tracepoint probes,
- * and module exit waits for running probes before the code goes away.
+ * current->preempt_notifiers, its counting state is changed only on its
+ * thread's CPU with interrupts off (so neither a context switch nor a
+ * fold can interleave), and its thread's side ends only in that thread's
+ * own context: at exit or exec, PCIOCRELEASE, or a task_work.  Closing a
+ * descriptor, from any thread, never ends one.  Each context holds a
+ * module reference; the exit and exec hooks are tracepoint probes, and
+ * module exit waits for running probes before the code goes away.
  *
  * Also here, because they touch the same registers and per-CPU state:
  * overflow notification (a slot's 64-bit value wrapping freezes the
- * context and signals its thread), inheritance (a task_work in each new
- * thread copies its creator's context), CPU bindings (counters owned by
- * a CPU rather than a thread) and the engine half of thread bindings
- * (another process's tracer counting for one of its threads).  Contexts
- * are reference counted: a binder's descriptor and an overflow signal on
- * its way may outlive the thread's side of a context.
+ * context and signals its thread) and CPU bindings' registers (counters
+ * owned by a CPU rather than a thread).  Contexts are reference counted:
+ * a binder's descriptor and an overflow signal on its way may outlive
+ * the thread's side.  What a thread asks of its own counters, and
+ * inheritance, are in thread.c; bindings in bind.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/hrtimer.h>
 #include <linux/irqflags.h>
@@ -40,7 +38,6 @@
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/preempt.h>
-#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -54,59 +51,12 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 
-#include "compat.h"
 #include "ctx.h"
 #include "pctr.h"
 
-struct pctr_ctx {
-	struct preempt_notifier	pn;
-	u64		id;		/* unique for the module's life */
-	u64		fn[PCTR_NUM];	/* functions, as the user set them */
-	u64		sum[PCTR_NUM];	/* 64-bit virtual values */
-	u64		prev[PCTR_NUM];	/* raw value at the last fold */
-	u64		preset[PCTR_NUM]; /* where restart and children start */
-	struct pctr_hw	hw;		/* what the backend loads and stops */
-	int		last_cpu;	/* CPU of the last stop, or -1 */
-	bool		running;	/* the thread is on a CPU */
-	bool		dirty;		/* registers must be rewritten */
-	bool		pce;		/* user rdpmc turned on for it */
-	bool		frozen;		/* stopped by an overflow */
-	bool		disabled;	/* stopped by PCIOCDISABLE */
-	bool		remote;		/* programmed by a thread binding */
-	bool		dead;		/* the thread's side has ended */
-	bool		released;	/* a binder let go: ends at once */
-	u32		notify;		/* slots with PCTR_INT */
-	u32		ovf;		/* of which wrapped, until restart */
-	u32		opts;		/* PCTR_O_* */
-	int		signo;		/* the overflow signal */
-	unsigned long	epoch;		/* CPU-binding epoch it belongs to */
-	u32		seq;		/* odd while running: remote reads */
-	int		cpu;		/* where it runs, while seq is odd */
-	u64		vtsc;		/* TSC cycles run up to tsc_in */
-	u64		tsc_in;		/* TSC at the last switch-in */
-	struct page	*page;		/* the page user space maps, or NULL */
-	struct pctr_page *upage;	/* its kernel address */
-	u32		published;	/* slots the page describes */
-	refcount_t	ref;
-	struct pid	*pid;		/* the thread, for signals */
-	unsigned long	ovf_pc;		/* user PC at the last overflow */
-	struct callback_head ovf_work;	/* sends the overflow signal */
-	bool		ovf_queued;	/* ovf_work waits to run */
-	struct callback_head end_work;	/* a thread binding's end */
-};
-
-struct pctr_cpu {
-	struct pctr_ctx	*cur;		/* counting on this CPU now */
-	struct pctr_cpub *cpub;		/* the CPU's binding, if any */
-	u64		last_id;	/* whose state the registers hold */
-	struct hrtimer	fold;		/* folds while a context runs */
-	unsigned long	kept;		/* starts that only re-enabled */
-	unsigned long	loaded;		/* starts that rewrote registers */
-};
-
 struct linux_binprm;
 
-static DEFINE_PER_CPU(struct pctr_cpu, pctr_cpu);
+DEFINE_PER_CPU(struct pctr_cpu, pctr_cpu);
 static atomic64_t pctr_ctx_ids = ATOMIC64_INIT(0);
 static ktime_t pctr_fold_period;
 static struct preempt_ops pctr_preempt_ops;
@@ -126,6 +76,18 @@ static bool pctr_task_works;
 void pctr_note_task_work(void)
 {
 	WRITE_ONCE(pctr_task_works, true);
+}
+
+/*
+ * The CPU-binding epoch now, in *@epoch; true while a CPU binding exists
+ * and no thread may count.  The count is read after the epoch: see
+ * pctr_cpub_begin().
+ */
+bool ctx_epoch(unsigned long *epoch)
+{
+	*epoch = atomic_long_read(&pctr_epoch);
+	smp_rmb();	/* pairs with pctr_cpub_begin() */
+	return atomic_read(&pctr_cpu_binds) != 0;
 }
 
 /* --- counting: all with interrupts off, on the context's CPU ---------- */
@@ -155,7 +117,7 @@ static void ctx_fold(struct pctr_ctx *ctx)
 		    ctx->notify;
 }
 
-static bool ctx_valid(const struct pctr_ctx *ctx)
+bool ctx_valid(const struct pctr_ctx *ctx)
 {
 	return ctx->epoch == (unsigned long)atomic_long_read(&pctr_epoch);
 }
@@ -173,19 +135,19 @@ static void ctx_ack(void)
 }
 
 /* Does the context count when its thread runs? */
-static bool ctx_counts(const struct pctr_ctx *ctx)
+bool ctx_counts(const struct pctr_ctx *ctx)
 {
 	return pctr_pmu.ops && ctx->hw.mask && !ctx->frozen &&
 	       !ctx->disabled && ctx_valid(ctx);
 }
 
-static void ctx_get(struct pctr_ctx *ctx)
+void ctx_get(struct pctr_ctx *ctx)
 {
 	refcount_inc(&ctx->ref);
 }
 
 /* The last reference: the thread's side ended long ago.  Any context. */
-static void ctx_put(struct pctr_ctx *ctx)
+void ctx_put(struct pctr_ctx *ctx)
 {
 	if (!refcount_dec_and_test(&ctx->ref))
 		return;
@@ -225,7 +187,7 @@ static void ctx_ovf_signal(struct callback_head *work)
  * signal its thread.  True if it froze now.  Runs in the thread's own
  * context (switch-out, an interrupt of it, or a call it made).
  */
-static bool ctx_check_ovf(struct pctr_ctx *ctx)
+bool ctx_check_ovf(struct pctr_ctx *ctx)
 {
 	if (!ctx->ovf || ctx->frozen)
 		return false;
@@ -268,7 +230,7 @@ static void ctx_set_left(struct pctr_ctx *ctx)
  * or interrupts it.  The odd/even sequence tells it to retry a read that
  * straddled an update.  Only slots in use, or just freed, are written.
  */
-static void ctx_publish(struct pctr_ctx *ctx)
+void ctx_publish(struct pctr_ctx *ctx)
 {
 	struct pctr_page *pg = ctx->upage;
 	unsigned long live, touch;
@@ -388,7 +350,7 @@ static void ctx_hw_off(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 	pc->cur = NULL;
 }
 
-static void ctx_start(struct pctr_ctx *ctx)
+void ctx_start(struct pctr_ctx *ctx)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 
@@ -410,7 +372,7 @@ static void ctx_start(struct pctr_ctx *ctx)
 	ctx_publish(ctx);
 }
 
-static void ctx_stop(struct pctr_ctx *ctx)
+void ctx_stop(struct pctr_ctx *ctx)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 
@@ -430,7 +392,7 @@ static void ctx_stop(struct pctr_ctx *ctx)
  * Bring the sums up to date, the counters left running -- unless that
  * found an overflow to freeze at, or the context was invalidated.
  */
-static void ctx_update(struct pctr_ctx *ctx)
+void ctx_update(struct pctr_ctx *ctx)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 
@@ -538,7 +500,7 @@ static struct preempt_ops pctr_preempt_ops = {
 /* --- contexts ---------------------------------------------------------- */
 
 /* The calling thread's context, or NULL.  Only current edits the list. */
-static struct pctr_ctx *ctx_current(void)
+struct pctr_ctx *ctx_current(void)
 {
 	struct preempt_notifier *pn;
 
@@ -553,15 +515,13 @@ static struct pctr_ctx *ctx_current(void)
  * no thread may while a CPU binding exists (-EAGAIN); a context for the
  * page alone may be made any time.
  */
-static struct pctr_ctx *ctx_create(bool counting)
+struct pctr_ctx *ctx_create(bool counting)
 {
 	struct pctr_ctx *ctx;
 	unsigned long epoch;
 	int ret;
 
-	epoch = atomic_long_read(&pctr_epoch);
-	smp_rmb();	/* pairs with pctr_cpub_begin() */
-	if (counting && atomic_read(&pctr_cpu_binds))
+	if (ctx_epoch(&epoch) && counting)
 		return ERR_PTR(-EAGAIN);
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
@@ -591,7 +551,7 @@ static struct pctr_ctx *ctx_create(bool counting)
  * on the PMU.  What is left for a binder or a signal in flight is freed
  * with the last reference.  Any context that is not NMI.
  */
-static void ctx_destroy(struct pctr_ctx *ctx)
+void ctx_destroy(struct pctr_ctx *ctx)
 {
 	unsigned long flags;
 
@@ -613,7 +573,7 @@ static void ctx_destroy(struct pctr_ctx *ctx)
 	ctx_put(ctx);
 }
 
-static void ctx_destroy_current(struct pctr_ctx *ctx)
+void ctx_destroy_current(struct pctr_ctx *ctx)
 {
 	preempt_disable();
 	ctx_destroy(ctx);
@@ -625,7 +585,7 @@ static void ctx_destroy_current(struct pctr_ctx *ctx)
  * one is ended now rather than when its task_work comes (task_works run
  * newest first, so a new binding's setup may come before it).
  */
-static struct pctr_ctx *ctx_current_live(void)
+struct pctr_ctx *ctx_current_live(void)
 {
 	struct pctr_ctx *ctx = ctx_current();
 
@@ -659,134 +619,8 @@ static void pctr_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	pctr_task_gone(p);
 }
 
-/* --- inheritance --------------------------------------------------------- */
-
-/* What a new thread inherits: handed to it by a task_work. */
-struct pctr_seed {
-	struct callback_head work;
-	u32	mask;
-	u32	notify;
-	u32	opts;
-	int	signo;
-	u64	fn[PCTR_NUM];
-	u64	ctl[PCTR_NUM];
-	u64	preset[PCTR_NUM];
-};
-
-/* In the new thread, on its way to user space for the first time. */
-static void ctx_inherit(const struct pctr_seed *seed)
-{
-	unsigned long flags, m = seed->mask;
-	struct pctr_ctx *ctx;
-	unsigned int s;
-
-	if (ctx_current())
-		return;
-	ctx = ctx_create(true);
-	if (IS_ERR(ctx))
-		return;		/* a CPU binding came meanwhile */
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		ctx->fn[s] = seed->fn[s];
-		ctx->hw.ctl[s] = seed->ctl[s];
-		ctx->preset[s] = seed->preset[s];
-		ctx->sum[s] = seed->preset[s];
-	}
-	ctx->hw.mask = seed->mask;
-	ctx->notify = seed->notify;
-	ctx->opts = seed->opts;
-	ctx->signo = seed->signo;
-	ctx->dirty = true;
-	/*
-	 * As Solaris does: a slot that notifies starts at 2^64 - 1, frozen,
-	 * and the thread is told at once, so that it can preset and restart.
-	 */
-	if (ctx->notify) {
-		m = ctx->notify;
-		for_each_set_bit(s, &m, PCTR_NUM)
-			ctx->sum[s] = U64_MAX;
-		ctx->ovf = ctx->notify;
-		ctx_check_ovf(ctx);
-	}
-	ctx_start(ctx);
-	local_irq_restore(flags);
-}
-
-static void pctr_inherit_work(struct callback_head *work)
-{
-	struct pctr_seed *seed = container_of(work, struct pctr_seed, work);
-
-	/* An exiting thread runs its task_works too: it gets nothing. */
-	if (!(current->flags & PF_EXITING))
-		ctx_inherit(seed);
-	kfree(seed);
-	/* The last thing this callback does: see Documentation/design.rst. */
-	module_put(THIS_MODULE);
-}
-
-/*
- * A thread or process was created (before it first runs): if its creator
- * counts with PCTR_O_INHERIT, hand it a seed.  Atomic context.
- */
-static void pctr_probe_fork(void *data, struct task_struct *parent,
-			    struct task_struct *child)
-{
-	struct pctr_seed *seed;
-	struct pctr_ctx *ctx;
-	unsigned long m;
-	unsigned int s;
-
-	if (parent != current || (child->flags & (PF_KTHREAD | PF_IO_WORKER)))
-		return;
-	ctx = ctx_current();
-	if (!ctx || !(ctx->opts & PCTR_O_INHERIT) || ctx->remote ||
-	    !ctx_valid(ctx) || !ctx->hw.mask)
-		return;
-	seed = kzalloc(sizeof(*seed), GFP_NOWAIT | __GFP_NOWARN);
-	if (!seed) {
-		pr_warn_ratelimited("no memory: thread %d does not inherit counters\n",
-				    task_pid_nr(child));
-		return;
-	}
-	m = ctx->hw.mask;
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		seed->fn[s] = ctx->fn[s];
-		seed->ctl[s] = ctx->hw.ctl[s];
-		seed->preset[s] = ctx->preset[s];
-	}
-	seed->mask = ctx->hw.mask;
-	seed->notify = ctx->notify;
-	seed->opts = ctx->opts;
-	seed->signo = ctx->signo;
-	init_task_work(&seed->work, pctr_inherit_work);
-	/* The module stays until the callback has run. */
-	__module_get(THIS_MODULE);
-	pctr_note_task_work();
-	if (task_work_add(child, &seed->work, TWA_RESUME)) {
-		kfree(seed);
-		module_put(THIS_MODULE);
-	}
-}
-
-/* --- what the ioctls do, for the calling thread ------------------------ */
-
-/*
- * The calling thread's context for a call that changes it: NULL if it
- * has none, ERR_PTR(-EBUSY) if a binder set it up (only the binder may
- * end that one).
- */
-static struct pctr_ctx *ctx_own(void)
-{
-	struct pctr_ctx *ctx = ctx_current_live();
-
-	if (ctx && ctx->remote)
-		return ERR_PTR(-EBUSY);
-	return ctx;
-}
-
 /* Values of @ctx's slots in @m: irqs off, on the CPU it runs on if any. */
-static void ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn,
+void ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn,
 		       u64 *val)
 {
 	bool live = ctx->running && this_cpu_read(pctr_cpu.cur) == ctx;
@@ -803,370 +637,6 @@ static void ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn,
 	}
 }
 
-/*
- * PCIOCRD's snapshot of the calling thread's counters: for each slot in
- * *@mask its function and value (the sum plus what the running counter
- * added since the last fold, without folding, so the page need not be
- * rewritten), and the TSC.  Slots outside the mask are free and read as
- * zero.  -EAGAIN if a CPU binding invalidated the context.
- */
-int pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
-{
-	struct pctr_ctx *ctx = ctx_current();
-	unsigned long flags;
-	int ret = 0;
-
-	*mask = 0;
-	local_irq_save(flags);
-	if (ctx && pctr_pmu.ops) {
-		if (ctx_valid(ctx)) {
-			*mask = ctx->hw.mask;
-			ctx_values(ctx, ctx->hw.mask, fn, val);
-		} else if (ctx->hw.mask) {
-			ret = -EAGAIN;
-		}
-	}
-	*tsc = pctr_arch_tsc();
-	local_irq_restore(flags);
-	return ret;
-}
-
-/*
- * Give the calling thread's slots new functions: @fn[s] for each slot s
- * in @mask, already encoded into @ctl.  A slot whose function changes
- * starts again from zero, its preset too.
- */
-static int ctx_apply(u32 mask, const u64 *fn, const u64 *ctl)
-{
-	struct pctr_ctx *ctx = ctx_own();
-	unsigned long m = mask, flags, epoch;
-	unsigned int s;
-	bool any = false;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	for_each_set_bit(s, &m, PCTR_NUM)
-		any |= fn[s] != 0;
-	epoch = atomic_long_read(&pctr_epoch);
-	smp_rmb();	/* pairs with pctr_cpub_begin() */
-	if (any && atomic_read(&pctr_cpu_binds))
-		return -EAGAIN;
-	if (!ctx) {
-		if (!any)
-			return 0;
-		ctx = ctx_create(true);
-		if (IS_ERR(ctx))
-			return PTR_ERR(ctx);
-	}
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	if (!ctx_valid(ctx)) {
-		/* Invalidated by a CPU binding now gone: start afresh. */
-		memset(ctx->fn, 0, sizeof(ctx->fn));
-		memset(ctx->sum, 0, sizeof(ctx->sum));
-		memset(ctx->preset, 0, sizeof(ctx->preset));
-		ctx->hw.mask = 0;
-		ctx->notify = 0;
-		ctx->ovf = 0;
-		ctx->frozen = false;
-		ctx->disabled = false;
-		ctx->epoch = epoch;
-	}
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		if (ctx->fn[s] == fn[s])
-			continue;
-		ctx->fn[s] = fn[s];
-		ctx->hw.ctl[s] = ctl[s];
-		ctx->sum[s] = 0;
-		ctx->preset[s] = 0;
-		ctx->ovf &= ~BIT(s);
-		if (fn[s])
-			ctx->hw.mask |= BIT(s);
-		else
-			ctx->hw.mask &= ~BIT(s);
-		if (fn[s] & PCTR_INT)
-			ctx->notify |= BIT(s);
-		else
-			ctx->notify &= ~BIT(s);
-		ctx->dirty = true;
-	}
-	if (!ctx->ovf)
-		ctx->frozen = false;
-	if (!ctx->notify)
-		memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
-	ctx_start(ctx);
-	local_irq_restore(flags);
-	/* No function and no page: the thread no longer needs a context. */
-	if (!ctx->hw.mask && !ctx->page)
-		ctx_destroy_current(ctx);
-	return 0;
-}
-
-/*
- * PCTR_INT is the core's business (the backend only counts): it needs a
- * backend that can interrupt at a given count.
- */
-static int ctx_encode_priv(unsigned int slot, u64 fn, u64 *ctl,
-			   bool privileged)
-{
-	if (!pctr_slot_exists(&pctr_pmu, slot))
-		return -EINVAL;
-	*ctl = 0;
-	if (!fn)
-		return 0;
-	if ((fn & PCTR_INT) && !(pctr_pmu.caps & PCTR_CAP_NOTIFY))
-		return -EOPNOTSUPP;
-	return pctr_pmu.ops->encode(&pctr_pmu, slot, fn & ~PCTR_INT,
-				    privileged, ctl);
-}
-
-static int ctx_encode(unsigned int slot, u64 fn, u64 *ctl)
-{
-	return ctx_encode_priv(slot, fn, ctl, perfmon_capable());
-}
-
-int pctr_ctx_encode_all(u32 mask, const u64 *fn, u64 *ctl, bool privileged)
-{
-	unsigned long m = mask;
-	unsigned int s;
-	int ret;
-
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		ret = ctx_encode_priv(s, fn[s], &ctl[s], privileged);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-int pctr_ctx_set(unsigned int slot, u64 fn)
-{
-	u64 fns[PCTR_NUM], ctl[PCTR_NUM];
-	int ret;
-
-	ret = ctx_encode(slot, fn, &ctl[slot]);
-	if (ret)
-		return ret;
-	fns[slot] = fn;
-	return ctx_apply(BIT(slot), fns, ctl);
-}
-
-int pctr_ctx_set_pcr(const struct pctr_pcr *pcr)
-{
-	u64 fns[PCTR_NUM], ctl[PCTR_NUM];
-	unsigned int i, s;
-	u32 mask = 0;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(pcr->pcr_reserved); i++)
-		if (pcr->pcr_reserved[i])
-			return -EINVAL;
-	for (s = 0; s < PCTR_NUM; s++) {
-		if (s < PCTR_FIXED_BASE)
-			fns[s] = pcr->pcr_evtsel[s];
-		else
-			fns[s] = pctr_fixed_field_to_fn((pcr->pcr_fixed_ctrl >>
-						  (4 * (s - PCTR_FIXED_BASE))) & 0xf);
-		if (!pctr_slot_exists(&pctr_pmu, s)) {
-			if (fns[s])
-				return -EINVAL;
-			continue;
-		}
-		ret = ctx_encode(s, fns[s], &ctl[s]);
-		if (ret)
-			return ret;
-		mask |= BIT(s);
-	}
-	return ctx_apply(mask, fns, ctl);
-}
-
-void pctr_ctx_get_pcr(struct pctr_pcr *pcr)
-{
-	struct pctr_ctx *ctx = ctx_current();
-	unsigned int s;
-
-	memset(pcr, 0, sizeof(*pcr));
-	if (!ctx)
-		return;
-	for (s = 0; s < PCTR_FIXED_BASE; s++)
-		pcr->pcr_evtsel[s] = ctx->fn[s];
-	for (s = PCTR_FIXED_BASE; s < PCTR_NUM; s++)
-		pcr->pcr_fixed_ctrl |= pctr_fn_to_fixed_field(ctx->fn[s]) <<
-				       (4 * (s - PCTR_FIXED_BASE));
-}
-
-/* The calling thread's context for ZERO, PRESET, RESTART, SOPTS. */
-static struct pctr_ctx *ctx_for_change(void)
-{
-	struct pctr_ctx *ctx = ctx_own();
-
-	if (IS_ERR_OR_NULL(ctx))
-		return ctx;
-	if (!ctx_valid(ctx) && ctx->hw.mask)
-		return ERR_PTR(-EAGAIN);
-	return ctx;
-}
-
-int pctr_ctx_zero(void)
-{
-	struct pctr_ctx *ctx = ctx_for_change();
-	unsigned long flags;
-
-	if (IS_ERR_OR_NULL(ctx))
-		return PTR_ERR_OR_ZERO(ctx);
-	local_irq_save(flags);
-	ctx_update(ctx);
-	memset(ctx->sum, 0, sizeof(ctx->sum));
-	ctx_publish(ctx);
-	local_irq_restore(flags);
-	return 0;
-}
-
-int pctr_ctx_preset(unsigned int slot, u64 value)
-{
-	struct pctr_ctx *ctx = ctx_for_change();
-	unsigned long flags;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	if (!pctr_slot_exists(&pctr_pmu, slot))
-		return -EINVAL;
-	/* A preset belongs to a function: set that first. */
-	if (!ctx || !ctx->fn[slot])
-		return -EINVAL;
-	local_irq_save(flags);
-	/*
-	 * Stopped and started again, so that a slot that notifies is armed
-	 * for its new distance from the wrap.
-	 */
-	ctx_stop(ctx);
-	ctx->sum[slot] = value;
-	ctx->preset[slot] = value;
-	ctx_start(ctx);
-	local_irq_restore(flags);
-	return 0;
-}
-
-/* PCIOCRESTART: every slot from its preset, counting again. */
-int pctr_ctx_restart(void)
-{
-	struct pctr_ctx *ctx = ctx_for_change();
-	unsigned long flags;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	if (!ctx || !ctx->hw.mask)
-		return -EINVAL;
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	memcpy(ctx->sum, ctx->preset, sizeof(ctx->sum));
-	ctx->ovf = 0;
-	ctx->frozen = false;
-	ctx->dirty = true;
-	ctx_start(ctx);
-	local_irq_restore(flags);
-	return 0;
-}
-
-/*
- * PCIOCENABLE/PCIOCDISABLE.  Also on a context a binder set up: the
- * measured program may mark where counting matters.
- */
-int pctr_ctx_enable(bool on)
-{
-	struct pctr_ctx *ctx = ctx_current_live();
-	unsigned long flags;
-
-	if (!ctx || !ctx->hw.mask)
-		return -EINVAL;
-	if (!ctx_valid(ctx))
-		return -EAGAIN;
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	ctx->disabled = !on;
-	ctx_start(ctx);
-	local_irq_restore(flags);
-	return 0;
-}
-
-int pctr_ctx_set_opts(const struct pctr_opts *o)
-{
-	struct pctr_ctx *ctx = ctx_for_change();
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(o->po_reserved); i++)
-		if (o->po_reserved[i])
-			return -EINVAL;
-	if (o->po_flags & ~PCTR_O_INHERIT)
-		return -EINVAL;
-	if (o->po_signo && (!valid_signal(o->po_signo) ||
-			    sig_kernel_only(o->po_signo)))
-		return -EINVAL;
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	if (!ctx)
-		return -EINVAL;
-	/* Read by the fork probe and the overflow path: all in this thread. */
-	ctx->opts = o->po_flags;
-	WRITE_ONCE(ctx->signo, o->po_signo ?: SIGIO);
-	return 0;
-}
-
-void pctr_ctx_get_opts(struct pctr_opts *o)
-{
-	struct pctr_ctx *ctx = ctx_current();
-
-	memset(o, 0, sizeof(*o));
-	if (!ctx)
-		return;
-	o->po_flags = ctx->opts;
-	o->po_signo = ctx->signo;
-}
-
-/*
- * mmap() of the device: the calling thread's counter page, read-only,
- * not inherited by fork.  Makes the thread's context if it has none (the
- * virtual TSC needs no counters).
- */
-int pctr_ctx_mmap(struct vm_area_struct *vma)
-{
-	struct pctr_ctx *ctx = ctx_own();
-	unsigned long flags;
-	struct page *page;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
-		return -EINVAL;
-	if (vma->vm_flags & VM_WRITE)
-		return -EPERM;
-	if (!ctx) {
-		ctx = ctx_create(false);
-		if (IS_ERR(ctx))
-			return PTR_ERR(ctx);
-		local_irq_save(flags);
-		ctx_start(ctx);
-		local_irq_restore(flags);
-	}
-	if (!ctx->page) {
-		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-		if (!page)
-			return -ENOMEM;
-		((struct pctr_page *)page_address(page))->pg_version =
-			PCTR_PAGE_VERSION;
-		local_irq_save(flags);
-		ctx->page = page;
-		ctx->upage = page_address(page);
-		/* Switch in again, so user rdpmc is set up for the page. */
-		ctx_stop(ctx);
-		ctx_start(ctx);
-		local_irq_restore(flags);
-	}
-	vm_flags_clear(vma, VM_MAYWRITE);
-	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	return vm_insert_page(vma, vma->vm_start, ctx->page);
-}
-
 /* Starts since load that only re-enabled the counters, and the others. */
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded)
 {
@@ -1178,165 +648,6 @@ void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded)
 		*kept += READ_ONCE(per_cpu_ptr(&pctr_cpu, cpu)->kept);
 		*loaded += READ_ONCE(per_cpu_ptr(&pctr_cpu, cpu)->loaded);
 	}
-}
-
-/* PCIOCRELEASE: the calling thread is done counting. */
-int pctr_ctx_release(void)
-{
-	struct pctr_ctx *ctx = ctx_own();
-
-	if (IS_ERR_OR_NULL(ctx))
-		return PTR_ERR_OR_ZERO(ctx);
-	ctx_destroy_current(ctx);
-	return 0;
-}
-
-/* --- thread bindings: the engine's half --------------------------------- */
-
-/*
- * In the target thread, from the binder's task_work: a context as if the
- * thread had programmed it, marked as the binder's.  Returns it with a
- * second reference, for the binder.
- */
-struct pctr_ctx *pctr_ctx_remote_new(u32 mask, const u64 *fn,
-				     const u64 *ctl, const u64 *preset)
-{
-	unsigned long flags, m = mask;
-	struct pctr_ctx *ctx;
-	unsigned int s;
-
-	if (ctx_current_live())
-		return ERR_PTR(-EBUSY);
-	ctx = ctx_create(true);
-	if (IS_ERR(ctx))
-		return ctx;
-	ctx->remote = true;
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		ctx->fn[s] = fn[s];
-		ctx->hw.ctl[s] = ctl[s];
-		ctx->sum[s] = preset[s];
-		ctx->preset[s] = preset[s];
-	}
-	ctx->hw.mask = mask;
-	ctx->dirty = true;
-	ctx_start(ctx);
-	local_irq_restore(flags);
-	ctx_get(ctx);
-	return ctx;
-}
-
-struct remote_read {
-	struct pctr_ctx	*ctx;
-	u32		seq;
-	bool		ok;
-	u64		*fn;
-	u64		*val;
-};
-
-/* On the CPU the context ran on when the reader looked: still there? */
-static void ctx_remote_read_ipi(void *arg)
-{
-	struct remote_read *r = arg;
-
-	if (READ_ONCE(r->ctx->seq) != r->seq)
-		return;
-	ctx_values(r->ctx, r->ctx->hw.mask, r->fn, r->val);
-	r->ok = true;
-}
-
-/*
- * A binder reads a context of another thread.  Its sums change only on
- * the CPU it runs on, with interrupts off; its seq is odd while it runs.
- * A running context is read by an IPI to its CPU (which checks that the
- * same stint still runs there), a stopped one directly, retrying if it
- * started meanwhile.  An ended context's sums are final.
- */
-int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask)
-{
-	unsigned long m = ctx->hw.mask;
-	struct remote_read r = { .ctx = ctx, .fn = fn, .val = val };
-	unsigned int s;
-	int cpu;
-
-	*mask = m;	/* the binder's; only the binder could change it */
-	for (;;) {
-		/* Pairs with ctx_destroy(): final sums, no IPI needed. */
-		if (smp_load_acquire(&ctx->dead)) {
-			for_each_set_bit(s, &m, PCTR_NUM) {
-				fn[s] = ctx->fn[s];
-				val[s] = ctx->sum[s];
-			}
-			return 0;
-		}
-		/* Invalidated by a CPU binding, as the thread's own read is. */
-		if (!ctx_valid(ctx))
-			return -EAGAIN;
-		r.seq = READ_ONCE(ctx->seq);
-		smp_rmb();	/* seq before cpu and sums: see ctx_start() */
-		if (r.seq & 1) {
-			cpu = READ_ONCE(ctx->cpu);
-			r.ok = false;
-			if (!smp_call_function_single(cpu, ctx_remote_read_ipi,
-						      &r, 1) && r.ok)
-				return 0;
-		} else {
-			for_each_set_bit(s, &m, PCTR_NUM) {
-				fn[s] = ctx->fn[s];
-				val[s] = READ_ONCE(ctx->sum[s]);
-			}
-			smp_rmb();	/* sums before seq again: ctx_stop() */
-			if (READ_ONCE(ctx->seq) == r.seq)
-				return 0;
-		}
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		cond_resched();
-	}
-}
-
-/* In the target thread: the binder is done with it. */
-static void pctr_remote_end_work(struct callback_head *work)
-{
-	struct pctr_ctx *ctx = container_of(work, struct pctr_ctx, end_work);
-
-	if (ctx_current() == ctx)
-		ctx_destroy_current(ctx);
-	ctx_put(ctx);
-	/* The last thing this callback does: see Documentation/design.rst. */
-	module_put(THIS_MODULE);
-}
-
-/*
- * The binder lets go (PCIOCRELEASE, close): the thread's side is ended in
- * the thread, by a task_work; if the thread is exiting, its exit probe
- * ends it.  Drops the binder's reference.  Process context.
- */
-void pctr_ctx_remote_end(struct pctr_ctx *ctx)
-{
-	struct task_struct *t;
-
-	rcu_read_lock();
-	t = pid_task(ctx->pid, PIDTYPE_PID);
-	if (t)
-		get_task_struct(t);
-	rcu_read_unlock();
-	WRITE_ONCE(ctx->released, true);
-	/* Pairs with ctx_destroy(): an ended context needs no work. */
-	if (t && !smp_load_acquire(&ctx->dead)) {
-		ctx_get(ctx);
-		__module_get(THIS_MODULE);
-		pctr_note_task_work();
-		init_task_work(&ctx->end_work, pctr_remote_end_work);
-		if (task_work_add(t, &ctx->end_work, TWA_RESUME)) {
-			ctx_put(ctx);
-			module_put(THIS_MODULE);
-		}
-	}
-	if (t)
-		put_task_struct(t);
-	ctx_put(ctx);
 }
 
 /* --- CPU bindings: the engine's half ------------------------------------ */
