@@ -200,20 +200,16 @@ static int ctx_apply(u32 mask, const u64 *fn, const u64 *ctl)
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 	}
+	/*
+	 * Counters a CPU binding invalidated stay so until released: taking
+	 * them up again here would silently drop the slots set before it.
+	 * A context with no counters (a page's) has nothing to lose.
+	 */
+	if (!ctx_valid(ctx) && ctx->hw.mask)
+		return -EAGAIN;
 	local_irq_save(flags);
 	ctx_stop(ctx);
-	if (!ctx_valid(ctx)) {
-		/* Invalidated by a CPU binding now gone: start afresh. */
-		memset(ctx->fn, 0, sizeof(ctx->fn));
-		memset(ctx->sum, 0, sizeof(ctx->sum));
-		memset(ctx->preset, 0, sizeof(ctx->preset));
-		ctx->hw.mask = 0;
-		ctx->notify = 0;
-		ctx->ovf = 0;
-		ctx->frozen = false;
-		ctx->disabled = false;
-		ctx->epoch = epoch;
-	}
+	ctx->epoch = epoch;
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		if (ctx->fn[s] == fn[s])
 			continue;

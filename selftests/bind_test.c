@@ -751,9 +751,9 @@ TEST_F_TIMEOUT(bind, cpu_binding_invalidates_threads, 60)
 }
 
 /*
- * A CPU binding invalidates a thread binding too; and a context that was
- * disabled when invalidated starts afresh, counting, when programmed
- * again.
+ * A CPU binding invalidates a thread binding too; an invalidated context
+ * refuses to be programmed until released, and then starts anew,
+ * counting even if it was disabled.
  */
 TEST_F_TIMEOUT(bind, invalidation_reaches_everything, 60)
 {
@@ -789,7 +789,12 @@ TEST_F_TIMEOUT(bind, invalidation_reaches_everything, 60)
 	close_fd(self, fb);
 	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
 
-	/* Afresh: the old slot gone, the new one counting. */
+	/* Invalid until released: no slot is dropped without a word. */
+	EXPECT_EQ(-1, set(self->fd, 1, FN(EV_DIV)));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, rd(self->fd, &st) == 0 ? -1 : 0);
+	ASSERT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+	/* Released: a new context, counting (not left disabled). */
 	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
 	spin_cpu(0.02);
 	ASSERT_EQ(0, rd(self->fd, &st));

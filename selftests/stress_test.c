@@ -587,14 +587,13 @@ static void wk_program(struct wk *w)
 			e = set_slot(w->fd, 3, FN(EV_TICKS));
 		/*
 		 * A CPU binding made and ended between two of these calls
-		 * invalidated the context, and the next call started it
-		 * afresh, without the slots set before: see they are all
-		 * there (the presets below are EAGAIN, never EINVAL, if
-		 * that happens again: only programming starts afresh).
+		 * invalidated the context: the next call must say EAGAIN,
+		 * never take it up without the slots set before.
 		 */
 		w->programmed = 1;
 		if (!e && !programmed_ok(w, &e)) {
 			ST(program_lost);
+			note("programming lost slots set before");
 			t_prog++;
 			wk_release(w);
 			return;
@@ -1155,12 +1154,13 @@ static int inh_program(int with_int, struct inh *cur, unsigned int *seed)
 	e = set_slot(g_fd, 0, cur->f0);
 	if (!e)
 		e = set_slot(g_fd, FIX_DIV, FIXFN);
-	/* Slot 0 lost to a CPU binding made and ended meanwhile? */
+	/* Never slot 0 lost to a CPU binding made and ended meanwhile. */
 	if (!e) {
 		e = rd(g_fd, &st);
 		if (!e && (st.pctr_fn[0] != cur->f0 ||
 			   st.pctr_fn[FIX_DIV] != FIXFN)) {
 			ST(program_lost);
+			note("inheritor: programming lost slot 0");
 			e = EAGAIN;
 		}
 	}
