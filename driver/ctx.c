@@ -93,7 +93,7 @@ bool ctx_epoch(unsigned long *epoch)
 /* --- counting: all with interrupts off, on the context's CPU ---------- */
 
 /* Fold raw values into 64-bit sums; the slots whose sum wrapped. */
-static u32 fold_sums(unsigned long m, u64 *sum, u64 *prev,
+static __always_inline u32 fold_sums(unsigned long m, u64 *sum, u64 *prev,
 		     const struct pctr_hw *hw)
 {
 	unsigned int s;
@@ -111,7 +111,7 @@ static u32 fold_sums(unsigned long m, u64 *sum, u64 *prev,
 	return wrapped;
 }
 
-static void ctx_fold(struct pctr_ctx *ctx)
+static __always_inline void ctx_fold(struct pctr_ctx *ctx)
 {
 	ctx->ovf |= fold_sums(ctx->hw.mask, ctx->sum, ctx->prev, &ctx->hw) &
 		    ctx->notify;
@@ -187,16 +187,14 @@ static void ctx_ovf_signal(struct callback_head *work)
  * signal its thread.  True if it froze now.  Runs in the thread's own
  * context (switch-out, an interrupt of it, or a call it made).
  */
-bool ctx_check_ovf(struct pctr_ctx *ctx)
+static void ctx_overflowed(struct pctr_ctx *ctx)
 {
-	if (!ctx->ovf || ctx->frozen)
-		return false;
 	ctx->frozen = true;
 	/* Where the thread was in user space when it was interrupted. */
 	ctx->ovf_pc = instruction_pointer(task_pt_regs(current));
 	/* One signal until restart; a pending one will do. */
 	if (ctx->ovf_queued)
-		return true;
+		return;
 	ctx_get(ctx);
 	pctr_note_task_work();
 	init_task_work(&ctx->ovf_work, ctx_ovf_signal);
@@ -205,7 +203,20 @@ bool ctx_check_ovf(struct pctr_ctx *ctx)
 		ctx_put(ctx);
 	else
 		ctx->ovf_queued = true;
+}
+
+/* The check every fold makes inline; the rest is out of the way. */
+static __always_inline bool ctx_check_ovf_(struct pctr_ctx *ctx)
+{
+	if (likely(!ctx->ovf || ctx->frozen))
+		return false;
+	ctx_overflowed(ctx);
 	return true;
+}
+
+bool ctx_check_ovf(struct pctr_ctx *ctx)
+{
+	return ctx_check_ovf_(ctx);
 }
 
 /* How far each PCTR_INT slot is from wrapping, where the counter reaches. */
@@ -295,7 +306,8 @@ static void ctx_publish_dead(struct pctr_ctx *ctx)
 }
 
 /* Load and start the context's counters on this CPU. */
-static void ctx_hw_on(struct pctr_ctx *ctx, struct pctr_cpu *pc)
+static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
+				      struct pctr_cpu *pc)
 {
 	unsigned long m = ctx->hw.mask;
 	unsigned int s;
@@ -336,7 +348,8 @@ static void ctx_hw_on(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 }
 
 /* Stop the context's counters on this CPU and fold what they counted. */
-static void ctx_hw_off(struct pctr_ctx *ctx, struct pctr_cpu *pc)
+static __always_inline void ctx_hw_off(struct pctr_ctx *ctx,
+				       struct pctr_cpu *pc)
 {
 	if (ctx->pce) {
 		pctr_arch_user_rdpmc(false);
@@ -344,13 +357,14 @@ static void ctx_hw_off(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 	}
 	pctr_pmu.ops->stop(&pctr_pmu, &ctx->hw);
 	ctx_fold(ctx);
-	ctx_check_ovf(ctx);
+	ctx_check_ovf_(ctx);
 	ctx_ack();
 	ctx->last_cpu = smp_processor_id();
 	pc->cur = NULL;
 }
 
-void ctx_start(struct pctr_ctx *ctx)
+/* Inline in the switch-in hook: the hot path wants no calls. */
+static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 
@@ -372,7 +386,7 @@ void ctx_start(struct pctr_ctx *ctx)
 	ctx_publish(ctx);
 }
 
-void ctx_stop(struct pctr_ctx *ctx)
+static __always_inline void ctx_stop_(struct pctr_ctx *ctx)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 
@@ -386,6 +400,16 @@ void ctx_stop(struct pctr_ctx *ctx)
 	smp_wmb();	/* sums before seq: see pctr_ctx_remote_read() */
 	WRITE_ONCE(ctx->seq, ctx->seq + 1);
 	/* The thread is not running: nobody reads its page until start. */
+}
+
+void ctx_start(struct pctr_ctx *ctx)
+{
+	ctx_start_(ctx);
+}
+
+void ctx_stop(struct pctr_ctx *ctx)
+{
+	ctx_stop_(ctx);
 }
 
 /*
@@ -481,7 +505,7 @@ static void pctr_sched_in(struct preempt_notifier *pn, int cpu)
 	unsigned long flags;
 
 	local_irq_save(flags);
-	ctx_start(pn_ctx(pn));
+	ctx_start_(pn_ctx(pn));
 	local_irq_restore(flags);
 }
 
@@ -489,7 +513,7 @@ static void pctr_sched_in(struct preempt_notifier *pn, int cpu)
 static void pctr_sched_out(struct preempt_notifier *pn,
 			   struct task_struct *next)
 {
-	ctx_stop(pn_ctx(pn));
+	ctx_stop_(pn_ctx(pn));
 }
 
 static struct preempt_ops pctr_preempt_ops = {
