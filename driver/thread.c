@@ -176,13 +176,31 @@ int pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
 }
 
 /*
+ * The calling thread's context for a call that changes its counters.
+ * Counters a CPU binding invalidated stay so until released (EAGAIN):
+ * taking them up again would, for PCIOCS, silently drop the slots set
+ * before the binding.  A context with no counters (a page's) has
+ * nothing to lose.
+ */
+static struct pctr_ctx *ctx_for_change(void)
+{
+	struct pctr_ctx *ctx = ctx_own();
+
+	if (IS_ERR_OR_NULL(ctx))
+		return ctx;
+	if (!ctx_valid(ctx) && ctx->hw.mask)
+		return ERR_PTR(-EAGAIN);
+	return ctx;
+}
+
+/*
  * Give the calling thread's slots new functions: @fn[s] for each slot s
  * in @mask, already encoded into @ctl.  A slot whose function changes
  * starts again from zero, its preset too.
  */
 static int ctx_apply(u32 mask, const u64 *fn, const u64 *ctl)
 {
-	struct pctr_ctx *ctx = ctx_own();
+	struct pctr_ctx *ctx = ctx_for_change();
 	unsigned long m = mask, flags, epoch;
 	unsigned int s;
 	bool any = false;
@@ -200,13 +218,6 @@ static int ctx_apply(u32 mask, const u64 *fn, const u64 *ctl)
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 	}
-	/*
-	 * Counters a CPU binding invalidated stay so until released: taking
-	 * them up again here would silently drop the slots set before it.
-	 * A context with no counters (a page's) has nothing to lose.
-	 */
-	if (!ctx_valid(ctx) && ctx->hw.mask)
-		return -EAGAIN;
 	local_irq_save(flags);
 	ctx_stop(ctx);
 	ctx->epoch = epoch;
@@ -331,18 +342,6 @@ void pctr_ctx_get_pcr(struct pctr_pcr *pcr)
 	for (s = PCTR_FIXED_BASE; s < PCTR_NUM; s++)
 		pcr->pcr_fixed_ctrl |= pctr_fn_to_fixed_field(ctx->fn[s]) <<
 				       (4 * (s - PCTR_FIXED_BASE));
-}
-
-/* The calling thread's context for ZERO, PRESET, RESTART, SOPTS. */
-static struct pctr_ctx *ctx_for_change(void)
-{
-	struct pctr_ctx *ctx = ctx_own();
-
-	if (IS_ERR_OR_NULL(ctx))
-		return ctx;
-	if (!ctx_valid(ctx) && ctx->hw.mask)
-		return ERR_PTR(-EAGAIN);
-	return ctx;
 }
 
 int pctr_ctx_zero(void)
