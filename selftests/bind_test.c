@@ -99,22 +99,6 @@ static int max_possible_cpu(void)
 
 /* --- ptrace ------------------------------------------------------------ */
 
-/*
- * Stop a seized tracee and detach, re-injecting the signal of a
- * signal-delivery-stop: what a library does after PCIOCBIND.
- */
-static int interrupt_detach(pid_t pid)
-{
-	int status, sig;
-
-	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
-		return -1;
-	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
-		return -1;
-	sig = (status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(status);
-	return ptrace(PTRACE_DETACH, pid, 0, (void *)(long)sig) ? -1 : 0;
-}
-
 /* Seize, bind, detach: the bind's errno, or 0.  -1: ptrace failed. */
 static int traced_bind(int fd, pid_t pid, struct pctr_bind *b)
 {

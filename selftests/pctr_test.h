@@ -15,9 +15,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -242,6 +244,22 @@ static inline int st_clean(const struct pctrst *st)
 static inline pid_t gettid_(void)
 {
 	return syscall(SYS_gettid);
+}
+
+/*
+ * Stop a seized tracee and detach, re-injecting the signal of a
+ * signal-delivery-stop: what a library does after PCIOCBIND.
+ */
+static inline int interrupt_detach(pid_t pid)
+{
+	int status, sig;
+
+	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
+		return -1;
+	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
+		return -1;
+	sig = (status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(status);
+	return ptrace(PTRACE_DETACH, pid, 0, (void *)(long)sig) ? -1 : 0;
 }
 
 #endif /* _PCTR_TEST_H */

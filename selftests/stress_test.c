@@ -1428,19 +1428,6 @@ static pid_t spawn_target(unsigned int seed)
 	return pid;
 }
 
-/* Stop a seized tracee and detach (see bind_test.c). */
-static int interrupt_detach(pid_t pid)
-{
-	int status, sig;
-
-	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
-		return -1;
-	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
-		return -1;
-	sig = (status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(status);
-	return ptrace(PTRACE_DETACH, pid, 0, (void *)(long)sig) ? -1 : 0;
-}
-
 /* Reads of one thread binding. */
 struct bread {
 	int		fd;
