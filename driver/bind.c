@@ -37,7 +37,7 @@
 #include <linux/uaccess.h>
 
 #include "ctx.h"
-#include "pctr.h"
+#include "pmu.h"
 
 /* What an open descriptor is bound to. */
 struct pctr_file {

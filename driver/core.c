@@ -13,7 +13,8 @@
 #include <linux/sysfs.h>
 
 #include "ctx.h"
-#include "pctr.h"
+#include "engine.h"
+#include "pmu.h"
 
 struct pctr_pmu pctr_pmu;
 

@@ -52,7 +52,7 @@
 #include <linux/tracepoint.h>
 
 #include "ctx.h"
-#include "pctr.h"
+#include "pmu.h"
 
 struct linux_binprm;
 

@@ -20,7 +20,8 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 
-#include "pctr.h"
+#include "engine.h"
+#include "pmu.h"
 
 struct page;
 struct pid;

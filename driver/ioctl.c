@@ -13,7 +13,8 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-#include "pctr.h"
+#include "engine.h"
+#include "pmu.h"
 
 /*
  * Idle time of all online CPUs, from the same sources as /proc/stat.

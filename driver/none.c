@@ -5,7 +5,7 @@
  */
 #include <linux/string.h>
 
-#include "pctr.h"
+#include "pmu.h"
 
 void pctr_none_probe(struct pctr_pmu *pmu, const char *why)
 {

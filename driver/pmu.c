@@ -20,7 +20,7 @@
 #include <linux/preempt.h>
 #include <linux/workqueue.h>
 
-#include "pctr.h"
+#include "pmu.h"
 
 static DEFINE_MUTEX(pctr_pmu_lock);
 static bool pctr_pmu_taken;		/* under pctr_pmu_lock */

@@ -19,7 +19,7 @@
 
 #include "compat.h"
 #include "ctx.h"
-#include "pctr.h"
+#include "pmu.h"
 
 /* --- inheritance --------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
  * arithmetic (driver/arch/sim/sim.h).
  */
 #include "host_hw.h"
-#include "pctr.h"
+#include "pmu.h"
 #include "../../driver/arch/sim/sim.h"
 
 #include "kselftest_harness.h"

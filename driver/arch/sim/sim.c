@@ -49,7 +49,7 @@
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 
-#include "../../pctr.h"
+#include "../../pmu.h"
 #include "sim.h"
 
 #ifdef CONFIG_X86

@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pctr internal interfaces: the backend seam between the generic core
- * and the code that knows a CPU family's registers.
+ * The backend seam: what the generic core and the code that knows a CPU
+ * family's registers say to each other (driver/pmu.h).
  *
  * The core never asks "Intel or AMD?": a backend fills a struct pctr_pmu
  * (counts, widths, capabilities) at probe time and the core only calls
  * through its ops table.
  */
-#ifndef _PCTR_H
-#define _PCTR_H
+#ifndef _PCTR_PMU_H
+#define _PCTR_PMU_H
 
 #include <linux/types.h>
 #include <linux/pctr.h>
 
-struct file;
 struct pctr_pmu;
 
 /* Raw per-slot state handed between the core and a backend. */
@@ -205,35 +204,6 @@ unsigned int pctr_pmu_users_count(void);
 bool pctr_pmu_is_taken(void);
 void pctr_pmu_exit(void);
 
-/* ctx.c: the calling thread's counters */
-int pctr_ctx_init(void);
-void pctr_ctx_exit(void);
-int pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc, u32 *mask);
-int pctr_ctx_set(unsigned int slot, u64 fn);
-int pctr_ctx_set_pcr(const struct pctr_pcr *pcr);
-void pctr_ctx_get_pcr(struct pctr_pcr *pcr);
-int pctr_ctx_zero(void);
-int pctr_ctx_preset(unsigned int slot, u64 value);
-void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
-struct vm_area_struct;
-int pctr_ctx_mmap(struct vm_area_struct *vma);
-int pctr_ctx_release(void);
-int pctr_ctx_restart(void);
-int pctr_ctx_enable(bool on);
-int pctr_ctx_set_opts(const struct pctr_opts *o);
-void pctr_ctx_get_opts(struct pctr_opts *o);
-
-/* bind.c: descriptors bound to a CPU or to another process's thread */
-int pctr_file_open(struct file *file);
-void pctr_file_release(struct file *file);
-bool pctr_file_bound(struct file *file);
-int pctr_file_bind(struct file *file, const struct pctr_bind __user *arg);
-int pctr_file_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
-void pctr_file_unbind(struct file *file);
-
-/* ioctl.c */
-long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-
 /*
  * Called by a backend, on the CPU concerned and with interrupts (or NMIs)
  * disabled, when its counters overflowed: the core folds the running
@@ -249,4 +219,4 @@ void pctr_arch_user_rdpmc(bool on);
 void pctr_none_probe(struct pctr_pmu *pmu, const char *why);
 int pctr_sim_probe(struct pctr_pmu *pmu);
 
-#endif /* _PCTR_H */
+#endif /* _PCTR_PMU_H */
