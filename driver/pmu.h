@@ -35,6 +35,19 @@ struct pctr_hw {
 	 * where a slot's 64-bit value will wrap within the counter's reach.
 	 */
 	u64	left[PCTR_NUM];
+	/*
+	 * Set by the core before start() when the thread will run with
+	 * user-mode counter reads on (CR4.PCE on x86): start() must then
+	 * leave every counter register outside @mask reading zero, so no
+	 * count of another context (or of a CPU binding) is visible.
+	 */
+	bool	user_read;
+	/*
+	 * Set by a backend when a register access failed in start(),
+	 * stop() or read() (-EIO); the backend reports it once, naming the
+	 * register.  The core ends that context's counting with the error.
+	 */
+	int	err;
 };
 
 /* pctr_pmu.flags: how the core may drive the backend. */
