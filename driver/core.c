@@ -17,6 +17,7 @@
 #include "pmu.h"
 
 struct pctr_pmu pctr_pmu;
+struct pctr_cpu_id pctr_cpu_id;
 
 static char *pmu = "auto";
 module_param(pmu, charp, 0444);
@@ -26,43 +27,34 @@ static ushort dev_mode = 0666;
 module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "Permission bits of /dev/pctr (default 0666)");
 
+/*
+ * Who the CPU is first, then what counts: the arch's own counters, or
+ * one of the backends every arch has (none, sim).
+ */
 static int pctr_select_backend(void)
 {
-	int ret;
+	int ret = 0;
 
+	pctr_arch.identify(&pctr_cpu_id);
+	memset(&pctr_pmu, 0, sizeof(pctr_pmu));
 	if (!strcmp(pmu, "none")) {
-		pctr_arch_probe(&pctr_pmu);
-		pctr_none_probe(&pctr_pmu, "pmu=none");
-		return 0;
-	}
-	if (!strcmp(pmu, "sim"))
-		return pctr_sim_probe(&pctr_pmu);
-	if (strcmp(pmu, "auto")) {
+		pctr_none_probe(&pctr_pmu, &pctr_cpu_id, "pmu=none");
+	} else if (!strcmp(pmu, "sim")) {
+		ret = pctr_sim_probe(&pctr_pmu, &pctr_cpu_id);
+	} else if (!strcmp(pmu, "auto")) {
+		if (pctr_arch.probe(&pctr_pmu, &pctr_cpu_id))
+			pctr_none_probe(&pctr_pmu, &pctr_cpu_id, pctr_pmu.why);
+	} else {
 		pr_err("unknown pmu=%s; use auto, none or sim\n", pmu);
 		return -EINVAL;
 	}
-	ret = pctr_arch_probe(&pctr_pmu);
 	if (ret)
-		pctr_none_probe(&pctr_pmu, pctr_pmu.why);
+		return ret;
+	strscpy(pctr_pmu.vendor, pctr_cpu_id.vendor, sizeof(pctr_pmu.vendor));
+	pctr_pmu.family = pctr_cpu_id.family;
+	pctr_pmu.model = pctr_cpu_id.model;
+	pctr_pmu.tsc_khz = pctr_cpu_id.tsc_khz;
 	return 0;
-}
-
-static void pctr_log_backend(const struct pctr_pmu *p)
-{
-	if (p->backend_id == PCTR_BACKEND_SIM) {
-		pr_info("SIMULATED PMU (pmu=sim, for tests; counts nothing real): %u general counters (%u bits), %u fixed (%u bits)\n",
-			p->ngeneral, p->width, p->nfixed, p->fixed_width);
-		return;
-	}
-	if (p->backend_id == PCTR_BACKEND_NONE) {
-		pr_info("%s family %u model %u: no PMU (%s); offering the TSC only\n",
-			p->vendor[0] ? p->vendor : "unknown CPU", p->family,
-			p->model, p->why);
-		return;
-	}
-	pr_info("%s: %s family %u model %u, perfmon v%u, %u general counters (%u bits), %u fixed (%u bits)\n",
-		p->name, p->vendor, p->family, p->model, p->version,
-		p->ngeneral, p->width, p->nfixed, p->fixed_width);
 }
 
 static int pctr_open(struct inode *inode, struct file *file)
@@ -192,7 +184,7 @@ static int __init pctr_init(void)
 		pr_err("cannot register /dev/pctr: %d\n", ret);
 		goto fail_ctx;
 	}
-	pctr_log_backend(&pctr_pmu);
+	pr_info("%s\n", pctr_pmu.desc);
 	return 0;
 
 fail_ctx:

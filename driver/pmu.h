@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The backend seam: what the generic core and the code that knows a CPU
- * family's registers say to each other (driver/pmu.h).
+ * family's registers say to each other.  Two tables:
  *
- * The core never asks "Intel or AMD?": a backend fills a struct pctr_pmu
- * (counts, widths, capabilities) at probe time and the core only calls
- * through its ops table.
+ *  - struct pctr_arch, one per architecture directory (driver/arch/x86,
+ *    driver/arch/generic): who the CPU is, its counter probe, its cycle
+ *    counter and user-mode counter reads;
+ *  - struct pctr_pmu_ops, one per backend (Intel, AMD, sim): what drives
+ *    the counters, described by the struct pctr_pmu its probe fills
+ *    (counts, widths, capabilities, the load-time log line).
+ *
+ * The core never asks "Intel or AMD?", nor which architecture it runs
+ * on: it only calls through these tables.
  */
 #ifndef _PCTR_PMU_H
 #define _PCTR_PMU_H
@@ -95,7 +101,11 @@ struct pctr_pmu_ops {
 	void	(*read)(const struct pctr_pmu *pmu, struct pctr_hw *hw);
 	/* The rdpmc instruction's index for @slot, or -1 if it has none. */
 	int	(*rdpmc_index)(const struct pctr_pmu *pmu, unsigned int slot);
-	/* Slots whose counters overflowed; acknowledge them. */
+	/*
+	 * Optional, both or neither: a backend that cannot deliver overflow
+	 * interrupts (or has no handler for them) leaves them NULL.  The
+	 * slots whose counters overflowed; acknowledge them.
+	 */
 	u32	(*overflow_status)(const struct pctr_pmu *pmu);
 	void	(*overflow_ack)(const struct pctr_pmu *pmu, u32 slots);
 	/* Take the counters from the rest of the kernel, and give back. */
@@ -112,25 +122,42 @@ struct pctr_pmu_ops {
 			     const struct pctr_hw *hw, struct pctr_page *pg);
 };
 
+/*
+ * Who the CPU is, probed once at load by the arch (pctr_arch.identify),
+ * apart from its counters: a backend reads it, the none backend keeps it.
+ */
+struct pctr_cpu_id {
+	char	vendor[16];		/* CPUID vendor string, or "" */
+	u32	family;
+	u32	model;
+	u64	tsc_khz;		/* rate of pctr_arch_tsc(), 0 if unknown */
+	bool	tsc;			/* pctr_arch_tsc() is a real TSC */
+};
+
 struct pctr_pmu {
 	const struct pctr_pmu_ops *ops;	/* NULL when there are no counters */
 	u32	backend_id;		/* PCTR_BACKEND_* */
 	char	name[16];		/* backend name, as in pctr_info */
-	char	vendor[16];		/* CPUID vendor string */
 	u32	caps;			/* PCTR_CAP_* */
 	u32	version;		/* perfmon version */
 	u32	ngeneral;
 	u32	nfixed;
 	u32	width;			/* bits in a general counter */
 	u32	fixed_width;		/* bits in a fixed counter */
-	u32	family;
-	u32	model;
-	u64	tsc_khz;
 	char	why[64];		/* with no counters: the reason */
+	char	desc[160];		/* the load-time log line */
 	const struct pctr_event_desc *events;
 	u32	nevents;
 	u32	flags;			/* PCTR_PMU_* */
 	void	*priv;			/* the backend's own data */
+	/*
+	 * A copy of pctr_cpu_id that the core makes after the probe, for the
+	 * code that reads it here (PCIOCINFO); backends do not touch it.
+	 */
+	char	vendor[16];
+	u32	family;
+	u32	model;
+	u64	tsc_khz;
 };
 
 /* Width mask of a slot's counter. */
@@ -209,6 +236,7 @@ static inline bool pctr_slot_exists(const struct pctr_pmu *pmu,
 
 /* core.c */
 extern struct pctr_pmu pctr_pmu;
+extern struct pctr_cpu_id pctr_cpu_id;
 
 /* pmu.c: taking the counters from the rest of the kernel */
 int pctr_pmu_get(void);
@@ -224,12 +252,46 @@ void pctr_pmu_exit(void);
  */
 void pctr_pmu_interrupt(void);
 
-/* arch: the probes, one per backend; each returns 0 or -ENODEV. */
-int pctr_arch_probe(struct pctr_pmu *pmu);
-u64 pctr_arch_tsc(void);
+/*
+ * The arch seam: what an architecture directory (driver/arch/<arch>/)
+ * provides, in one table, pctr_arch.  identify() and probe() run once,
+ * at load, in process context; the others in any context.
+ */
+struct pctr_arch {
+	/* Who the CPU is: vendor, family, model, the TSC and its rate. */
+	void	(*identify)(struct pctr_cpu_id *cpu);
+	/*
+	 * Describe the CPU's counters in @pmu (zeroed by the caller) and
+	 * hand them to a backend: ops, name, desc.  0, or -ENODEV with the
+	 * reason in pmu->why.
+	 */
+	int	(*probe)(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu);
+	/* The cycle counter the core timestamps with (the TSC on x86). */
+	u64	(*tsc)(void);
+	/*
+	 * Optional, needed for PCTR_CAP_USER_RDPMC: allow user-mode counter
+	 * reads on this CPU, or not.  Interrupts off.
+	 */
+	void	(*user_read)(bool on);
+};
+
+extern const struct pctr_arch pctr_arch;
+
+static inline u64 pctr_arch_tsc(void)
+{
+	return pctr_arch.tsc();
+}
+
 /* Allow user-mode rdpmc on this CPU, or not.  Interrupts off. */
-void pctr_arch_user_rdpmc(bool on);
-void pctr_none_probe(struct pctr_pmu *pmu, const char *why);
-int pctr_sim_probe(struct pctr_pmu *pmu);
+static inline void pctr_arch_user_rdpmc(bool on)
+{
+	if (pctr_arch.user_read)
+		pctr_arch.user_read(on);
+}
+
+/* The backends that are not an arch's own (none.c, arch/sim/). */
+void pctr_none_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
+		     const char *why);
+int pctr_sim_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu);
 
 #endif /* _PCTR_PMU_H */

@@ -3,12 +3,14 @@
  * The kernel environment of the x86 backends, for building them as
  * ordinary host programs: kernel types and helpers, and the hw.h seam
  * (CPUID, MSRs, counter reservation, TSC), which the register model in
- * x86_model.c implements.
+ * x86_model.c implements.  The Makefile includes it ahead of every
+ * source (-include), where the kernel build has the kernel's headers.
  */
 #ifndef _PCTR_HOST_HW_H
 #define _PCTR_HOST_HW_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +27,8 @@ typedef int64_t s64;
 
 /* Sparse annotations mean nothing here. */
 #define __user
+
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
 
 #ifndef KBUILD_MODNAME
 #define KBUILD_MODNAME "pctr"
@@ -75,18 +79,19 @@ static inline void put_cpu(void)
 
 /*
  * The kernel log: kept by the model so tests can read it.  (The kernel
- * build checks the pr_*() formats.)
+ * build checks the pr_*() formats.)  This header comes before a source
+ * can define pr_fmt, so every message gets the prefix the driver's
+ * pr_fmt gives it.
  */
 void host_log(int level, const char *fmt, ...);
 
-#ifndef pr_fmt
-#define pr_fmt(fmt) fmt
-#endif
-#define pr_err(fmt, ...)	host_log(3, pr_fmt(fmt), ##__VA_ARGS__)
-#define pr_warn(fmt, ...)	host_log(4, pr_fmt(fmt), ##__VA_ARGS__)
-#define pr_info(fmt, ...)	host_log(6, pr_fmt(fmt), ##__VA_ARGS__)
-#define pr_warn_once(fmt, ...)	host_log(4, pr_fmt(fmt), ##__VA_ARGS__)
-#define pr_warn_ratelimited(fmt, ...) host_log(4, pr_fmt(fmt), ##__VA_ARGS__)
+#define HOST_PR_FMT(fmt)	KBUILD_MODNAME ": " fmt
+#define pr_err(fmt, ...)	host_log(3, HOST_PR_FMT(fmt), ##__VA_ARGS__)
+#define pr_warn(fmt, ...)	host_log(4, HOST_PR_FMT(fmt), ##__VA_ARGS__)
+#define pr_info(fmt, ...)	host_log(6, HOST_PR_FMT(fmt), ##__VA_ARGS__)
+#define pr_warn_once(fmt, ...)	host_log(4, HOST_PR_FMT(fmt), ##__VA_ARGS__)
+#define pr_warn_ratelimited(fmt, ...) \
+	host_log(4, HOST_PR_FMT(fmt), ##__VA_ARGS__)
 
 /* The seam of hw.h. */
 void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d);

@@ -59,6 +59,7 @@ static const u64 fixed[] = { 0x00c0, 0x003c, 0x0300, 0x0400 };
 
 FIXTURE(pfm) {
 	struct x86_model	m;
+	struct pctr_cpu_id	cpu;
 	struct pctr_pmu		pmu;
 };
 
@@ -133,7 +134,8 @@ FIXTURE_SETUP(pfm)
 	int ret;
 
 	model_init(&self->m, variant->cfg);
-	ASSERT_EQ(0, pctr_arch_probe(&self->pmu));
+	pctr_arch.identify(&self->cpu);
+	ASSERT_EQ(0, pctr_arch.probe(&self->pmu, &self->cpu));
 	ASSERT_NE(0, self->pmu.nevents);
 
 	/* Each test runs in its own process: initialise libpfm4 there. */

@@ -19,6 +19,7 @@
 
 FIXTURE(x86) {
 	struct x86_model	m;
+	struct pctr_cpu_id	cpu;
 	struct pctr_pmu		pmu;
 	struct pctr_x86		*x;
 	const struct pctr_pmu_ops *ops;
@@ -32,7 +33,7 @@ struct cpu_expect {
 	bool	has_pmu;
 	u32	ngeneral, width;
 	u32	fixed_mask, nfixed, fixed_width;
-	u32	caps;	/* beyond TSC, COUNTERS, USER_RDPMC, OVERFLOW */
+	u32	caps;	/* beyond TSC, COUNTERS, USER_RDPMC */
 };
 
 FIXTURE_VARIANT(x86) {
@@ -159,7 +160,8 @@ FIXTURE_VARIANT_ADD(x86, intel_no_perfmon) {
 FIXTURE_SETUP(x86)
 {
 	model_init(&self->m, variant->cpu.cfg);
-	self->probe_ret = pctr_arch_probe(&self->pmu);
+	pctr_arch.identify(&self->cpu);
+	self->probe_ret = pctr_arch.probe(&self->pmu, &self->cpu);
 	self->x = self->pmu.priv;
 	self->ops = self->pmu.ops;
 	self->probe_faults = self->m.faults;
@@ -215,11 +217,6 @@ static u32 ctr_msr(const struct cpu_expect *v, unsigned int i)
 static u32 global_ctrl_msr(const struct cpu_expect *v)
 {
 	return v->cfg->amd ? 0xc0000301 : 0x38f;
-}
-
-static u32 global_ack_msr(const struct cpu_expect *v)
-{
-	return v->cfg->amd ? 0xc0000302 : 0x390;
 }
 
 #define FIXED_CTR_CTRL	0x38d
@@ -280,10 +277,6 @@ TEST_F(x86, probe)
 	EXPECT_EQ(0, self->probe_faults);
 	/* The probe's own check of counter 0 gives its reservation back. */
 	EXPECT_EQ(0, model_reserved_count(&self->m));
-	EXPECT_STREQ(c->amd ? "AuthenticAMD" : "GenuineIntel", pmu->vendor);
-	EXPECT_EQ(c->family, pmu->family);
-	EXPECT_EQ(c->model, pmu->model);
-	EXPECT_EQ(2000000, pmu->tsc_khz);
 
 	if (!v->has_pmu) {
 		EXPECT_EQ(-ENODEV, self->probe_ret);
@@ -310,7 +303,7 @@ TEST_F(x86, probe)
 	EXPECT_EQ(v->nfixed, pmu->nfixed);
 	EXPECT_EQ(v->fixed_width, pmu->fixed_width);
 	EXPECT_EQ(PCTR_CAP_TSC | PCTR_CAP_COUNTERS | PCTR_CAP_USER_RDPMC |
-		  PCTR_CAP_OVERFLOW | v->caps, pmu->caps);
+		  v->caps, pmu->caps);
 	ASSERT_NE(NULL, self->x);
 	EXPECT_EQ(v->fixed_mask, self->x->fixed_mask);
 	EXPECT_NE(NULL, pmu->events);
@@ -321,10 +314,55 @@ TEST_F(x86, probe)
 	EXPECT_NE(NULL, pmu->ops->stop);
 	EXPECT_NE(NULL, pmu->ops->read);
 	EXPECT_NE(NULL, pmu->ops->rdpmc_index);
-	EXPECT_NE(NULL, pmu->ops->overflow_status);
-	EXPECT_NE(NULL, pmu->ops->overflow_ack);
+	/* No overflow interrupt handler: no overflow ops to call. */
+	EXPECT_EQ(NULL, pmu->ops->overflow_status);
+	EXPECT_EQ(NULL, pmu->ops->overflow_ack);
 	EXPECT_NE(NULL, pmu->ops->reserve);
 	EXPECT_NE(NULL, pmu->ops->release);
+}
+
+/*
+ * Who the CPU is comes from CPUID alone, before and apart from the
+ * counters: identify() touches no MSR and takes no counter, and what it
+ * found survives a probe that finds no counters, into the none backend.
+ */
+TEST_F(x86, identity_apart_from_counters)
+{
+	const struct model_config *c = variant->cpu.cfg;
+	struct pctr_cpu_id cpu;
+	struct pctr_pmu none;
+	char want[64];
+
+	model_init(&self->m, c);
+	memset(&cpu, 0xa5, sizeof(cpu));
+	pctr_arch.identify(&cpu);
+	EXPECT_STREQ(c->amd ? "AuthenticAMD" : "GenuineIntel", cpu.vendor);
+	EXPECT_EQ(c->family, cpu.family);
+	EXPECT_EQ(c->model, cpu.model);
+	EXPECT_EQ(2000000, cpu.tsc_khz);
+	EXPECT_TRUE(cpu.tsc);
+	EXPECT_EQ(0, self->m.nreads);
+	EXPECT_EQ(0, self->m.ntrace);
+	EXPECT_EQ(0, model_reserved_count(&self->m));
+	/* The fixture's identity was taken the same way. */
+	EXPECT_EQ(0, memcmp(&cpu, &self->cpu, sizeof(cpu)));
+
+	snprintf(want, sizeof(want), "%s family %u model %u", cpu.vendor,
+		 cpu.family, cpu.model);
+	if (variant->cpu.has_pmu) {
+		EXPECT_NE(NULL, strstr(self->pmu.desc, want))
+			TH_LOG("desc \"%s\"", self->pmu.desc);
+		return;
+	}
+	memset(&none, 0xa5, sizeof(none));
+	pctr_none_probe(&none, &cpu, self->pmu.why);
+	EXPECT_EQ(PCTR_BACKEND_NONE, none.backend_id);
+	EXPECT_EQ(NULL, none.ops);
+	EXPECT_EQ(PCTR_CAP_TSC, none.caps);
+	EXPECT_EQ(0, none.ngeneral);
+	EXPECT_STREQ(self->pmu.why, none.why);
+	EXPECT_NE(NULL, strstr(none.desc, want)) TH_LOG("desc \"%s\"", none.desc);
+	EXPECT_NE(NULL, strstr(none.desc, self->pmu.why));
 }
 
 /* A slot is accepted exactly when the CPU has its counter. */
@@ -966,84 +1004,11 @@ TEST_F(x86, width_and_sign_extension)
 }
 
 /*
- * A counter that passes its top is reported once, until acknowledged:
- * from GLOBAL_STATUS (Intel v2+, PerfMonV2), or, without one, because a
- * counter started with its top bit set has it clear.
- */
-TEST_F(x86, overflow_status_and_ack)
-{
-	const struct cpu_expect *v = &variant->cpu;
-	bool global = v->caps & PCTR_CAP_GLOBAL_CTRL;
-	u64 mask = width_mask(v->width);
-	const struct pctr_pmu_ops *ops;
-	struct x86_model *m = &self->m;
-	struct pctr_pmu *pmu = &self->pmu;
-	struct pctr_hw hw = { 0 };
-	u32 want = 1U, event, umask;
-	unsigned int f, at;
-
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
-	ops = self->ops;
-	ASSERT_EQ(0, set_slot(pmu, &hw, 0, PCTR_FN(0xc0, 0, UKE), mask - 1));
-	ASSERT_EQ(0, set_slot(pmu, &hw, 1, PCTR_FN(0xc0, 0, UKE), 0));
-	for (f = 0; f < X86_MAX_FIXED; f++)
-		if (v->fixed_mask & (1U << f))
-			ASSERT_EQ(0, set_slot(pmu, &hw, PCTR_FIXED(f), UKE,
-					      width_mask(v->fixed_width)
-					      - 1));
-	ops->start(pmu, &hw);
-
-	EXPECT_EQ(0, ops->overflow_status(pmu));
-	model_retire(m, 0xc0, 0, 1);
-	EXPECT_EQ(mask, m->ctr[0]);
-	EXPECT_EQ(0, ops->overflow_status(pmu));
-	model_retire(m, 0xc0, 0, 1);
-	for (f = 0; f < X86_MAX_FIXED; f++) {
-		if (!(v->fixed_mask & (1U << f)))
-			continue;
-		model_fixed_event(f, &event, &umask);
-		if (event != 0xc0)
-			model_retire(m, event, umask, 2);
-		want |= 1U << PCTR_FIXED(f);
-	}
-	EXPECT_EQ(0, m->ctr[0]);
-	EXPECT_EQ(want, ops->overflow_status(pmu));
-	EXPECT_EQ(want, ops->overflow_status(pmu));	/* until acked */
-
-	at = m->ntrace;
-	ops->overflow_ack(pmu, want);
-	if (global) {
-		ASSERT_LT(at, m->ntrace);
-		EXPECT_EQ(global_ack_msr(v), m->trace[at].msr);
-		EXPECT_EQ(global_bits(want), m->trace[at].val);
-		EXPECT_EQ(0, m->global_status);
-	}
-	EXPECT_EQ(0, ops->overflow_status(pmu));
-	model_retire(m, 0xc0, 0, 1000);
-	EXPECT_EQ(0, ops->overflow_status(pmu));
-
-	/* Nothing to acknowledge, nothing written. */
-	at = m->ntrace;
-	ops->overflow_ack(pmu, 0);
-	EXPECT_EQ(at, m->ntrace);
-	ops->stop(pmu, &hw);
-
-	/* A stopped counter is not reported, whatever it holds. */
-	hw.mask = 1U;
-	hw.val[0] = mask - 1;
-	ops->start(pmu, &hw);
-	ops->stop(pmu, &hw);
-	m->ctr[0] = 0;
-	EXPECT_EQ(0, ops->overflow_status(pmu));
-}
-
-/*
  * Started from 2^32 - 2, a counter without full-width writes holds
- * 2^width - 2 and overflows two events later; with them (or on AMD) it
- * holds 2^32 - 2 and does not.  The backend must know which.
+ * 2^width - 2 and wraps two events later; with them (or on AMD) it
+ * holds 2^32 - 2 and does not.
  */
-TEST_F(x86, overflow_after_sign_extension)
+TEST_F(x86, wrap_after_sign_extension)
 {
 	const struct cpu_expect *v = &variant->cpu;
 	bool exact = v->cfg->amd || (v->caps & PCTR_CAP_FULL_WIDTH);
@@ -1058,8 +1023,6 @@ TEST_F(x86, overflow_after_sign_extension)
 	self->ops->start(pmu, &hw);
 	EXPECT_EQ(exact ? 0xfffffffeULL : mask - 1, self->m.ctr[0]);
 	model_retire(&self->m, 0xc0, 0, 2);
-	EXPECT_EQ(exact ? 0 : 1U, self->ops->overflow_status(pmu));
-	self->ops->overflow_ack(pmu, 1U);
 	self->ops->stop(pmu, &hw);
 	EXPECT_EQ(exact ? 0x100000000ULL : 0, hw.val[0]);
 }

@@ -52,30 +52,11 @@
 #include "../../pmu.h"
 #include "sim.h"
 
-#ifdef CONFIG_X86
-#include <asm/tsc.h>
-
-static inline u64 sim_tsc(void)
-{
-	return rdtsc_ordered();
-}
-
-static inline u64 sim_tsc_khz(const struct pctr_pmu *pmu)
-{
-	return tsc_khz;
-}
-#else
-/* Elsewhere: the cycle counter the core reports, at the rate it found. */
+/* The cycle counter the core reports (the TSC on x86), at the CPU's rate. */
 static inline u64 sim_tsc(void)
 {
 	return pctr_arch_tsc();
 }
-
-static inline u64 sim_tsc_khz(const struct pctr_pmu *pmu)
-{
-	return pmu->tsc_khz;
-}
-#endif
 
 #define SIM_MAX_FIXED	4
 #define SIM_SLOTS	(PCTR_FIXED_BASE + SIM_MAX_FIXED)
@@ -587,7 +568,7 @@ static void sim_timer_init(struct hrtimer *timer)
 	timer->function = sim_timer_fn;
 }
 
-int pctr_sim_probe(struct pctr_pmu *pmu)
+int pctr_sim_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *id)
 {
 	struct sim_cpu __percpu *cpus;
 	unsigned int cpu, i;
@@ -600,7 +581,7 @@ int pctr_sim_probe(struct pctr_pmu *pmu)
 	    sim_check_param("sim_fixed_width", sim_fixed_width, 16, 64) ||
 	    sim_check_param("sim_div", sim_div, 1, UINT_MAX))
 		return -EINVAL;
-	khz = sim_tsc_khz(pmu);
+	khz = id->tsc_khz;
 	if (!khz) {
 		pr_err("sim: the TSC rate is unknown\n");
 		return -ENODEV;
@@ -631,7 +612,6 @@ int pctr_sim_probe(struct pctr_pmu *pmu)
 	pmu->ops = &sim_ops;
 	pmu->backend_id = PCTR_BACKEND_SIM;
 	strscpy(pmu->name, "sim", sizeof(pmu->name));
-	strscpy(pmu->vendor, "pctr-sim", sizeof(pmu->vendor));
 	pmu->caps = PCTR_CAP_TSC | PCTR_CAP_COUNTERS | PCTR_CAP_ANYTHREAD;
 	pmu->flags = PCTR_PMU_KEEP;
 	if (sim_overflow) {
@@ -643,8 +623,10 @@ int pctr_sim_probe(struct pctr_pmu *pmu)
 	pmu->nfixed = sim_fixed;
 	pmu->width = sim_width;
 	pmu->fixed_width = sim_fixed_width;
-	pmu->tsc_khz = khz;
 	pmu->events = sim_event_table;
 	pmu->nevents = ARRAY_SIZE(sim_event_table);
+	snprintf(pmu->desc, sizeof(pmu->desc),
+		 "SIMULATED PMU (pmu=sim, for tests; counts nothing real): %u general counters (%u bits), %u fixed (%u bits)",
+		 pmu->ngeneral, pmu->width, pmu->nfixed, pmu->fixed_width);
 	return 0;
 }

@@ -37,27 +37,18 @@ static void amd_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
-	u64 top = 1ULL << (pmu->width - 1), val;
-	u32 armed = 0;
 	unsigned int i;
 
-	for (i = 0; i < pmu->ngeneral; i++) {
-		if (!(general & BIT(i)))
-			continue;
-		val = hw->val[i] & pctr_width_mask(pmu->width);
-		if (!(hw->keep & BIT(i)))
-			pctr_wrmsr(pctr_x86_ctr(x, i), val);
-		if (val & top)
-			armed |= BIT(i);
-	}
+	for (i = 0; i < pmu->ngeneral; i++)
+		if ((general & ~hw->keep) & BIT(i))
+			pctr_wrmsr(pctr_x86_ctr(x, i), hw->val[i] &
+				   pctr_width_mask(pmu->width));
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
 			pctr_wrmsr(pctr_x86_evtsel(x, i), hw->ctl[i]);
 
 	if (pmu->version >= 2)
 		pctr_wrmsr(MSR_PCTR_AMD_GLOBAL_CTL, general);
-	else
-		pctr_x86_arm(general, armed);
 }
 
 static void amd_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
@@ -78,8 +69,6 @@ static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 
 	if (pmu->version >= 2)
 		pctr_wrmsr(MSR_PCTR_AMD_GLOBAL_CTL, 0);
-	else
-		pctr_x86_disarm(general);
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
 			pctr_wrmsr(pctr_x86_evtsel(x, i), 0);
@@ -91,34 +80,13 @@ static int amd_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
 	return slot < pmu->ngeneral ? (int)slot : -1;
 }
 
-static u32 amd_overflow_status(const struct pctr_pmu *pmu)
-{
-	u64 status;
-
-	if (pmu->version < 2)
-		return pctr_x86_legacy_overflow(pmu);
-	if (pctr_rdmsr(MSR_PCTR_AMD_GLOBAL_STATUS, &status))
-		return 0;
-	return (u32)status & pctr_x86_general_slots(pmu);
-}
-
-static void amd_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
-{
-	slots &= pctr_x86_general_slots(pmu);
-	if (pmu->version < 2)
-		pctr_x86_disarm(slots);
-	else if (slots)
-		pctr_wrmsr(MSR_PCTR_AMD_GLOBAL_STATUS_CLR, slots);
-}
-
 static const struct pctr_pmu_ops pctr_amd_ops = {
 	.encode			= amd_encode,
 	.start			= amd_start,
 	.stop			= amd_stop,
 	.read			= amd_read,
 	.rdpmc_index		= amd_rdpmc_index,
-	.overflow_status	= amd_overflow_status,
-	.overflow_ack		= amd_overflow_ack,
+	/* No overflow interrupt handler yet: no overflow ops. */
 	.reserve		= pctr_x86_reserve,
 	.release		= pctr_x86_release,
 };
@@ -150,7 +118,8 @@ static const struct amd_event amd_events[] = {
 	  "Mispredicted near returns retired", 0xc9 },
 };
 
-void pctr_amd_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
+static void amd_setup(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
+		      struct pctr_x86 *x)
 {
 	const struct amd_event *e;
 	unsigned int i;
@@ -158,7 +127,7 @@ void pctr_amd_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
 	pmu->ops = &pctr_amd_ops;
 	pmu->flags |= PCTR_PMU_KEEP;
 	x->fn_valid = AMD_FN_GENERAL;
-	if (pmu->family >= 0x10)
+	if (cpu->family >= 0x10)
 		x->fn_valid |= AMD_FN_FAM10H;
 
 	pmu->nevents = 0;
@@ -168,4 +137,62 @@ void pctr_amd_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
 				   PCTR_FN(e->event, 0, 0),
 				   pctr_x86_general_slots(pmu));
 	}
+}
+
+/*
+ * AMD core counters: legacy four, PerfCtrExtCore six, PerfMonV2.
+ * Describe them in @pmu and set up the backend, or say why not.
+ */
+int pctr_amd_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
+		   struct pctr_x86 *x)
+{
+	u32 a, b, c, d, ext_max;
+	u64 val;
+
+	pctr_cpuid(0x80000000, 0, &ext_max, &b, &c, &d);
+	x->evtsel_base = MSR_PCTR_AMD_EVTSEL0;
+	x->ctr_base = MSR_PCTR_AMD_CTR0;
+	x->stride = 1;
+	pmu->ngeneral = 4;
+	pmu->version = 1;
+	if (ext_max >= 0x80000001) {
+		pctr_cpuid(0x80000001, 0, &a, &b, &c, &d);
+		if (c & (1U << 23)) {
+			x->evtsel_base = MSR_PCTR_AMD_EXT_CTL0;
+			x->ctr_base = MSR_PCTR_AMD_EXT_CTR0;
+			x->stride = 2;
+			pmu->ngeneral = 6;
+		}
+	}
+	if (ext_max >= 0x80000022) {
+		pctr_cpuid(0x80000022, 0, &a, &b, &c, &d);
+		if (a & 1) {
+			/* PerfMonV2 counters are the PerfCtrExtCore ones. */
+			x->evtsel_base = MSR_PCTR_AMD_EXT_CTL0;
+			x->ctr_base = MSR_PCTR_AMD_EXT_CTR0;
+			x->stride = 2;
+			pmu->version = 2;
+			pmu->caps |= PCTR_CAP_GLOBAL_CTRL;
+			if (b & 0xf)
+				pmu->ngeneral = b & 0xf;
+		}
+	}
+	pmu->width = 48;
+	x->reserve_base = x->ctr_base;
+
+	/*
+	 * There is no CPUID bit for the legacy counters, and hypervisors
+	 * often do not implement them: a faulting read, or a counter that
+	 * does not keep its value, means there is nothing to drive.
+	 */
+	if (pctr_rdmsr(x->evtsel_base, &val))
+		return pctr_x86_no_counters(pmu,
+					    "performance counter MSR %#x faults",
+					    x->evtsel_base);
+	if (pctr_x86_counter_holds_value(pmu, x))
+		return -ENODEV;
+	pmu->backend_id = PCTR_BACKEND_AMD;
+	strscpy(pmu->name, "amd", sizeof(pmu->name));
+	amd_setup(pmu, cpu, x);
+	return 0;
 }

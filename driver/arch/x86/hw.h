@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Everything the x86 backends take from their surroundings: CPUID, the
- * *_safe MSR accessors, the kernel's counter reservation, the TSC and
- * per-CPU data.  In the kernel these are the real thing; the host
- * conformance tests (selftests/host/) build the same sources against a
- * register model that provides them instead.  Include this first.
+ * *_safe MSR accessors, the kernel's counter reservation, the TSC, CR4
+ * and per-CPU data.  These are the kernel's.  Built outside the kernel
+ * (the host tests), the build supplies the same names itself, from a
+ * register model, by a header it includes ahead of every source.
+ * Include this first.
  */
 #ifndef _PCTR_X86_HW_H
 #define _PCTR_X86_HW_H
@@ -84,8 +85,6 @@ static inline void pctr_set_pce(bool on)
 	else
 		cr4_clear_bits_irqsoff(X86_CR4_PCE);
 }
-#else
-#include "host_hw.h"
-#endif
+#endif /* __KERNEL__ */
 
 #endif /* _PCTR_X86_HW_H */

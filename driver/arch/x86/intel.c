@@ -28,10 +28,7 @@
 				 PCTR_K | PCTR_E | PCTR_ANY | PCTR_EN | \
 				 PCTR_I | PCTR_CM_MASK)
 
-/* A FIXED_CTR_CTRL field. */
-#define INTEL_FIXED_OS		0x1
-#define INTEL_FIXED_USR		0x2
-#define INTEL_FIXED_ANY		0x4
+/* A FIXED_CTR_CTRL field is four bits, as GETPCR has it (pmu.h). */
 #define INTEL_FIXED_BITS	4
 
 #define INTEL_GLOBAL_FIXED0	32
@@ -41,7 +38,7 @@ static u32 intel_fixed_slots(const struct pctr_x86 *x)
 	return x->fixed_mask << PCTR_FIXED_BASE;
 }
 
-/* GLOBAL_CTRL/STATUS/OVF_CTRL bits of a set of slots, and back. */
+/* GLOBAL_CTRL bits of a set of slots. */
 static u64 intel_global_bits(const struct pctr_pmu *pmu, u32 slots)
 {
 	const struct pctr_x86 *x = pmu->priv;
@@ -51,20 +48,10 @@ static u64 intel_global_bits(const struct pctr_pmu *pmu, u32 slots)
 		INTEL_GLOBAL_FIXED0);
 }
 
-static u32 intel_global_slots(const struct pctr_pmu *pmu, u64 bits)
-{
-	const struct pctr_x86 *x = pmu->priv;
-
-	return ((u32)bits & pctr_x86_general_slots(pmu)) |
-	       (((u32)(bits >> INTEL_GLOBAL_FIXED0) & x->fixed_mask) <<
-		PCTR_FIXED_BASE);
-}
-
 static int intel_encode(const struct pctr_pmu *pmu, unsigned int slot,
 			u64 fn, bool privileged, u64 *ctl)
 {
 	const struct pctr_x86 *x = pmu->priv;
-	u64 field = 0;
 	int ret;
 
 	if (slot < PCTR_FIXED_BASE) {
@@ -81,18 +68,9 @@ static int intel_encode(const struct pctr_pmu *pmu, unsigned int slot,
 		return -EINVAL;
 	ret = pctr_x86_check_fn(fn, x->fn_valid & PCTR_X86_MODE_BITS,
 				privileged);
-	if (ret)
-		return ret;
-	if (fn & PCTR_EN) {
-		if (fn & PCTR_K)
-			field |= INTEL_FIXED_OS;
-		if (fn & PCTR_U)
-			field |= INTEL_FIXED_USR;
-		if (fn & PCTR_ANY)
-			field |= INTEL_FIXED_ANY;
-	}
-	*ctl = field;
-	return 0;
+	if (!ret)
+		*ctl = pctr_fn_to_fixed_field(fn);
+	return ret;
 }
 
 /* The value a general counter holds after being written @val. */
@@ -108,26 +86,17 @@ static void intel_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
 	u32 fixed = hw->mask & intel_fixed_slots(x);
-	u64 top = 1ULL << (pmu->width - 1), fctrl = 0, val;
+	u64 fctrl = 0;
 	unsigned int i, s;
-	u32 armed = 0;
 
 	/*
 	 * Values first, while the event selects stop() cleared hold the
 	 * counters still, then the controls, then the global enable.
 	 */
-	for (i = 0; i < pmu->ngeneral; i++) {
-		if (!(general & BIT(i)))
-			continue;
-		if (hw->keep & BIT(i)) {
-			val = hw->val[i] & pctr_width_mask(pmu->width);
-		} else {
-			val = intel_counter_value(pmu, hw->val[i]);
-			pctr_wrmsr(pctr_x86_ctr(x, i), val);
-		}
-		if (val & top)
-			armed |= BIT(i);
-	}
+	for (i = 0; i < pmu->ngeneral; i++)
+		if ((general & ~hw->keep) & BIT(i))
+			pctr_wrmsr(pctr_x86_ctr(x, i),
+				   intel_counter_value(pmu, hw->val[i]));
 	for (i = 0; i < pmu->nfixed; i++) {
 		s = PCTR_FIXED_BASE + i;
 		if (!(fixed & BIT(s)))
@@ -146,8 +115,6 @@ static void intel_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 	if (pmu->version >= 2)
 		pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_CTRL,
 			   intel_global_bits(pmu, general | fixed));
-	else
-		pctr_x86_arm(general, armed);
 }
 
 static void intel_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
@@ -174,8 +141,6 @@ static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	/* One write stops them all at the same instant. */
 	if (pmu->version >= 2)
 		pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_CTRL, 0);
-	else
-		pctr_x86_disarm(general);
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
 			pctr_wrmsr(pctr_x86_evtsel(x, i), 0);
@@ -195,38 +160,13 @@ static int intel_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
 	return (1 << 30) | (slot - PCTR_FIXED_BASE);
 }
 
-static u32 intel_overflow_status(const struct pctr_pmu *pmu)
-{
-	u64 status;
-
-	if (pmu->version < 2)
-		return pctr_x86_legacy_overflow(pmu);
-	if (pctr_rdmsr(MSR_PCTR_INTEL_GLOBAL_STATUS, &status))
-		return 0;
-	return intel_global_slots(pmu, status);
-}
-
-static void intel_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
-{
-	u64 bits;
-
-	if (pmu->version < 2) {
-		pctr_x86_disarm(slots);
-		return;
-	}
-	bits = intel_global_bits(pmu, slots);
-	if (bits)
-		pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_OVF, bits);
-}
-
 static const struct pctr_pmu_ops pctr_intel_ops = {
 	.encode			= intel_encode,
 	.start			= intel_start,
 	.stop			= intel_stop,
 	.read			= intel_read,
 	.rdpmc_index		= intel_rdpmc_index,
-	.overflow_status	= intel_overflow_status,
-	.overflow_ack		= intel_overflow_ack,
+	/* No overflow interrupt handler yet: no overflow ops. */
 	.reserve		= pctr_x86_reserve,
 	.release		= pctr_x86_release,
 };
@@ -269,7 +209,7 @@ static const struct intel_fixed_event intel_fixed_events[] = {
 	{ "TOPDOWN.SLOTS", "Issue slots available (fixed counter 3)" },
 };
 
-void pctr_intel_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
+static void intel_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
 {
 	const struct intel_fixed_event *fe;
 	const struct intel_event *e;
@@ -296,4 +236,67 @@ void pctr_intel_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
 			pctr_x86_add_event(pmu, x, fe->name, fe->desc, 0,
 					   BIT_ULL(PCTR_FIXED(i)));
 	}
+}
+
+/*
+ * Intel architectural performance monitoring, CPUID leaf 0xA: describe
+ * the counters in @pmu and set up the backend, or say why not.
+ */
+int pctr_intel_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
+		     struct pctr_x86 *x)
+{
+	u32 a, b, c, d, len, fixed_mask;
+	u64 perf_cap;
+
+	pctr_cpuid(0, 0, &a, &b, &c, &d);
+	if (a < 0xa)
+		return pctr_x86_no_counters(pmu, "no CPUID leaf 0xA");
+	pctr_cpuid(0xa, 0, &a, &b, &c, &d);
+	pmu->version = a & 0xff;
+	pmu->ngeneral = (a >> 8) & 0xff;
+	pmu->width = min((a >> 16) & 0xff, 64U);
+	if (pmu->version == 0 || pmu->ngeneral == 0 || pmu->width == 0)
+		return pctr_x86_no_counters(pmu,
+					    "CPUID 0xA reports perfmon version %u, %u counters",
+					    pmu->version, pmu->ngeneral);
+	if (pmu->ngeneral > X86_MAX_GENERAL)
+		pmu->ngeneral = X86_MAX_GENERAL;
+
+	/*
+	 * EBX bit i set: architectural event i is not available.  Events
+	 * past the length of that bit vector (EAX[31:24]) are not either.
+	 */
+	len = a >> 24;
+	x->arch_unavail = b | (len < 32 ? ~0U << len : 0);
+
+	/* Fixed counters exist from version 2 on; v5 adds a bit mask. */
+	if (pmu->version >= 2) {
+		pmu->nfixed = d & 0x1f;
+		pmu->fixed_width = min((d >> 5) & 0xff, 64U);
+		fixed_mask = (1U << pmu->nfixed) - 1;
+		if (pmu->version >= 5)
+			fixed_mask |= c;
+		x->fixed_mask = fixed_mask & ((1U << X86_MAX_FIXED) - 1);
+		pmu->nfixed = x->fixed_mask ? fls(x->fixed_mask) : 0;
+		pmu->caps |= PCTR_CAP_GLOBAL_CTRL;
+	}
+	if (pmu->version >= 3 && pmu->version < 5)
+		pmu->caps |= PCTR_CAP_ANYTHREAD;
+
+	x->evtsel_base = MSR_PCTR_INTEL_EVTSEL0;
+	x->ctr_base = MSR_PCTR_INTEL_PMC0;
+	x->reserve_base = MSR_PCTR_INTEL_PMC0;
+	if (pctr_x86_counter_holds_value(pmu, x))
+		return -ENODEV;
+	pctr_cpuid(1, 0, &a, &b, &c, &d);
+	if ((c & (1U << 15)) && !pctr_rdmsr(MSR_PCTR_INTEL_PERF_CAP,
+					    &perf_cap) &&
+	    (perf_cap & PCTR_INTEL_PERF_CAP_FW_WRITE)) {
+		x->ctr_base = MSR_PCTR_INTEL_A_PMC0;
+		pmu->caps |= PCTR_CAP_FULL_WIDTH;
+	}
+	pmu->backend_id = PCTR_BACKEND_INTEL;
+	strscpy(pmu->name, "intel", sizeof(pmu->name));
+	intel_setup(pmu, x);
+	return 0;
 }

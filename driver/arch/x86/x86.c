@@ -1,46 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The x86 entry points of the backend seam (probe the CPU, read the TSC)
- * and what the Intel and AMD backends share: the function check, the
- * named event table, counter reservation, and overflow detection where
- * there is no overflow status register.
+ * What the Intel and AMD backends share: the function check, the named
+ * event table, counter reservation, and the probe's test that the
+ * counters are real.  The bottom layer of arch/x86: it calls only hw.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "hw.h"
 #include "x86.h"
-
-static struct pctr_x86 pctr_x86;
-
-/*
- * The general counters this CPU started from a value with the top bit
- * set.  Without an overflow status register (Intel version 1, AMD before
- * PerfMonV2) such a counter that reads with the top bit clear has
- * wrapped.  Only touched with interrupts off, on the CPU it describes.
- */
-static DEFINE_PER_CPU(u32, pctr_x86_armed);
-
-int pctr_arch_probe(struct pctr_pmu *pmu)
-{
-	int ret;
-
-	/* The probe's register checks must stay on one CPU. */
-	get_cpu();
-	ret = pctr_x86_probe(pmu, &pctr_x86);
-	put_cpu();
-	pmu->tsc_khz = pctr_tsc_khz();
-	return ret;
-}
-
-u64 pctr_arch_tsc(void)
-{
-	return pctr_rdtsc();
-}
-
-void pctr_arch_user_rdpmc(bool on)
-{
-	pctr_set_pce(on);
-}
 
 /*
  * The checks every counter function passes, in this order: bits the
@@ -125,38 +92,52 @@ void pctr_x86_release(struct pctr_pmu *pmu)
 	x->reserved = false;
 }
 
-/* Of the general @slots just started, @armed began with the top bit set. */
-void pctr_x86_arm(u32 slots, u32 armed)
-{
-	u32 old = this_cpu_read(pctr_x86_armed);
-
-	this_cpu_write(pctr_x86_armed, (old & ~slots) | (armed & slots));
-}
-
-void pctr_x86_disarm(u32 slots)
-{
-	u32 old = this_cpu_read(pctr_x86_armed);
-
-	if (old & slots)
-		this_cpu_write(pctr_x86_armed, old & ~slots);
-}
-
 /*
- * The armed counters that have wrapped since they were started.  Runs
- * on the counters' CPU with interrupts off; acknowledging disarms them.
+ * Does counter 0 keep a value written to it?  Hypervisors that stub the
+ * registers out (QEMU's TCG among them) read fine but drop the write;
+ * Linux's own PMU check makes the same test.  Done only on a counter no
+ * one else has reserved: if perf holds it, perf already found the PMU
+ * working.  Only the low 16 bits are compared, as legacy Intel counter
+ * writes sign-extend bit 31.  0, or -ENODEV with the reason in pmu->why.
  */
-u32 pctr_x86_legacy_overflow(const struct pctr_pmu *pmu)
+int pctr_x86_counter_holds_value(struct pctr_pmu *pmu,
+				 const struct pctr_x86 *x)
 {
-	const struct pctr_x86 *x = pmu->priv;
-	u32 armed = this_cpu_read(pctr_x86_armed), slots = 0;
-	u64 top = 1ULL << (pmu->width - 1), val;
-	unsigned int i;
+	u64 old, val;
+	int ret;
 
-	for (i = 0; i < pmu->ngeneral; i++) {
-		if (!(armed & BIT(i)))
-			continue;
-		if (!pctr_rdmsr(pctr_x86_ctr(x, i), &val) && !(val & top))
-			slots |= BIT(i);
+	if (!pctr_reserve_ctr(x->reserve_base))
+		return 0;
+	ret = pctr_rdmsr(x->ctr_base, &old);
+	if (!ret)
+		ret = pctr_wrmsr(x->ctr_base, old ^ 0xffff);
+	if (!ret) {
+		ret = pctr_rdmsr(x->ctr_base, &val);
+		if (!ret && ((val ^ old) & 0xffff) != 0xffff)
+			ret = -ENODEV;
+		pctr_wrmsr(x->ctr_base, old);
 	}
-	return slots;
+	pctr_release_ctr(x->reserve_base);
+	if (ret)
+		return pctr_x86_no_counters(pmu,
+					    "counter MSR %#x does not keep a written value",
+					    x->ctr_base);
+	return 0;
+}
+
+/* A probe found nothing to drive: forget the counters, say why. */
+int pctr_x86_no_counters(struct pctr_pmu *pmu, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pmu->why, sizeof(pmu->why), fmt, ap);
+	va_end(ap);
+	pmu->ngeneral = 0;
+	pmu->nfixed = 0;
+	pmu->width = 0;
+	pmu->fixed_width = 0;
+	pmu->version = 0;
+	pmu->caps &= PCTR_CAP_TSC;
+	return -ENODEV;
 }

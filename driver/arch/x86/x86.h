@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Data the x86 backends share: where a family keeps its registers, and
- * the helpers both the Intel and the AMD backend use (x86.c).
+ * the helpers both the Intel and the AMD backend use (x86.c).  Include
+ * after hw.h.
  */
 #ifndef _PCTR_X86_H
 #define _PCTR_X86_H
@@ -64,21 +65,30 @@ static inline u32 pctr_x86_general_slots(const struct pctr_pmu *pmu)
 	return (u32)pctr_width_mask(pmu->ngeneral);
 }
 
-/* probe.c */
-int pctr_x86_probe(struct pctr_pmu *pmu, struct pctr_x86 *x);
+/*
+ * The layers, each calling only those below it:
+ *   probe.c       the arch table: identify the CPU, pick the vendor
+ *   intel.c amd.c a vendor's probe, ops and events
+ *   x86.c         what both vendors share (below)
+ *   hw.h          CPUID, MSRs, reservation, TSC: the kernel's or, for the
+ *                 host tests, a register model's
+ */
 
-/* intel.c, amd.c: fill in the ops, valid bits and events of a PMU. */
-void pctr_intel_setup(struct pctr_pmu *pmu, struct pctr_x86 *x);
-void pctr_amd_setup(struct pctr_pmu *pmu, struct pctr_x86 *x);
+/* intel.c, amd.c: describe the counters and set up the backend. */
+int pctr_intel_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
+		     struct pctr_x86 *x);
+int pctr_amd_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
+		   struct pctr_x86 *x);
 
-/* x86.c: what both backends share. */
+/* x86.c */
 int pctr_x86_check_fn(u64 fn, u64 valid, bool privileged);
 void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 			const char *name, const char *desc, u64 fn, u64 slots);
 int pctr_x86_reserve(struct pctr_pmu *pmu);
 void pctr_x86_release(struct pctr_pmu *pmu);
-void pctr_x86_arm(u32 slots, u32 armed);
-void pctr_x86_disarm(u32 slots);
-u32 pctr_x86_legacy_overflow(const struct pctr_pmu *pmu);
+int pctr_x86_counter_holds_value(struct pctr_pmu *pmu,
+				 const struct pctr_x86 *x);
+int pctr_x86_no_counters(struct pctr_pmu *pmu, const char *fmt, ...)
+	__printf(2, 3);
 
 #endif /* _PCTR_X86_H */
