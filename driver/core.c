@@ -86,38 +86,24 @@ static const struct file_operations pctr_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 };
 
-/* /sys/class/misc/pctr/: what the loaded backend is, for admins. */
-static ssize_t backend_show(struct device *dev, struct device_attribute *a,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%s\n", pctr_pmu.name);
-}
-static DEVICE_ATTR_RO(backend);
+/* /sys/class/misc/pctr/<name>: one line, for admins. */
+#define PCTR_ATTR_RO(_name, _fmt, ...)					\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *a, char *buf)	\
+{									\
+	return sysfs_emit(buf, _fmt "\n", __VA_ARGS__);			\
+}									\
+static DEVICE_ATTR_RO(_name)
 
-static ssize_t counters_show(struct device *dev, struct device_attribute *a,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%u general (%u bits), %u fixed (%u bits)\n",
-			  pctr_pmu.ngeneral, pctr_pmu.width, pctr_pmu.nfixed,
-			  pctr_pmu.fixed_width);
-}
-static DEVICE_ATTR_RO(counters);
-
-/* Why there are no counters ("" when there are). */
-static ssize_t reason_show(struct device *dev, struct device_attribute *a,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%s\n", pctr_pmu.why);
-}
-static DEVICE_ATTR_RO(reason);
+/* What the loaded backend is and has; why there are no counters. */
+PCTR_ATTR_RO(backend, "%s", pctr_pmu.name);
+PCTR_ATTR_RO(counters, "%u general (%u bits), %u fixed (%u bits)",
+	     pctr_pmu.ngeneral, pctr_pmu.width, pctr_pmu.nfixed,
+	     pctr_pmu.fixed_width);
+PCTR_ATTR_RO(reason, "%s", pctr_pmu.why);
 
 /* Threads with counters programmed: while non-zero, rmmod is refused. */
-static ssize_t contexts_show(struct device *dev, struct device_attribute *a,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%u\n", pctr_pmu_users_count());
-}
-static DEVICE_ATTR_RO(contexts);
+PCTR_ATTR_RO(contexts, "%u", pctr_pmu_users_count());
 
 /*
  * Counter starts at switch-in since load: "kept" only re-enabled registers
@@ -134,20 +120,10 @@ static ssize_t starts_show(struct device *dev, struct device_attribute *a,
 static DEVICE_ATTR_RO(starts);
 
 /* CPU bindings (PCIOCBIND): while non-zero, threads cannot count. */
-static ssize_t cpu_bindings_show(struct device *dev,
-				 struct device_attribute *a, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", pctr_cpu_bindings());
-}
-static DEVICE_ATTR_RO(cpu_bindings);
+PCTR_ATTR_RO(cpu_bindings, "%u", pctr_cpu_bindings());
 
 /* 1 while pctr holds the counters (perf and the NMI watchdog cannot). */
-static ssize_t taken_show(struct device *dev, struct device_attribute *a,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%d\n", pctr_pmu_is_taken());
-}
-static DEVICE_ATTR_RO(taken);
+PCTR_ATTR_RO(taken, "%d", pctr_pmu_is_taken());
 
 static struct attribute *pctr_attrs[] = {
 	&dev_attr_contexts.attr,

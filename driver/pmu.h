@@ -192,37 +192,40 @@ static inline u64 pctr_delta(u64 prev, u64 now, unsigned int bits)
 #define PCTR_FIXED_FIELD_ANY	0x4ULL
 #define PCTR_FIXED_FIELD_PMI	0x8ULL
 
-static inline u64 pctr_fixed_field_to_fn(u64 field)
+/* The function bit of each field bit, in the field's order. */
+static inline u64 pctr_fixed_field_bit_fn(unsigned int i)
 {
-	u64 fn = PCTR_EN;
-
-	if (!field)
-		return 0;
-	if (field & PCTR_FIXED_FIELD_OS)
-		fn |= PCTR_K;
-	if (field & PCTR_FIXED_FIELD_USR)
-		fn |= PCTR_U;
-	if (field & PCTR_FIXED_FIELD_ANY)
-		fn |= PCTR_ANY;
-	if (field & PCTR_FIXED_FIELD_PMI)
-		fn |= PCTR_INT;
-	return fn;
+	switch (i) {
+	case 0:
+		return PCTR_K;
+	case 1:
+		return PCTR_U;
+	case 2:
+		return PCTR_ANY;
+	}
+	return PCTR_INT;
 }
 
+static inline u64 pctr_fixed_field_to_fn(u64 field)
+{
+	u64 fn = 0;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		if (field & (1ULL << i))
+			fn |= pctr_fixed_field_bit_fn(i);
+	return fn ? fn | PCTR_EN : 0;
+}
+
+/* A function's field: 0 unless enabled, as the hardware has it. */
 static inline u64 pctr_fn_to_fixed_field(u64 fn)
 {
 	u64 field = 0;
+	unsigned int i;
 
-	if (!(fn & PCTR_EN))
-		return 0;
-	if (fn & PCTR_K)
-		field |= PCTR_FIXED_FIELD_OS;
-	if (fn & PCTR_U)
-		field |= PCTR_FIXED_FIELD_USR;
-	if (fn & PCTR_ANY)
-		field |= PCTR_FIXED_FIELD_ANY;
-	if (fn & PCTR_INT)
-		field |= PCTR_FIXED_FIELD_PMI;
+	for (i = 0; i < 4 && (fn & PCTR_EN); i++)
+		if (fn & pctr_fixed_field_bit_fn(i))
+			field |= 1ULL << i;
 	return field;
 }
 

@@ -621,22 +621,24 @@ int pctr_wrmsr(u32 msr, u64 val)
  * the kernel computes it for the vendor; numbers past the bitmap are not
  * managed, and reserving them always succeeds.
  */
-static unsigned int perfctr_bit(const struct x86_model *m, u32 msr)
+static unsigned int reserve_bit(const struct x86_model *m, u32 msr,
+				u32 intel, u32 amd, u32 amd_ext)
 {
 	if (!m->cfg->amd)
-		return msr - 0xc1;
-	if (msr >= 0xc0010201)
-		return (msr - 0xc0010201) >> 1;
-	return msr - 0xc0010004;
+		return msr - intel;
+	if (msr >= amd_ext)
+		return (msr - amd_ext) >> 1;
+	return msr - amd;
+}
+
+static unsigned int perfctr_bit(const struct x86_model *m, u32 msr)
+{
+	return reserve_bit(m, msr, 0xc1, 0xc0010004, 0xc0010201);
 }
 
 static unsigned int evntsel_bit(const struct x86_model *m, u32 msr)
 {
-	if (!m->cfg->amd)
-		return msr - 0x186;
-	if (msr >= 0xc0010200)
-		return (msr - 0xc0010200) >> 1;
-	return msr - 0xc0010000;
+	return reserve_bit(m, msr, 0x186, 0xc0010000, 0xc0010200);
 }
 
 static int take(u8 *owner, unsigned int bit)

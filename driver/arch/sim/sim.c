@@ -68,21 +68,18 @@ static inline u64 sim_tsc(void)
 #define SIM_FN_VALID	(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_U | PCTR_K | \
 			 PCTR_ANY | PCTR_EN)
 
-static unsigned int sim_counters = 4;
-module_param(sim_counters, uint, 0444);
-MODULE_PARM_DESC(sim_counters, "pmu=sim: general counters (1..16, default 4)");
+/* A read-only parameter of the simulation, described for modinfo. */
+#define SIM_PARAM(type, name, val, desc)				\
+	static type name = val;						\
+	module_param(name, type, 0444);					\
+	MODULE_PARM_DESC(name, "pmu=sim: " desc)
 
-static unsigned int sim_width = 48;
-module_param(sim_width, uint, 0444);
-MODULE_PARM_DESC(sim_width, "pmu=sim: bits of a general counter (16..64, default 48)");
-
-static unsigned int sim_fixed = 2;
-module_param(sim_fixed, uint, 0444);
-MODULE_PARM_DESC(sim_fixed, "pmu=sim: fixed counters (0..4, default 2)");
-
-static unsigned int sim_fixed_width = 64;
-module_param(sim_fixed_width, uint, 0444);
-MODULE_PARM_DESC(sim_fixed_width, "pmu=sim: bits of a fixed counter (16..64, default 64)");
+SIM_PARAM(uint, sim_counters, 4, "general counters (1..16, default 4)");
+SIM_PARAM(uint, sim_width, 48, "bits of a general counter (16..64, default 48)");
+SIM_PARAM(uint, sim_fixed, 2, "fixed counters (0..4, default 2)");
+SIM_PARAM(uint, sim_fixed_width, 64, "bits of a fixed counter (16..64, default 64)");
+SIM_PARAM(uint, sim_div, 1000,
+	  "TSC ticks per sim_ticks_div event (1..4294967295, default 1000)");
 
 /*
  * For testing the core's own paths: sim_overflow=0 leaves out the
@@ -90,17 +87,10 @@ MODULE_PARM_DESC(sim_fixed_width, "pmu=sim: bits of a fixed counter (16..64, def
  * keeps up with wraps), and sim_busy=1 makes taking the counters fail as
  * when perf or the NMI watchdog holds them.
  */
-static bool sim_overflow = true;
-module_param(sim_overflow, bool, 0444);
-MODULE_PARM_DESC(sim_overflow, "pmu=sim: emulate overflow interrupts and freezing (default 1)");
-
-static bool sim_busy;
-module_param(sim_busy, bool, 0444);
-MODULE_PARM_DESC(sim_busy, "pmu=sim: behave as if the counters were taken (default 0)");
-
-static unsigned int sim_div = 1000;
-module_param(sim_div, uint, 0444);
-MODULE_PARM_DESC(sim_div, "pmu=sim: TSC ticks per sim_ticks_div event (1..4294967295, default 1000)");
+SIM_PARAM(bool, sim_overflow, true,
+	  "emulate overflow interrupts and freezing (default 1)");
+SIM_PARAM(bool, sim_busy, false,
+	  "behave as if the counters were taken (default 0)");
 
 /* One simulated counter of one CPU. */
 struct sim_ctr {
@@ -362,6 +352,21 @@ static int sim_encode(const struct pctr_pmu *pmu, unsigned int slot, u64 fn,
 	return 0;
 }
 
+/*
+ * This CPU's register file as of TSC sample @now, overflows latched: how
+ * start(), stop() and read() begin.  Interrupts off.
+ */
+static struct sim_cpu *sim_this_cpu(u64 *now)
+{
+	struct sim_cpu *sc;
+
+	lockdep_assert_irqs_disabled();
+	sc = this_cpu_ptr(sim_pmu.cpus);
+	*now = sim_tsc();
+	sim_latch(sc, *now);
+	return sc;
+}
+
 static void sim_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 {
 	unsigned long slots = hw->mask & sim_pmu.slots;
@@ -369,10 +374,7 @@ static void sim_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 	unsigned int s;
 	u64 now;
 
-	lockdep_assert_irqs_disabled();
-	sc = this_cpu_ptr(sim_pmu.cpus);
-	now = sim_tsc();
-	sim_latch(sc, now);
+	sc = sim_this_cpu(&now);
 	for_each_set_bit(s, &slots, SIM_SLOTS) {
 		struct sim_ctr *c = &sc->ctr[s];
 
@@ -419,10 +421,7 @@ static void sim_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	unsigned int s;
 	u64 now;
 
-	lockdep_assert_irqs_disabled();
-	sc = this_cpu_ptr(sim_pmu.cpus);
-	now = sim_tsc();
-	sim_latch(sc, now);
+	sc = sim_this_cpu(&now);
 	sim_values(sc, hw, now);
 	/* The registers keep their values, as hardware counters do. */
 	for_each_set_bit(s, &slots, SIM_SLOTS) {
@@ -441,10 +440,7 @@ static void sim_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	struct sim_cpu *sc;
 	u64 now;
 
-	lockdep_assert_irqs_disabled();
-	sc = this_cpu_ptr(sim_pmu.cpus);
-	now = sim_tsc();
-	sim_latch(sc, now);
+	sc = sim_this_cpu(&now);
 	sim_values(sc, hw, now);
 	if (sc->pending)
 		sim_update_timer(sc, now);

@@ -63,15 +63,7 @@ static void amd_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 
 static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
-	const struct pctr_x86 *x = pmu->priv;
-	u32 general = hw->mask & pctr_x86_general_slots(pmu);
-	unsigned int i;
-
-	if (pmu->version >= 2)
-		pctr_wrmsr(MSR_PCTR_AMD_GLOBAL_CTL, 0);
-	for (i = 0; i < pmu->ngeneral; i++)
-		if (general & BIT(i))
-			pctr_wrmsr(pctr_x86_evtsel(x, i), 0);
+	pctr_x86_stop_general(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL);
 	amd_read(pmu, hw);
 }
 
@@ -80,16 +72,8 @@ static int amd_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
 	return slot < pmu->ngeneral ? (int)slot : -1;
 }
 
-static const struct pctr_pmu_ops pctr_amd_ops = {
-	.encode			= amd_encode,
-	.start			= amd_start,
-	.stop			= amd_stop,
-	.read			= amd_read,
-	.rdpmc_index		= amd_rdpmc_index,
-	/* No overflow interrupt handler yet: no overflow ops. */
-	.reserve		= pctr_x86_reserve,
-	.release		= pctr_x86_release,
-};
+/* No overflow interrupt handler yet: no overflow ops. */
+static const struct pctr_pmu_ops pctr_amd_ops = PCTR_X86_OPS(amd);
 
 struct amd_event {
 	const char	*name;

@@ -135,15 +135,8 @@ static void intel_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
-	u32 general = hw->mask & pctr_x86_general_slots(pmu);
-	unsigned int i;
 
-	/* One write stops them all at the same instant. */
-	if (pmu->version >= 2)
-		pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_CTRL, 0);
-	for (i = 0; i < pmu->ngeneral; i++)
-		if (general & BIT(i))
-			pctr_wrmsr(pctr_x86_evtsel(x, i), 0);
+	pctr_x86_stop_general(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
 	if (hw->mask & intel_fixed_slots(x))
 		pctr_wrmsr(MSR_PCTR_INTEL_FIXED_CTRL, 0);
 	intel_read(pmu, hw);
@@ -160,16 +153,8 @@ static int intel_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
 	return (1 << 30) | (slot - PCTR_FIXED_BASE);
 }
 
-static const struct pctr_pmu_ops pctr_intel_ops = {
-	.encode			= intel_encode,
-	.start			= intel_start,
-	.stop			= intel_stop,
-	.read			= intel_read,
-	.rdpmc_index		= intel_rdpmc_index,
-	/* No overflow interrupt handler yet: no overflow ops. */
-	.reserve		= pctr_x86_reserve,
-	.release		= pctr_x86_release,
-};
+/* No overflow interrupt handler yet: no overflow ops. */
+static const struct pctr_pmu_ops pctr_intel_ops = PCTR_X86_OPS(intel);
 
 struct intel_event {
 	const char	*name;

@@ -43,6 +43,25 @@ void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 }
 
 /*
+ * Stop the general counters of @hw: from perfmon version 2 on one write
+ * of the global control register @global_ctrl stops them all at the same
+ * instant; then clear their event selects.
+ */
+void pctr_x86_stop_general(const struct pctr_pmu *pmu,
+			   const struct pctr_hw *hw, u32 global_ctrl)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u32 general = hw->mask & pctr_x86_general_slots(pmu);
+	unsigned int i;
+
+	if (pmu->version >= 2)
+		pctr_wrmsr(global_ctrl, 0);
+	for (i = 0; i < pmu->ngeneral; i++)
+		if (general & BIT(i))
+			pctr_wrmsr(pctr_x86_evtsel(x, i), 0);
+}
+
+/*
  * Take every general counter and its event select from the kernel's
  * reservation bitmap, all or nothing.  perf takes them all while it has
  * any hardware event (the NMI watchdog is one), so a failure means the

@@ -65,6 +65,17 @@ static inline u32 pctr_x86_general_slots(const struct pctr_pmu *pmu)
 	return (u32)pctr_width_mask(pmu->ngeneral);
 }
 
+/* A vendor's ops table: its own calls, and the reservation both share. */
+#define PCTR_X86_OPS(vendor) {						\
+	.encode		= vendor##_encode,				\
+	.start		= vendor##_start,				\
+	.stop		= vendor##_stop,				\
+	.read		= vendor##_read,				\
+	.rdpmc_index	= vendor##_rdpmc_index,				\
+	.reserve	= pctr_x86_reserve,				\
+	.release	= pctr_x86_release,				\
+}
+
 /*
  * The layers, each calling only those below it:
  *   probe.c       the arch table: identify the CPU, pick the vendor
@@ -84,6 +95,8 @@ int pctr_amd_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 int pctr_x86_check_fn(u64 fn, u64 valid, bool privileged);
 void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 			const char *name, const char *desc, u64 fn, u64 slots);
+void pctr_x86_stop_general(const struct pctr_pmu *pmu,
+			   const struct pctr_hw *hw, u32 global_ctrl);
 int pctr_x86_reserve(struct pctr_pmu *pmu);
 void pctr_x86_release(struct pctr_pmu *pmu);
 int pctr_x86_counter_holds_value(struct pctr_pmu *pmu,
