@@ -54,11 +54,11 @@ static int pctr_ioc_read(struct file *file, struct pctrst __user *u)
 	u32 mask;
 	int ret;
 
-	if (pctr_file_bound(file)) {
-		ret = pctr_file_read(file, fn, val, &mask);
+	if (pctr_bind_is_bound(file)) {
+		ret = pctr_bind_read(file, fn, val, &mask);
 		tsc = pctr_arch_tsc();
 	} else {
-		ret = pctr_ctx_snapshot(fn, val, &tsc, &mask);
+		ret = pctr_thread_read(fn, val, &tsc, &mask);
 	}
 	if (ret)
 		return ret;
@@ -124,7 +124,7 @@ static int pctr_ioc_set(struct file *file, unsigned int slot,
 		return ret;
 	if (get_user(fn, arg))
 		return -EFAULT;
-	return pctr_ctx_set(slot, fn);
+	return pctr_thread_set(slot, fn);
 }
 
 static int pctr_ioc_getpcr(void __user *arg)
@@ -132,7 +132,7 @@ static int pctr_ioc_getpcr(void __user *arg)
 	struct pctr_pcr pcr;
 
 	if (pctr_pmu.ops)
-		pctr_ctx_get_pcr(&pcr);
+		pctr_thread_get_pcr(&pcr);
 	else
 		memset(&pcr, 0, sizeof(pcr));
 	return copy_to_user(arg, &pcr, sizeof(pcr)) ? -EFAULT : 0;
@@ -148,7 +148,7 @@ static int pctr_ioc_setpcr(struct file *file, void __user *arg)
 		return ret;
 	if (copy_from_user(&pcr, arg, sizeof(pcr)))
 		return -EFAULT;
-	return pctr_ctx_set_pcr(&pcr);
+	return pctr_thread_set_pcr(&pcr);
 }
 
 static int pctr_ioc_preset(struct file *file, void __user *arg)
@@ -163,7 +163,7 @@ static int pctr_ioc_preset(struct file *file, void __user *arg)
 		return -EFAULT;
 	if (ps.ps_flags || ps.ps_ctr >= PCTR_NUM)
 		return -EINVAL;
-	return pctr_ctx_preset(ps.ps_ctr, ps.ps_value);
+	return pctr_thread_preset(ps.ps_ctr, ps.ps_value);
 }
 
 static int pctr_ioc_event(void __user *arg)
@@ -200,14 +200,14 @@ static int pctr_ioc_setopts(struct file *file, void __user *arg)
 		return ret;
 	if (copy_from_user(&o, arg, sizeof(o)))
 		return -EFAULT;
-	return pctr_ctx_set_opts(&o);
+	return pctr_thread_set_opts(&o);
 }
 
 static int pctr_ioc_getopts(void __user *arg)
 {
 	struct pctr_opts o;
 
-	pctr_ctx_get_opts(&o);
+	pctr_thread_get_opts(&o);
 	return copy_to_user(arg, &o, sizeof(o)) ? -EFAULT : 0;
 }
 
@@ -215,7 +215,7 @@ static int pctr_ioc_bind(struct file *file, void __user *arg)
 {
 	int ret = pctr_may_program(file);
 
-	return ret ?: pctr_file_bind(file, arg);
+	return ret ?: pctr_bind(file, arg);
 }
 
 /* The calls that change the calling thread's counters. */
@@ -257,9 +257,9 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return pctr_ioc_getopts(uarg);
 	}
 	/* A bound descriptor is for its binding: it programs nothing else. */
-	if (pctr_file_bound(file)) {
+	if (pctr_bind_is_bound(file)) {
 		if (cmd == PCIOCRELEASE) {
-			pctr_file_unbind(file);
+			pctr_bind_end(file);
 			return 0;
 		}
 		return pctr_ioc_programs(cmd) ? -EBUSY : -ENOTTY;
@@ -268,17 +268,17 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PCIOCSETPCR:
 		return pctr_ioc_setpcr(file, uarg);
 	case PCIOCZERO:
-		return pctr_may_program(file) ?: pctr_ctx_zero();
+		return pctr_may_program(file) ?: pctr_thread_zero();
 	case PCIOCPRESET:
 		return pctr_ioc_preset(file, uarg);
 	case PCIOCRELEASE:
-		return pctr_ctx_release();
+		return pctr_thread_release();
 	case PCIOCRESTART:
-		return pctr_may_program(file) ?: pctr_ctx_restart();
+		return pctr_may_program(file) ?: pctr_thread_restart();
 	case PCIOCENABLE:
-		return pctr_may_program(file) ?: pctr_ctx_enable(true);
+		return pctr_may_program(file) ?: pctr_thread_enable(true);
 	case PCIOCDISABLE:
-		return pctr_may_program(file) ?: pctr_ctx_enable(false);
+		return pctr_may_program(file) ?: pctr_thread_enable(false);
 	case PCIOCSOPTS:
 		return pctr_ioc_setopts(file, uarg);
 	case PCIOCBIND:
