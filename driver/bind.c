@@ -14,6 +14,9 @@
  * is not exported to modules).  The counters are set up by a task_work
  * in the thread itself, so they are an ordinary thread context that the
  * thread's own calls may not change; the binder reads them remotely.
+ *
+ * Both are programmed from one struct pctr_prog, checked and encoded by
+ * prog.c like a thread's own functions.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +40,7 @@
 #include <linux/uaccess.h>
 
 #include "ctx.h"
+#include "engine.h"
 #include "pmu.h"
 
 /* What an open descriptor is bound to. */
@@ -51,7 +55,7 @@ struct pctr_file {
 static DEFINE_MUTEX(pctr_cpub_lock);
 static DEFINE_PER_CPU(struct pctr_cpub *, pctr_cpub_of);
 
-int pctr_file_open(struct file *file)
+int pctr_bind_open(struct file *file)
 {
 	struct pctr_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
 
@@ -62,7 +66,7 @@ int pctr_file_open(struct file *file)
 	return 0;
 }
 
-bool pctr_file_bound(struct file *file)
+bool pctr_bind_is_bound(struct file *file)
 {
 	struct pctr_file *pf = file->private_data;
 
@@ -72,55 +76,31 @@ bool pctr_file_bound(struct file *file)
 /* --- CPU bindings -------------------------------------------------------- */
 
 static int bind_cpu(struct pctr_file *pf, const struct pctr_bind *b,
-		    const u64 *ctl, u32 mask)
+		    const struct pctr_prog *prog)
 {
 	unsigned int cpu = b->pb_id;
 	struct pctr_cpub *cb;
-	unsigned long m = mask;
-	unsigned int s;
-	int ret;
+	int ret = 0;
 
 	if (!perfmon_capable())
 		return -EACCES;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
-	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
-	if (!cb)
-		return -ENOMEM;
-	cb->cpu = cpu;
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		cb->fn[s] = b->pb_fn[s];
-		cb->sum[s] = b->pb_preset[s];
-		cb->hw.ctl[s] = ctl[s];
-	}
-	cb->hw.mask = mask;
-
-	ret = pctr_pmu_get();
-	if (ret)
-		goto free;
 	mutex_lock(&pctr_cpub_lock);
-	ret = -EAGAIN;
-	if (per_cpu(pctr_cpub_of, cpu))
+	if (per_cpu(pctr_cpub_of, cpu)) {
+		ret = -EAGAIN;
 		goto unlock;
-	/* The engine refuses threads from here on, then the CPU is taken. */
-	pctr_cpub_begin();
-	ret = pctr_cpub_install(cb);
-	if (ret) {
-		pctr_cpub_end();
-		ret = -ENXIO;		/* not online */
+	}
+	cb = ctx_cpub_install(cpu, prog);
+	if (IS_ERR(cb)) {
+		ret = PTR_ERR(cb);
 		goto unlock;
 	}
 	per_cpu(pctr_cpub_of, cpu) = cb;
-	mutex_unlock(&pctr_cpub_lock);
 	pf->cpub = cb;
 	WRITE_ONCE(pf->kind, PCTR_BIND_CPU);
-	return 0;
-
 unlock:
 	mutex_unlock(&pctr_cpub_lock);
-	pctr_pmu_put();
-free:
-	kfree(cb);
 	return ret;
 }
 
@@ -129,12 +109,9 @@ static void unbind_cpu(struct pctr_file *pf)
 	struct pctr_cpub *cb = pf->cpub;
 
 	mutex_lock(&pctr_cpub_lock);
-	pctr_cpub_remove(cb);
-	per_cpu(pctr_cpub_of, cb->cpu) = NULL;
-	pctr_cpub_end();
+	per_cpu(pctr_cpub_of, ctx_cpub_cpu(cb)) = NULL;
+	ctx_cpub_remove(cb);
 	mutex_unlock(&pctr_cpub_lock);
-	pctr_pmu_put();
-	kfree(cb);
 	pf->cpub = NULL;
 }
 
@@ -153,10 +130,7 @@ struct pctr_req {
 	struct completion	done;
 	struct pid		*binder;	/* the binder's process */
 	u64			exec_id;	/* the target's, when checked */
-	u32			mask;
-	u64			fn[PCTR_NUM];
-	u64			ctl[PCTR_NUM];
-	u64			preset[PCTR_NUM];
+	struct pctr_prog	prog;
 };
 
 static void req_put(struct pctr_req *req)
@@ -180,6 +154,30 @@ static bool traced_by(struct task_struct *t, struct pid *binder)
 	return ok;
 }
 
+/*
+ * In the target thread, from the binder's task_work: a context as if the
+ * thread had programmed it, marked as the binder's.  Returns it with a
+ * second reference, for the binder.
+ */
+static struct pctr_ctx *bind_thread_new(const struct pctr_prog *prog)
+{
+	struct pctr_ctx *ctx;
+	int ret;
+
+	if (prog_current_live())
+		return ERR_PTR(-EBUSY);
+	ctx = prog_create(PROG_REMOTE | PROG_COUNT);
+	if (IS_ERR(ctx))
+		return ctx;
+	ret = prog_load(ctx, prog);
+	if (ret) {
+		prog_destroy_current(ctx);
+		return ERR_PTR(ret);
+	}
+	ctx_get(ctx);
+	return ctx;
+}
+
 /* In the target thread, on its way back to user space. */
 static void pctr_bind_work(struct callback_head *work)
 {
@@ -198,8 +196,7 @@ static void pctr_bind_work(struct callback_head *work)
 		 !traced_by(current, req->binder))
 		ctx = ERR_PTR(-EPERM);
 	else
-		ctx = pctr_ctx_remote_new(req->mask, req->fn, req->ctl,
-					  req->preset);
+		ctx = bind_thread_new(&req->prog);
 	spin_lock(&req->lock);
 	keep = req->state == REQ_PENDING;
 	if (keep) {
@@ -210,7 +207,7 @@ static void pctr_bind_work(struct callback_head *work)
 	spin_unlock(&req->lock);
 	/* The binder gave up waiting: end what was made for it. */
 	if (!keep && !IS_ERR(ctx))
-		pctr_ctx_remote_end(ctx);
+		prog_end_remote(ctx);
 	complete(&req->done);
 	req_put(req);
 	/* The last thing this callback does: see Documentation/design.rst. */
@@ -240,17 +237,15 @@ static int bind_wait(struct pctr_req *req, struct task_struct *t)
 }
 
 static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
-		       const u64 *ctl, u32 mask)
+		       const struct pctr_prog *prog)
 {
 	struct task_struct *t;
 	struct pctr_req *req;
-	unsigned long m = mask;
-	unsigned int s;
 	struct pid *pid;
 	u64 exec_id;
 	int ret;
 
-	if (pctr_cpu_bindings())
+	if (pctr_ctx_cpu_bindings())
 		return -EAGAIN;
 	pid = find_get_pid(b->pb_id);
 	t = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
@@ -275,16 +270,11 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	refcount_set(&req->ref, 2);	/* the binder's and the work's */
 	spin_lock_init(&req->lock);
 	init_completion(&req->done);
-	req->mask = mask;
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		req->fn[s] = b->pb_fn[s];
-		req->ctl[s] = ctl[s];
-		req->preset[s] = b->pb_preset[s];
-	}
+	req->prog = *prog;
 	init_task_work(&req->work, pctr_bind_work);
 	/* The module stays until the callback has run. */
 	__module_get(THIS_MODULE);
-	pctr_note_task_work();
+	ctx_note_task_work();
 	/* TWA_SIGNAL: a thread asleep in a system call runs it promptly. */
 	if (task_work_add(t, &req->work, TWA_SIGNAL)) {
 		module_put(THIS_MODULE);
@@ -313,41 +303,7 @@ put_task:
 	return ret;
 }
 
-/* --- thread bindings: the engine's half --------------------------------- */
-
-/*
- * In the target thread, from the binder's task_work: a context as if the
- * thread had programmed it, marked as the binder's.  Returns it with a
- * second reference, for the binder.
- */
-struct pctr_ctx *pctr_ctx_remote_new(u32 mask, const u64 *fn,
-				     const u64 *ctl, const u64 *preset)
-{
-	unsigned long flags, m = mask;
-	struct pctr_ctx *ctx;
-	unsigned int s;
-
-	if (ctx_current_live())
-		return ERR_PTR(-EBUSY);
-	ctx = ctx_create(true);
-	if (IS_ERR(ctx))
-		return ctx;
-	ctx->remote = true;
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		ctx->fn[s] = fn[s];
-		ctx->hw.ctl[s] = ctl[s];
-		ctx->sum[s] = preset[s];
-		ctx->preset[s] = preset[s];
-	}
-	ctx->hw.mask = mask;
-	ctx->dirty = true;
-	ctx_start(ctx);
-	local_irq_restore(flags);
-	ctx_get(ctx);
-	return ctx;
-}
+/* --- thread bindings: the target's side, and reading it ----------------- */
 
 struct remote_read {
 	struct pctr_ctx	*ctx;
@@ -358,7 +314,7 @@ struct remote_read {
 };
 
 /* On the CPU the context ran on when the reader looked: still there? */
-static void ctx_remote_read_ipi(void *arg)
+static void bind_read_thread_ipi(void *arg)
 {
 	struct remote_read *r = arg;
 
@@ -375,7 +331,8 @@ static void ctx_remote_read_ipi(void *arg)
  * same stint still runs there), a stopped one directly, retrying if it
  * started meanwhile.  An ended context's sums are final.
  */
-int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask)
+static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
+			    u32 *mask)
 {
 	unsigned long m = ctx->hw.mask;
 	struct remote_read r = { .ctx = ctx, .fn = fn, .val = val };
@@ -384,7 +341,7 @@ int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask)
 
 	*mask = m;	/* the binder's; only the binder could change it */
 	for (;;) {
-		/* Pairs with ctx_destroy(): final sums, no IPI needed. */
+		/* Pairs with prog_destroy(): final sums, no IPI needed. */
 		if (smp_load_acquire(&ctx->dead)) {
 			for_each_set_bit(s, &m, PCTR_NUM) {
 				fn[s] = ctx->fn[s];
@@ -400,7 +357,7 @@ int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask)
 		if (r.seq & 1) {
 			cpu = READ_ONCE(ctx->cpu);
 			r.ok = false;
-			if (!smp_call_function_single(cpu, ctx_remote_read_ipi,
+			if (!smp_call_function_single(cpu, bind_read_thread_ipi,
 						      &r, 1) && r.ok)
 				return 0;
 		} else {
@@ -418,57 +375,14 @@ int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask)
 	}
 }
 
-/* In the target thread: the binder is done with it. */
-static void pctr_remote_end_work(struct callback_head *work)
-{
-	struct pctr_ctx *ctx = container_of(work, struct pctr_ctx, end_work);
-
-	if (ctx_current() == ctx)
-		ctx_destroy_current(ctx);
-	ctx_put(ctx);
-	/* The last thing this callback does: see Documentation/design.rst. */
-	module_put(THIS_MODULE);
-}
-
-/*
- * The binder lets go (PCIOCRELEASE, close): the thread's side is ended in
- * the thread, by a task_work; if the thread is exiting, its exit probe
- * ends it.  Drops the binder's reference.  Process context.
- */
-void pctr_ctx_remote_end(struct pctr_ctx *ctx)
-{
-	struct task_struct *t;
-
-	rcu_read_lock();
-	t = pid_task(ctx->pid, PIDTYPE_PID);
-	if (t)
-		get_task_struct(t);
-	rcu_read_unlock();
-	WRITE_ONCE(ctx->released, true);
-	/* Pairs with ctx_destroy(): an ended context needs no work. */
-	if (t && !smp_load_acquire(&ctx->dead)) {
-		ctx_get(ctx);
-		__module_get(THIS_MODULE);
-		pctr_note_task_work();
-		init_task_work(&ctx->end_work, pctr_remote_end_work);
-		if (task_work_add(t, &ctx->end_work, TWA_RESUME)) {
-			ctx_put(ctx);
-			module_put(THIS_MODULE);
-		}
-	}
-	if (t)
-		put_task_struct(t);
-	ctx_put(ctx);
-}
-
 /* --- the calls -------------------------------------------------------- */
 
-int pctr_file_bind(struct file *file, const struct pctr_bind __user *arg)
+int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 {
 	struct pctr_file *pf = file->private_data;
-	u64 ctl[PCTR_NUM];
+	struct pctr_prog prog = {};
 	struct pctr_bind *b;
-	u32 mask = 0;
+	bool privileged;
 	unsigned int s;
 	int ret;
 
@@ -489,24 +403,29 @@ int pctr_file_bind(struct file *file, const struct pctr_bind __user *arg)
 		/* Nobody to signal: notification is for one's own thread. */
 		if (b->pb_fn[s] & PCTR_INT)
 			goto out;
-		mask |= BIT(s);
+		prog.mask |= BIT(s);
 	}
-	if (!mask)
+	if (!prog.mask)
 		goto out;
 	/* A CPU binding's privilege covers functions that need it. */
-	ret = pctr_ctx_encode_all(mask, b->pb_fn, ctl,
-				  b->pb_kind == PCTR_BIND_CPU ||
-				  perfmon_capable());
-	if (ret)
-		goto out;
+	privileged = b->pb_kind == PCTR_BIND_CPU || perfmon_capable();
+	prog.preset = prog.mask;
+	for (s = 0; s < PCTR_NUM; s++) {
+		if (!(prog.mask & BIT(s)))
+			continue;
+		ret = prog_encode(&prog, s, b->pb_fn[s], privileged);
+		if (ret)
+			goto out;
+		prog.val[s] = b->pb_preset[s];
+	}
 
 	mutex_lock(&pf->lock);
 	if (pf->kind)
 		ret = -EBUSY;
 	else if (b->pb_kind == PCTR_BIND_CPU)
-		ret = bind_cpu(pf, b, ctl, mask);
+		ret = bind_cpu(pf, b, &prog);
 	else
-		ret = bind_thread(pf, b, ctl, mask);
+		ret = bind_thread(pf, b, &prog);
 	mutex_unlock(&pf->lock);
 out:
 	kfree(b);
@@ -514,50 +433,47 @@ out:
 }
 
 /* PCIOCRD on a bound descriptor. */
-int pctr_file_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
+int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
 {
 	struct pctr_file *pf = file->private_data;
 	int ret = 0;
 
 	mutex_lock(&pf->lock);
 	*mask = 0;
-	if (pf->kind == PCTR_BIND_CPU) {
-		*mask = pf->cpub->hw.mask;
-		memcpy(fn, pf->cpub->fn, sizeof(pf->cpub->fn));
-		pctr_cpub_read(pf->cpub, val);
-	} else if (pf->kind == PCTR_BIND_THREAD) {
-		ret = pctr_ctx_remote_read(pf->ctx, fn, val, mask);
-	}
+	if (pf->kind == PCTR_BIND_CPU)
+		*mask = ctx_cpub_read(pf->cpub, fn, val);
+	else if (pf->kind == PCTR_BIND_THREAD)
+		ret = bind_read_thread(pf->ctx, fn, val, mask);
 	mutex_unlock(&pf->lock);
 	return ret;
 }
 
-static void file_unbind_locked(struct pctr_file *pf)
+static void bind_end_locked(struct pctr_file *pf)
 {
 	if (pf->kind == PCTR_BIND_CPU)
 		unbind_cpu(pf);
 	else if (pf->kind == PCTR_BIND_THREAD)
-		pctr_ctx_remote_end(pf->ctx);
+		prog_end_remote(pf->ctx);
 	pf->ctx = NULL;
 	WRITE_ONCE(pf->kind, 0);
 }
 
 /* PCIOCRELEASE on a bound descriptor. */
-void pctr_file_unbind(struct file *file)
+void pctr_bind_end(struct file *file)
 {
 	struct pctr_file *pf = file->private_data;
 
 	mutex_lock(&pf->lock);
-	file_unbind_locked(pf);
+	bind_end_locked(pf);
 	mutex_unlock(&pf->lock);
 }
 
 /* The last close, from whichever thread. */
-void pctr_file_release(struct file *file)
+void pctr_bind_close(struct file *file)
 {
 	struct pctr_file *pf = file->private_data;
 
-	file_unbind_locked(pf);
+	bind_end_locked(pf);
 	mutex_destroy(&pf->lock);
 	kfree(pf);
 }

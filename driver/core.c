@@ -12,7 +12,6 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "ctx.h"
 #include "engine.h"
 #include "pmu.h"
 
@@ -61,20 +60,20 @@ static int pctr_open(struct inode *inode, struct file *file)
 {
 	int ret = nonseekable_open(inode, file);
 
-	return ret ?: pctr_file_open(file);
+	return ret ?: pctr_bind_open(file);
 }
 
 static int pctr_release(struct inode *inode, struct file *file)
 {
-	pctr_file_release(file);
+	pctr_bind_close(file);
 	return 0;
 }
 
 static int pctr_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	if (pctr_file_bound(file))
+	if (pctr_bind_is_bound(file))
 		return -EBUSY;
-	return pctr_ctx_mmap(vma);
+	return pctr_thread_mmap(vma);
 }
 
 static const struct file_operations pctr_fops = {
@@ -120,7 +119,7 @@ static ssize_t starts_show(struct device *dev, struct device_attribute *a,
 static DEVICE_ATTR_RO(starts);
 
 /* CPU bindings (PCIOCBIND): while non-zero, threads cannot count. */
-PCTR_ATTR_RO(cpu_bindings, "%u", pctr_cpu_bindings());
+PCTR_ATTR_RO(cpu_bindings, "%u", pctr_ctx_cpu_bindings());
 
 /* 1 while pctr holds the counters (perf and the NMI watchdog cannot). */
 PCTR_ATTR_RO(taken, "%d", pctr_pmu_is_taken());
@@ -151,7 +150,7 @@ static int __init pctr_init(void)
 	ret = pctr_select_backend();
 	if (ret)
 		return ret;
-	ret = pctr_ctx_init();
+	ret = pctr_thread_init();
 	if (ret)
 		goto fail_backend;
 	pctr_misc.mode = dev_mode & 0777;
@@ -164,7 +163,7 @@ static int __init pctr_init(void)
 	return 0;
 
 fail_ctx:
-	pctr_ctx_exit();
+	pctr_thread_exit();
 fail_backend:
 	if (pctr_pmu.ops && pctr_pmu.ops->exit)
 		pctr_pmu.ops->exit(&pctr_pmu);
@@ -174,7 +173,7 @@ fail_backend:
 static void __exit pctr_exit(void)
 {
 	misc_deregister(&pctr_misc);
-	pctr_ctx_exit();
+	pctr_thread_exit();
 	if (pctr_pmu.ops && pctr_pmu.ops->exit)
 		pctr_pmu.ops->exit(&pctr_pmu);
 }

@@ -16,16 +16,18 @@
  * fold can interleave), and its thread's side ends only in that thread's
  * own context: at exit or exec, PCIOCRELEASE, or a task_work.  Closing a
  * descriptor, from any thread, never ends one.  Each context holds a
- * module reference; the exit and exec hooks are tracepoint probes, and
- * module exit waits for running probes before the code goes away.
+ * module reference; the exit and exec hooks are tracepoint probes (in
+ * thread.c), and module exit waits for running probes before the code
+ * goes away.
  *
  * Also here, because they touch the same registers and per-CPU state:
  * overflow notification (a slot's 64-bit value wrapping freezes the
- * context and signals its thread) and CPU bindings' registers (counters
- * owned by a CPU rather than a thread).  Contexts are reference counted:
- * a binder's descriptor and an overflow signal on its way may outlive
- * the thread's side.  What a thread asks of its own counters, and
- * inheritance, are in thread.c; bindings in bind.c.
+ * context and signals its thread), the counter page, and CPU bindings'
+ * registers (counters owned by a CPU rather than a thread).  Contexts
+ * are reference counted: a binder's descriptor and an overflow signal
+ * on its way may outlive the thread's side.  Making, programming and
+ * ending contexts is prog.c's; what a thread asks of its own counters,
+ * and inheritance, thread.c's; bindings bind.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,14 +51,35 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
-#include <linux/tracepoint.h>
 
 #include "ctx.h"
+#include "engine.h"
 #include "pmu.h"
 
-struct linux_binprm;
+struct pctr_cpu {
+	struct pctr_ctx	*cur;		/* counting on this CPU now */
+	struct pctr_cpub *cpub;		/* the CPU's binding, if any */
+	u64		last_id;	/* whose state the registers hold */
+	struct hrtimer	fold;		/* folds while a context runs */
+	unsigned long	kept;		/* starts that only re-enabled */
+	unsigned long	loaded;		/* starts that rewrote registers */
+};
 
-DEFINE_PER_CPU(struct pctr_cpu, pctr_cpu);
+/*
+ * A CPU binding: counters that count on one CPU whatever runs there.
+ * Its sums change only on that CPU, with interrupts off (IPIs, the fold
+ * timer, the overflow interrupt), so reading them goes through an IPI.
+ */
+struct pctr_cpub {
+	u64		id;		/* shares the context ID space */
+	unsigned int	cpu;
+	u64		fn[PCTR_NUM];
+	u64		sum[PCTR_NUM];
+	u64		prev[PCTR_NUM];
+	struct pctr_hw	hw;
+};
+
+static DEFINE_PER_CPU(struct pctr_cpu, pctr_cpu);
 static atomic64_t pctr_ctx_ids = ATOMIC64_INIT(0);
 static ktime_t pctr_fold_period;
 static struct preempt_ops pctr_preempt_ops;
@@ -70,23 +93,28 @@ static struct preempt_ops pctr_preempt_ops;
 static atomic_t pctr_cpu_binds = ATOMIC_INIT(0);
 static atomic_long_t pctr_epoch = ATOMIC_LONG_INIT(0);
 
-/* A task_work callback was queued since load: see pctr_ctx_exit(). */
+/* A task_work callback was queued since load: see pctr_thread_exit(). */
 static bool pctr_task_works;
 
-void pctr_note_task_work(void)
+void ctx_note_task_work(void)
 {
 	WRITE_ONCE(pctr_task_works, true);
+}
+
+bool ctx_task_works(void)
+{
+	return READ_ONCE(pctr_task_works);
 }
 
 /*
  * The CPU-binding epoch now, in *@epoch; true while a CPU binding exists
  * and no thread may count.  The count is read after the epoch: see
- * pctr_cpub_begin().
+ * cpub_begin().
  */
 bool ctx_epoch(unsigned long *epoch)
 {
 	*epoch = atomic_long_read(&pctr_epoch);
-	smp_rmb();	/* pairs with pctr_cpub_begin() */
+	smp_rmb();	/* pairs with cpub_begin() */
 	return atomic_read(&pctr_cpu_binds) != 0;
 }
 
@@ -122,16 +150,24 @@ bool ctx_valid(const struct pctr_ctx *ctx)
 	return ctx->epoch == (unsigned long)atomic_long_read(&pctr_epoch);
 }
 
+/* Acknowledge whatever overflowed, where the backend flags overflows. */
+static void pmu_ack(void)
+{
+	const struct pctr_pmu_ops *ops = pctr_pmu.ops;
+	u32 status;
+
+	if (!ops->overflow_status || !ops->overflow_ack)
+		return;
+	status = ops->overflow_status(&pctr_pmu);
+	if (status)
+		ops->overflow_ack(&pctr_pmu, status);
+}
+
 /* After a fold: a freezing backend counts on once acknowledged. */
 static void ctx_ack(void)
 {
-	u32 status;
-
-	if (!(pctr_pmu.flags & PCTR_PMU_FREEZE))
-		return;
-	status = pctr_pmu.ops->overflow_status(&pctr_pmu);
-	if (status)
-		pctr_pmu.ops->overflow_ack(&pctr_pmu, status);
+	if (pctr_pmu.flags & PCTR_PMU_FREEZE)
+		pmu_ack();
 }
 
 /* Does the context count when its thread runs? */
@@ -179,7 +215,7 @@ static void ctx_ovf_signal(struct callback_head *work)
 		send_sig_info(sig, &info, current);
 	}
 	ctx_put(ctx);
-	/* ctx_put()'s module_put() may be the last: see pctr_unhook(). */
+	/* ctx_put()'s module_put() may be the last: see thread.c's unhook. */
 }
 
 /*
@@ -196,7 +232,7 @@ static void ctx_overflowed(struct pctr_ctx *ctx)
 	if (ctx->ovf_queued)
 		return;
 	ctx_get(ctx);
-	pctr_note_task_work();
+	ctx_note_task_work();
 	init_task_work(&ctx->ovf_work, ctx_ovf_signal);
 	/* TWA_RESUME only sets a flag: allowed under the runqueue lock. */
 	if (task_work_add(current, &ctx->ovf_work, TWA_RESUME))
@@ -241,7 +277,7 @@ static void ctx_set_left(struct pctr_ctx *ctx)
  * or interrupts it.  The odd/even sequence tells it to retry a read that
  * straddled an update.  Only slots in use, or just freed, are written.
  */
-void ctx_publish(struct pctr_ctx *ctx)
+static void ctx_publish(struct pctr_ctx *ctx)
 {
 	struct pctr_page *pg = ctx->upage;
 	unsigned long live, touch;
@@ -374,7 +410,7 @@ static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 	ctx->running = true;
 	ctx->tsc_in = pctr_arch_tsc();
 	WRITE_ONCE(ctx->cpu, smp_processor_id());
-	smp_wmb();	/* cpu before seq: see pctr_ctx_remote_read() */
+	smp_wmb();	/* cpu before seq: see bind.c's bind_read_thread() */
 	WRITE_ONCE(ctx->seq, ctx->seq + 1);
 	smp_wmb();	/* seq odd before any later fold's sums */
 	/* A CPU binding owns this CPU's counters: no thread counts. */
@@ -397,7 +433,7 @@ static __always_inline void ctx_stop_(struct pctr_ctx *ctx)
 	ctx->vtsc += pctr_arch_tsc() - ctx->tsc_in;
 	if (pc->cur == ctx)
 		ctx_hw_off(ctx, pc);
-	smp_wmb();	/* sums before seq: see pctr_ctx_remote_read() */
+	smp_wmb();	/* sums before seq: see bind.c's bind_read_thread() */
 	WRITE_ONCE(ctx->seq, ctx->seq + 1);
 	/* The thread is not running: nobody reads its page until start. */
 }
@@ -480,16 +516,13 @@ static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 void pctr_pmu_interrupt(void)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
-	u32 status;
 
 	lockdep_assert_irqs_disabled();
 	if (pc->cpub)
 		cpub_update(pc->cpub);
 	if (pc->cur)
 		ctx_update(pc->cur);
-	status = pctr_pmu.ops->overflow_status(&pctr_pmu);
-	if (status)
-		pctr_pmu.ops->overflow_ack(&pctr_pmu, status);
+	pmu_ack();
 }
 
 /* --- the scheduler's hooks ------------------------------------------ */
@@ -534,113 +567,29 @@ struct pctr_ctx *ctx_current(void)
 	return NULL;
 }
 
-/*
- * A context for the calling thread.  With @counting it is to count, which
- * no thread may while a CPU binding exists (-EAGAIN); a context for the
- * page alone may be made any time.
- */
-struct pctr_ctx *ctx_create(bool counting)
+/* Hook a new context to the calling thread's switches. */
+void ctx_attach(struct pctr_ctx *ctx)
 {
-	struct pctr_ctx *ctx;
-	unsigned long epoch;
-	int ret;
-
-	if (ctx_epoch(&epoch) && counting)
-		return ERR_PTR(-EAGAIN);
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
-		return ERR_PTR(-ENOMEM);
-	ret = pctr_pmu_get();
-	if (ret) {
-		kfree(ctx);
-		return ERR_PTR(ret);
-	}
-	/* Our caller holds a reference through its open file. */
-	__module_get(THIS_MODULE);
 	ctx->id = atomic64_inc_return(&pctr_ctx_ids);
 	ctx->last_cpu = -1;
-	ctx->epoch = epoch;
-	ctx->signo = SIGIO;
-	ctx->pid = get_task_pid(current, PIDTYPE_PID);
-	refcount_set(&ctx->ref, 1);
 	preempt_notifier_init(&ctx->pn, &pctr_preempt_ops);
 	preempt_disable();
 	preempt_notifier_register(&ctx->pn);
 	preempt_enable();
-	return ctx;
 }
 
 /*
- * Current's own context goes away: its counters, its page and its hold
- * on the PMU.  What is left for a binder or a signal in flight is freed
- * with the last reference.  Any context that is not NMI.
+ * Unhook the calling thread's context: it counts no more, and its page
+ * (if any) shows final values, for good.  Interrupts off.
  */
-void ctx_destroy(struct pctr_ctx *ctx)
+void ctx_detach(struct pctr_ctx *ctx)
 {
-	unsigned long flags;
-
-	local_irq_save(flags);
+	lockdep_assert_irqs_disabled();
 	ctx_stop(ctx);
 	preempt_notifier_unregister(&ctx->pn);
 	/* Readers see final values and fall back to the ioctl. */
 	if (ctx->upage)
 		ctx_publish_dead(ctx);
-	local_irq_restore(flags);
-	/* A mapping keeps its own reference to the page. */
-	if (ctx->page)
-		put_page(ctx->page);
-	ctx->page = NULL;
-	ctx->upage = NULL;
-	/* The sums are final: a binder may read them without an IPI. */
-	smp_store_release(&ctx->dead, true);
-	pctr_pmu_put();
-	ctx_put(ctx);
-}
-
-void ctx_destroy_current(struct pctr_ctx *ctx)
-{
-	preempt_disable();
-	ctx_destroy(ctx);
-	preempt_enable();
-}
-
-/*
- * The calling thread's context, but not one its binder let go of: that
- * one is ended now rather than when its task_work comes (task_works run
- * newest first, so a new binding's setup may come before it).
- */
-struct pctr_ctx *ctx_current_live(void)
-{
-	struct pctr_ctx *ctx = ctx_current();
-
-	if (ctx && ctx->remote && READ_ONCE(ctx->released)) {
-		ctx_destroy_current(ctx);
-		ctx = NULL;
-	}
-	return ctx;
-}
-
-/* A thread's end, and exec (a new program starts with no counters). */
-static void pctr_task_gone(struct task_struct *p)
-{
-	struct pctr_ctx *ctx;
-
-	if (p != current)
-		return;
-	ctx = ctx_current();
-	if (ctx)
-		ctx_destroy(ctx);
-}
-
-static void pctr_probe_exit(void *data, struct task_struct *p)
-{
-	pctr_task_gone(p);
-}
-
-static void pctr_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
-			    struct linux_binprm *bprm)
-{
-	pctr_task_gone(p);
 }
 
 /* Values of @ctx's slots in @m: irqs off, on the CPU it runs on if any. */
@@ -676,7 +625,7 @@ void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded)
 
 /* --- CPU bindings: the engine's half ------------------------------------ */
 
-unsigned int pctr_cpu_bindings(void)
+unsigned int pctr_ctx_cpu_bindings(void)
 {
 	return atomic_read(&pctr_cpu_binds);
 }
@@ -686,16 +635,16 @@ unsigned int pctr_cpu_bindings(void)
  * on no thread may count, and every thread context now existing is
  * invalid (the first binding of a period moves the epoch).
  */
-void pctr_cpub_begin(void)
+static void cpub_begin(void)
 {
 	if (atomic_inc_return(&pctr_cpu_binds) == 1) {
-		/* Count before epoch: ctx_create() reads them the other way. */
+		/* Count before epoch: prog_create() reads them the other way. */
 		smp_mb__after_atomic();
 		atomic_long_inc(&pctr_epoch);
 	}
 }
 
-void pctr_cpub_end(void)
+static void cpub_end(void)
 {
 	atomic_dec(&pctr_cpu_binds);
 }
@@ -727,16 +676,53 @@ static void cpub_install_ipi(void *arg)
 			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-int pctr_cpub_install(struct pctr_cpub *cb)
+/*
+ * Bind @cpu's counters to what @prog programs, taking the PMU (EBUSY)
+ * and invalidating every thread context; ENXIO if it is not online.
+ * bind.c serialises CPU bindings and makes one per CPU.
+ */
+struct pctr_cpub *ctx_cpub_install(unsigned int cpu,
+				   const struct pctr_prog *prog)
 {
+	unsigned long m = prog->mask;
+	struct pctr_cpub *cb;
+	unsigned int s;
 	int ret;
 
+	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
+	if (!cb)
+		return ERR_PTR(-ENOMEM);
+	cb->cpu = cpu;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		cb->fn[s] = prog->fn[s];
+		cb->hw.ctl[s] = prog->ctl[s];
+		if (prog->preset & BIT(s))
+			cb->sum[s] = prog->val[s];
+	}
+	cb->hw.mask = prog->mask;
+	ret = pctr_pmu_get();
+	if (ret)
+		goto free;
 	cb->id = atomic64_inc_return(&pctr_ctx_ids);
+	/* The engine refuses threads from here on, then the CPU is taken. */
+	cpub_begin();
 	/* CPUs stay on- or offline meanwhile. */
 	cpus_read_lock();
 	ret = smp_call_function_single(cb->cpu, cpub_install_ipi, cb, 1);
 	cpus_read_unlock();
-	return ret;
+	if (!ret)
+		return cb;
+	cpub_end();
+	pctr_pmu_put();
+	ret = -ENXIO;		/* not online */
+free:
+	kfree(cb);
+	return ERR_PTR(ret);
+}
+
+unsigned int ctx_cpub_cpu(const struct pctr_cpub *cb)
+{
+	return cb->cpu;
 }
 
 static void cpub_remove_ipi(void *arg)
@@ -753,13 +739,17 @@ static void cpub_remove_ipi(void *arg)
 	pc->last_id = 0;
 }
 
-void pctr_cpub_remove(struct pctr_cpub *cb)
+/* The binding ends: its CPU counts for threads again.  Frees @cb. */
+void ctx_cpub_remove(struct pctr_cpub *cb)
 {
 	/* An offline CPU runs nothing: its binding is simply dropped. */
 	cpus_read_lock();
 	if (smp_call_function_single(cb->cpu, cpub_remove_ipi, cb, 1))
 		per_cpu_ptr(&pctr_cpu, cb->cpu)->cpub = NULL;
 	cpus_read_unlock();
+	cpub_end();
+	pctr_pmu_put();
+	kfree(cb);
 }
 
 struct cpub_read {
@@ -777,57 +767,21 @@ static void cpub_read_ipi(void *arg)
 	memcpy(r->val, cb->sum, sizeof(cb->sum));
 }
 
-void pctr_cpub_read(struct pctr_cpub *cb, u64 *val)
+/* The binding's functions and values; returns the slots it uses. */
+u32 ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val)
 {
 	struct cpub_read r = { .cb = cb, .val = val };
 
+	memcpy(fn, cb->fn, sizeof(cb->fn));
 	/* Offline, it counts nothing more: the last sums are the values. */
 	cpus_read_lock();
 	if (smp_call_function_single(cb->cpu, cpub_read_ipi, &r, 1))
 		memcpy(val, cb->sum, sizeof(cb->sum));
 	cpus_read_unlock();
+	return cb->hw.mask;
 }
 
 /* --- set-up ---------------------------------------------------------- */
-
-struct pctr_hook {
-	const char		*name;
-	void			*probe;
-	struct tracepoint	*tp;
-};
-
-static struct pctr_hook pctr_hooks[] = {
-	{ "sched_process_exit", pctr_probe_exit },
-	{ "sched_process_exec", pctr_probe_exec },
-	{ "sched_process_fork", pctr_probe_fork },
-};
-
-static void pctr_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(pctr_hooks); i++)
-		if (!strcmp(tp->name, pctr_hooks[i].name))
-			pctr_hooks[i].tp = tp;
-}
-
-static void pctr_unhook(unsigned int n)
-{
-	while (n--)
-		tracepoint_probe_unregister(pctr_hooks[n].tp,
-					    pctr_hooks[n].probe, NULL);
-	/* No probe may still run when the module's code goes away. */
-	tracepoint_synchronize_unregister();
-	/*
-	 * A task_work callback's module_put() is its last statement, but
-	 * its return is still this module's text, and its thread may have
-	 * been preempted right there.  RCU Tasks waits until every thread
-	 * has since switched voluntarily or run in user space.  It is slow,
-	 * so only for loads that queued any.
-	 */
-	if (READ_ONCE(pctr_task_works))
-		synchronize_rcu_tasks();
-}
 
 /*
  * The fold period: a counter must not wrap twice between folds.  Assume
@@ -847,10 +801,9 @@ static ktime_t pctr_fold_interval(void)
 	return ns_to_ktime(ns);
 }
 
-int pctr_ctx_init(void)
+void ctx_engine_init(void)
 {
-	unsigned int i;
-	int cpu, ret;
+	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct pctr_cpu *pc = per_cpu_ptr(&pctr_cpu, cpu);
@@ -860,32 +813,13 @@ int pctr_ctx_init(void)
 		pc->fold.function = pctr_fold_timer;
 	}
 	pctr_fold_period = pctr_fold_interval();
-
-	for_each_kernel_tracepoint(pctr_find_tracepoint, NULL);
-	for (i = 0; i < ARRAY_SIZE(pctr_hooks); i++) {
-		if (!pctr_hooks[i].tp) {
-			pr_err("kernel tracepoint %s not found\n",
-			       pctr_hooks[i].name);
-			ret = -ENOENT;
-			goto fail;
-		}
-		ret = tracepoint_probe_register(pctr_hooks[i].tp,
-						pctr_hooks[i].probe, NULL);
-		if (ret)
-			goto fail;
-	}
-	return 0;
-fail:
-	pctr_unhook(i);
-	return ret;
 }
 
-void pctr_ctx_exit(void)
+/* Module exit: every context is gone (each held a module reference). */
+void ctx_engine_exit(void)
 {
 	int cpu;
 
-	/* Every context is gone: each held a module reference. */
-	pctr_unhook(ARRAY_SIZE(pctr_hooks));
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(&pctr_cpu, cpu)->fold);
 	pctr_pmu_exit();

@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The counting engine's internals, shared by its three files: ctx.c (the
- * engine: counting, the scheduler's hooks, contexts' lives, CPU
- * bindings' registers), thread.c (what a thread asks of its own counters,
- * and inheritance) and bind.c (descriptors bound to a CPU or to another
- * process's thread).
+ * The counting engine's internals, in two layers:
  *
- * The rule all three keep: a context's counting state changes only on
+ *   ctx.c   the mechanism: counting, the scheduler's hooks, the fold
+ *           timer and overflow interrupt, the counter page, CPU
+ *           bindings' registers;
+ *   prog.c  contexts' lives, and prog_load(), the one call that
+ *           programs a context.
+ *
+ * thread.c (a thread's calls on its own counters, inheritance, the
+ * exit/exec/fork hooks) and bind.c (descriptors bound to a CPU or to
+ * another process's thread) sit above them and change a context only
+ * through prog.c.
+ *
+ * The rule they all keep: a context's counting state changes only on
  * the CPU its thread runs on, with interrupts off -- in the thread's own
  * calls, its switch-in and switch-out, the fold timer and overflow
  * interrupt while it runs, or an IPI to that CPU.
@@ -14,13 +21,11 @@
 #ifndef _PCTR_CTX_H
 #define _PCTR_CTX_H
 
-#include <linux/hrtimer.h>
-#include <linux/percpu.h>
+#include <linux/bits.h>
 #include <linux/preempt.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 
-#include "engine.h"
 #include "pmu.h"
 
 struct page;
@@ -65,30 +70,35 @@ struct pctr_ctx {
 	struct callback_head end_work;	/* a thread binding's end */
 };
 
-struct pctr_cpu {
-	struct pctr_ctx	*cur;		/* counting on this CPU now */
-	struct pctr_cpub *cpub;		/* the CPU's binding, if any */
-	u64		last_id;	/* whose state the registers hold */
-	struct hrtimer	fold;		/* folds while a context runs */
-	unsigned long	kept;		/* starts that only re-enabled */
-	unsigned long	loaded;		/* starts that rewrote registers */
-};
+struct pctr_cpub;
 
 /*
- * A CPU binding: counters that count on one CPU whatever runs there.
- * Its sums change only on that CPU, with interrupts off (IPIs, the fold
- * timer, the overflow interrupt), so reading them goes through an IPI.
+ * What prog_load() loads into a context: the one description of a
+ * change to a thread's counters.  Functions are checked and encoded by
+ * prog_encode(), or copied from a context by prog_of() (inheritance).
  */
-struct pctr_cpub {
-	u64		id;		/* shares the context ID space */
-	unsigned int	cpu;
-	u64		fn[PCTR_NUM];
-	u64		sum[PCTR_NUM];
-	u64		prev[PCTR_NUM];
-	struct pctr_hw	hw;
+struct pctr_prog {
+	u32	mask;		/* slots given fn[s], encoded as ctl[s] */
+	u32	preset;		/* slots whose value and preset become val[s] */
+	u32	flags;		/* PCTR_PROG_* */
+	u32	opts;		/* with PCTR_PROG_OPTS: PCTR_O_* */
+	int	signo;		/* with PCTR_PROG_OPTS: 0 for SIGIO */
+	u64	fn[PCTR_NUM];
+	u64	ctl[PCTR_NUM];
+	u64	val[PCTR_NUM];
 };
 
-DECLARE_PER_CPU(struct pctr_cpu, pctr_cpu);
+#define PCTR_PROG_ZERO		BIT(0)	/* every value to 0 */
+#define PCTR_PROG_RESTART	BIT(1)	/* every value to its preset, thawed */
+#define PCTR_PROG_ENABLE	BIT(2)	/* count again after DISABLE */
+#define PCTR_PROG_DISABLE	BIT(3)	/* stop counting, keep everything */
+#define PCTR_PROG_OPTS		BIT(4)	/* opts and signo */
+/*
+ * Inheritance, as Solaris does it: a slot that notifies starts at
+ * 2^64 - 1, frozen, and the thread is signalled at once so that it can
+ * preset and restart.
+ */
+#define PCTR_PROG_FIRE		BIT(5)
 
 /* ctx.c: the engine.  Counting calls: interrupts off, on the CPU. */
 bool ctx_epoch(unsigned long *epoch);
@@ -97,39 +107,47 @@ bool ctx_counts(const struct pctr_ctx *ctx);
 void ctx_start(struct pctr_ctx *ctx);
 void ctx_stop(struct pctr_ctx *ctx);
 void ctx_update(struct pctr_ctx *ctx);
-void ctx_publish(struct pctr_ctx *ctx);
 bool ctx_check_ovf(struct pctr_ctx *ctx);
 void ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn, u64 *val);
 
-/* Contexts' lives (process context unless said). */
+/* The calling thread's context, or NULL; hooking one to it, unhooking. */
 struct pctr_ctx *ctx_current(void);
-struct pctr_ctx *ctx_current_live(void);
-struct pctr_ctx *ctx_create(bool counting);
-void ctx_destroy(struct pctr_ctx *ctx);		/* any but NMI */
-void ctx_destroy_current(struct pctr_ctx *ctx);
+void ctx_attach(struct pctr_ctx *ctx);
+void ctx_detach(struct pctr_ctx *ctx);		/* irqs off */
 void ctx_get(struct pctr_ctx *ctx);
 void ctx_put(struct pctr_ctx *ctx);		/* any but NMI */
 
 /* A task_work callback of ours was queued: module exit must wait. */
-void pctr_note_task_work(void);
+void ctx_note_task_work(void);
+bool ctx_task_works(void);
 
 /* CPU bindings' registers: process context; each runs an IPI. */
-unsigned int pctr_cpu_bindings(void);
-void pctr_cpub_begin(void);	/* before install: invalidate threads */
-void pctr_cpub_end(void);	/* after remove */
-int pctr_cpub_install(struct pctr_cpub *cb);
-void pctr_cpub_remove(struct pctr_cpub *cb);
-void pctr_cpub_read(struct pctr_cpub *cb, u64 *val);
+struct pctr_cpub *ctx_cpub_install(unsigned int cpu,
+				   const struct pctr_prog *prog);
+void ctx_cpub_remove(struct pctr_cpub *cb);
+unsigned int ctx_cpub_cpu(const struct pctr_cpub *cb);
+u32 ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val);
 
-/* thread.c */
-int pctr_ctx_encode_all(u32 mask, const u64 *fn, u64 *ctl, bool privileged);
-void pctr_probe_fork(void *data, struct task_struct *parent,
-		     struct task_struct *child);
+/* Set-up, from thread.c's. */
+void ctx_engine_init(void);
+void ctx_engine_exit(void);
 
-/* bind.c: the thread-binding half the target runs, and the binder's. */
-struct pctr_ctx *pctr_ctx_remote_new(u32 mask, const u64 *fn,
-				     const u64 *ctl, const u64 *preset);
-int pctr_ctx_remote_read(struct pctr_ctx *ctx, u64 *fn, u64 *val, u32 *mask);
-void pctr_ctx_remote_end(struct pctr_ctx *ctx);
+/*
+ * prog.c: contexts' lives, and the one call that programs one.  Process
+ * context: the calling thread's own context, unless said.
+ */
+#define PROG_REMOTE	BIT(0)	/* set up for a thread binding's binder */
+#define PROG_COUNT	BIT(1)	/* it will count: not while a CPU binding is */
+struct pctr_ctx *prog_create(unsigned int flags);
+int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog);
+void prog_destroy(struct pctr_ctx *ctx);	/* any but NMI */
+void prog_destroy_current(struct pctr_ctx *ctx);
+struct pctr_ctx *prog_current_live(void);
+void prog_of(const struct pctr_ctx *ctx, struct pctr_prog *prog);
+int prog_encode(struct pctr_prog *prog, unsigned int slot, u64 fn,
+		bool privileged);
+
+void prog_end_remote(struct pctr_ctx *ctx);
+struct page *prog_page(struct pctr_ctx *ctx);
 
 #endif /* _PCTR_CTX_H */

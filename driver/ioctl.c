@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The /dev/pctr ioctl ABI (uapi/linux/pctr.h): argument checks and
- * copying; the counter work itself is done elsewhere.
+ * The /dev/pctr ioctl ABI (uapi/linux/pctr.h): one table of the calls,
+ * the checks every call of a kind needs made in one place before its
+ * handler runs, and each handler's argument checks and copying.  The
+ * counter work itself is done in thread.c and bind.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/kernel_stat.h>
 #include <linux/string.h>
@@ -43,22 +44,38 @@ static u64 pctr_idle_ns(void)
 }
 
 /*
+ * A call's argument, when the dispatcher copies it in and out (IOC_COPY):
+ * the structures are small, and each handler then works on kernel memory.
+ * PCIOCRD and PCIOCBIND, larger, copy their own.
+ */
+union pctr_ioc_arg {
+	u64			fn;
+	struct pctr_pcr		pcr;
+	struct pctr_preset	preset;
+	struct pctr_opts	opts;
+	struct pctr_info	info;
+	struct pctr_event	event;
+};
+
+/*
  * PCIOCRD.  Written field by field in one user-access window: building a
  * 528-byte struct on the stack and copying it out would move every byte
  * twice for the few slots a thread uses.
  */
-static int pctr_ioc_read(struct file *file, struct pctrst __user *u)
+static long ioc_read(struct file *file, unsigned int cmd,
+		     union pctr_ioc_arg *a, void __user *uarg)
 {
+	struct pctrst __user *u = uarg;
 	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc, idl;
 	unsigned int s;
 	u32 mask;
 	int ret;
 
-	if (pctr_file_bound(file)) {
-		ret = pctr_file_read(file, fn, val, &mask);
+	if (pctr_bind_is_bound(file)) {
+		ret = pctr_bind_read(file, fn, val, &mask);
 		tsc = pctr_arch_tsc();
 	} else {
-		ret = pctr_ctx_snapshot(fn, val, &tsc, &mask);
+		ret = pctr_thread_read(fn, val, &tsc, &mask);
 	}
 	if (ret)
 		return ret;
@@ -80,211 +97,203 @@ efault:
 	return -EFAULT;
 }
 
-static int pctr_ioc_info(void __user *arg)
+static long ioc_info(struct file *file, unsigned int cmd,
+		     union pctr_ioc_arg *a, void __user *uarg)
 {
 	const struct pctr_pmu *p = &pctr_pmu;
-	struct pctr_info info;
+	struct pctr_info *info = &a->info;
 
-	memset(&info, 0, sizeof(info));
-	info.pi_abi_version = PCTR_ABI_VERSION;
-	info.pi_backend_id = p->backend_id;
-	strscpy(info.pi_backend, p->name, sizeof(info.pi_backend));
-	strscpy(info.pi_vendor, p->vendor, sizeof(info.pi_vendor));
-	info.pi_caps = p->caps;
-	info.pi_version = p->version;
-	info.pi_ngeneral = p->ngeneral;
-	info.pi_nfixed = p->nfixed;
-	info.pi_width = p->width;
-	info.pi_fixed_width = p->fixed_width;
-	info.pi_cpu_family = p->family;
-	info.pi_cpu_model = p->model;
-	info.pi_nevents = p->nevents;
-	info.pi_tsc_khz = p->tsc_khz;
-	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
-}
-
-/* Checks every call that changes counters makes, in pctr(4)'s order. */
-static int pctr_may_program(struct file *file)
-{
-	if (!(file->f_mode & FMODE_WRITE))
-		return -EPERM;
-	if (!pctr_pmu.ops)
-		return -ENODEV;
+	info->pi_abi_version = PCTR_ABI_VERSION;
+	info->pi_backend_id = p->backend_id;
+	strscpy(info->pi_backend, p->name, sizeof(info->pi_backend));
+	strscpy(info->pi_vendor, p->vendor, sizeof(info->pi_vendor));
+	info->pi_caps = p->caps;
+	info->pi_version = p->version;
+	info->pi_ngeneral = p->ngeneral;
+	info->pi_nfixed = p->nfixed;
+	info->pi_width = p->width;
+	info->pi_fixed_width = p->fixed_width;
+	info->pi_cpu_family = p->family;
+	info->pi_cpu_model = p->model;
+	info->pi_nevents = p->nevents;
+	info->pi_tsc_khz = p->tsc_khz;
 	return 0;
 }
 
-static int pctr_ioc_set(struct file *file, unsigned int slot,
-			u64 __user *arg)
+static long ioc_event(struct file *file, unsigned int cmd,
+		      union pctr_ioc_arg *a, void __user *uarg)
 {
-	u64 fn;
-	int ret;
-
-	ret = pctr_may_program(file);
-	if (ret)
-		return ret;
-	if (get_user(fn, arg))
-		return -EFAULT;
-	return pctr_ctx_set(slot, fn);
-}
-
-static int pctr_ioc_getpcr(void __user *arg)
-{
-	struct pctr_pcr pcr;
-
-	if (pctr_pmu.ops)
-		pctr_ctx_get_pcr(&pcr);
-	else
-		memset(&pcr, 0, sizeof(pcr));
-	return copy_to_user(arg, &pcr, sizeof(pcr)) ? -EFAULT : 0;
-}
-
-static int pctr_ioc_setpcr(struct file *file, void __user *arg)
-{
-	struct pctr_pcr pcr;
-	int ret;
-
-	ret = pctr_may_program(file);
-	if (ret)
-		return ret;
-	if (copy_from_user(&pcr, arg, sizeof(pcr)))
-		return -EFAULT;
-	return pctr_ctx_set_pcr(&pcr);
-}
-
-static int pctr_ioc_preset(struct file *file, void __user *arg)
-{
-	struct pctr_preset ps;
-	int ret;
-
-	ret = pctr_may_program(file);
-	if (ret)
-		return ret;
-	if (copy_from_user(&ps, arg, sizeof(ps)))
-		return -EFAULT;
-	if (ps.ps_flags || ps.ps_ctr >= PCTR_NUM)
-		return -EINVAL;
-	return pctr_ctx_preset(ps.ps_ctr, ps.ps_value);
-}
-
-static int pctr_ioc_event(void __user *arg)
-{
+	struct pctr_event *ev = &a->event;
 	const struct pctr_event_desc *d;
-	struct pctr_event ev;
-	u32 index;
+	u32 index = ev->pe_index;
 
-	if (copy_from_user(&ev, arg, sizeof(ev)))
-		return -EFAULT;
-	if (ev.pe_flags)
+	if (ev->pe_flags)
 		return -EINVAL;
-	index = ev.pe_index;
 	if (index >= pctr_pmu.nevents)
 		return -ENOENT;
 	d = &pctr_pmu.events[index];
-	memset(&ev, 0, sizeof(ev));
-	ev.pe_index = index;
-	ev.pe_fn = d->fn;
-	ev.pe_slots = d->slots;
-	strscpy(ev.pe_name, d->name, sizeof(ev.pe_name));
+	memset(ev, 0, sizeof(*ev));
+	ev->pe_index = index;
+	ev->pe_fn = d->fn;
+	ev->pe_slots = d->slots;
+	strscpy(ev->pe_name, d->name, sizeof(ev->pe_name));
 	if (d->desc)
-		strscpy(ev.pe_desc, d->desc, sizeof(ev.pe_desc));
-	return copy_to_user(arg, &ev, sizeof(ev)) ? -EFAULT : 0;
+		strscpy(ev->pe_desc, d->desc, sizeof(ev->pe_desc));
+	return 0;
 }
 
-static int pctr_ioc_setopts(struct file *file, void __user *arg)
+static long ioc_getpcr(struct file *file, unsigned int cmd,
+		       union pctr_ioc_arg *a, void __user *uarg)
 {
-	struct pctr_opts o;
-	int ret;
-
-	ret = pctr_may_program(file);
-	if (ret)
-		return ret;
-	if (copy_from_user(&o, arg, sizeof(o)))
-		return -EFAULT;
-	return pctr_ctx_set_opts(&o);
+	if (pctr_pmu.ops)
+		pctr_thread_get_pcr(&a->pcr);
+	return 0;
 }
 
-static int pctr_ioc_getopts(void __user *arg)
+static long ioc_getopts(struct file *file, unsigned int cmd,
+			union pctr_ioc_arg *a, void __user *uarg)
 {
-	struct pctr_opts o;
-
-	pctr_ctx_get_opts(&o);
-	return copy_to_user(arg, &o, sizeof(o)) ? -EFAULT : 0;
+	pctr_thread_get_opts(&a->opts);
+	return 0;
 }
 
-static int pctr_ioc_bind(struct file *file, void __user *arg)
+/* PCIOCS(n): the slot is in the command. */
+static long ioc_set(struct file *file, unsigned int cmd,
+		    union pctr_ioc_arg *a, void __user *uarg)
 {
-	int ret = pctr_may_program(file);
-
-	return ret ?: pctr_file_bind(file, arg);
+	return pctr_thread_set(cmd - PCIOCS(0), a->fn);
 }
 
-/* The calls that change the calling thread's counters. */
-static bool pctr_ioc_programs(unsigned int cmd)
+static long ioc_setpcr(struct file *file, unsigned int cmd,
+		       union pctr_ioc_arg *a, void __user *uarg)
 {
-	unsigned int nr = _IOC_NR(cmd);
-
-	switch (cmd) {
-	case PCIOCSETPCR:
-	case PCIOCZERO:
-	case PCIOCPRESET:
-	case PCIOCRESTART:
-	case PCIOCENABLE:
-	case PCIOCDISABLE:
-	case PCIOCSOPTS:
-	case PCIOCBIND:
-		return true;
-	}
-	return nr >= PCTR_IOC_SET_BASE && nr < PCTR_IOC_SET_BASE + PCTR_NUM &&
-	       cmd == PCIOCS(nr - PCTR_IOC_SET_BASE);
+	return pctr_thread_set_pcr(&a->pcr);
 }
 
+static long ioc_preset(struct file *file, unsigned int cmd,
+		       union pctr_ioc_arg *a, void __user *uarg)
+{
+	if (a->preset.ps_flags || a->preset.ps_ctr >= PCTR_NUM)
+		return -EINVAL;
+	return pctr_thread_preset(a->preset.ps_ctr, a->preset.ps_value);
+}
+
+static long ioc_setopts(struct file *file, unsigned int cmd,
+			union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_thread_set_opts(&a->opts);
+}
+
+static long ioc_zero(struct file *file, unsigned int cmd,
+		     union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_thread_zero();
+}
+
+static long ioc_restart(struct file *file, unsigned int cmd,
+			union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_thread_restart();
+}
+
+static long ioc_enable(struct file *file, unsigned int cmd,
+		       union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_thread_enable(cmd == PCIOCENABLE);
+}
+
+static long ioc_bind(struct file *file, unsigned int cmd,
+		     union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_bind(file, uarg);
+}
+
+/* On a bound descriptor it ends the binding, else the thread's context. */
+static long ioc_release(struct file *file, unsigned int cmd,
+			union pctr_ioc_arg *a, void __user *uarg)
+{
+	if (!pctr_bind_is_bound(file))
+		return pctr_thread_release();
+	pctr_bind_end(file);
+	return 0;
+}
+
+/* What a call needs before its handler runs (pctr_ioc.flags). */
+#define IOC_WRITE	BIT(0)	/* a descriptor open for writing: EPERM */
+#define IOC_COUNTERS	BIT(1)	/* a backend with counters: ENODEV */
+#define IOC_BOUND	BIT(2)	/* allowed on a bound descriptor, else EBUSY */
+/* The dispatcher copies the argument in and out, by the command's size. */
+#define IOC_COPY	BIT(3)
+/* The calls that change counters need both. */
+#define IOC_PROGRAM	(IOC_WRITE | IOC_COUNTERS)
+
+struct pctr_ioc {
+	unsigned int	cmd;		/* the first command of the row */
+	unsigned int	n;		/* commands cmd .. cmd + n - 1 */
+	long		(*fn)(struct file *file, unsigned int cmd,
+			      union pctr_ioc_arg *a, void __user *uarg);
+	u32		flags;		/* IOC_* */
+};
+
+#define IOC(c, f, fl)	{ .cmd = (c), .n = 1, .fn = (f), .flags = (fl) }
+
+static const struct pctr_ioc pctr_iocs[] = {
+	/* Calls that only look, whatever the descriptor is bound to. */
+	IOC(PCIOCRD,		ioc_read,	IOC_BOUND),
+	IOC(PCIOCINFO,		ioc_info,	IOC_BOUND | IOC_COPY),
+	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY),
+	IOC(PCIOCEVENT,		ioc_event,	IOC_BOUND | IOC_COPY),
+	IOC(PCIOCGOPTS,		ioc_getopts,	IOC_BOUND | IOC_COPY),
+	IOC(PCIOCRELEASE,	ioc_release,	IOC_BOUND),
+	/* A bound descriptor is for its binding: it programs nothing else. */
+	{ .cmd = PCIOCS(0), .n = PCTR_NUM, .fn = ioc_set,
+	  .flags = IOC_PROGRAM | IOC_COPY },
+	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY),
+	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM),
+	IOC(PCIOCPRESET,	ioc_preset,	IOC_PROGRAM | IOC_COPY),
+	IOC(PCIOCRESTART,	ioc_restart,	IOC_PROGRAM),
+	IOC(PCIOCENABLE,	ioc_enable,	IOC_PROGRAM),
+	IOC(PCIOCDISABLE,	ioc_enable,	IOC_PROGRAM),
+	IOC(PCIOCSOPTS,		ioc_setopts,	IOC_PROGRAM | IOC_COPY),
+	IOC(PCIOCBIND,		ioc_bind,	IOC_PROGRAM),
+};
+
+/*
+ * Every call goes through here: the row of its command (an unknown
+ * command, or a known number with the wrong size or direction, is
+ * ENOTTY), then its row's checks in pctr(4)'s order, then the copy in,
+ * its handler, and the copy out.
+ */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
-	unsigned int nr = _IOC_NR(cmd);
+	unsigned int i, size = _IOC_SIZE(cmd);
+	const struct pctr_ioc *ioc;
+	union pctr_ioc_arg a;
+	long ret;
 
-	/* Calls that only look, whatever the descriptor is bound to. */
-	switch (cmd) {
-	case PCIOCRD:
-		return pctr_ioc_read(file, uarg);
-	case PCIOCINFO:
-		return pctr_ioc_info(uarg);
-	case PCIOCGETPCR:
-		return pctr_ioc_getpcr(uarg);
-	case PCIOCEVENT:
-		return pctr_ioc_event(uarg);
-	case PCIOCGOPTS:
-		return pctr_ioc_getopts(uarg);
+	for (i = 0; i < ARRAY_SIZE(pctr_iocs); i++) {
+		ioc = &pctr_iocs[i];
+		if (cmd - ioc->cmd < ioc->n)
+			break;
 	}
-	/* A bound descriptor is for its binding: it programs nothing else. */
-	if (pctr_file_bound(file)) {
-		if (cmd == PCIOCRELEASE) {
-			pctr_file_unbind(file);
-			return 0;
-		}
-		return pctr_ioc_programs(cmd) ? -EBUSY : -ENOTTY;
-	}
-	switch (cmd) {
-	case PCIOCSETPCR:
-		return pctr_ioc_setpcr(file, uarg);
-	case PCIOCZERO:
-		return pctr_may_program(file) ?: pctr_ctx_zero();
-	case PCIOCPRESET:
-		return pctr_ioc_preset(file, uarg);
-	case PCIOCRELEASE:
-		return pctr_ctx_release();
-	case PCIOCRESTART:
-		return pctr_may_program(file) ?: pctr_ctx_restart();
-	case PCIOCENABLE:
-		return pctr_may_program(file) ?: pctr_ctx_enable(true);
-	case PCIOCDISABLE:
-		return pctr_may_program(file) ?: pctr_ctx_enable(false);
-	case PCIOCSOPTS:
-		return pctr_ioc_setopts(file, uarg);
-	case PCIOCBIND:
-		return pctr_ioc_bind(file, uarg);
-	}
-	if (pctr_ioc_programs(cmd))
-		return pctr_ioc_set(file, nr - PCTR_IOC_SET_BASE, uarg);
-	return -ENOTTY;
+	if (i == ARRAY_SIZE(pctr_iocs))
+		return -ENOTTY;
+	if (!(ioc->flags & IOC_BOUND) && pctr_bind_is_bound(file))
+		return -EBUSY;
+	if ((ioc->flags & IOC_WRITE) && !(file->f_mode & FMODE_WRITE))
+		return -EPERM;
+	if ((ioc->flags & IOC_COUNTERS) && !pctr_pmu.ops)
+		return -ENODEV;
+	if (!(ioc->flags & IOC_COPY))
+		return ioc->fn(file, cmd, NULL, uarg);
+	if (WARN_ON_ONCE(size > sizeof(a)))
+		return -ENOTTY;
+	memset(&a, 0, size);
+	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&a, uarg, size))
+		return -EFAULT;
+	ret = ioc->fn(file, cmd, &a, uarg);
+	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &a, size))
+		return -EFAULT;
+	return ret;
 }

@@ -1,87 +1,63 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the calling thread asks of its own counters (PCIOCS*, SETPCR,
- * ZERO, PRESET, RESTART, ENABLE/DISABLE, SOPTS, mmap, RELEASE), and
- * inheritance: the counters a thread hands to the threads and processes
- * it creates.  The engine underneath is ctx.c.
+ * ZERO, PRESET, RESTART, ENABLE/DISABLE, SOPTS, mmap, RELEASE), and a
+ * thread's life as the engine follows it: inheritance (the counters a
+ * thread hands to the threads and processes it creates), and the end of
+ * its counters at exit and exec.  Each call builds a struct pctr_prog
+ * and hands it to prog.c; the engine underneath is ctx.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/err.h>
+#include <linux/irqflags.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
+#include <linux/tracepoint.h>
 
 #include "compat.h"
 #include "ctx.h"
+#include "engine.h"
 #include "pmu.h"
+
+struct linux_binprm;
 
 /* --- inheritance --------------------------------------------------------- */
 
 /* What a new thread inherits: handed to it by a task_work. */
 struct pctr_seed {
-	struct callback_head work;
-	u32	mask;
-	u32	notify;
-	u32	opts;
-	int	signo;
-	u64	fn[PCTR_NUM];
-	u64	ctl[PCTR_NUM];
-	u64	preset[PCTR_NUM];
+	struct callback_head	work;
+	struct pctr_prog	prog;
 };
 
 /* In the new thread, on its way to user space for the first time. */
-static void ctx_inherit(const struct pctr_seed *seed)
+static void thread_inherit(const struct pctr_seed *seed)
 {
-	unsigned long flags, m = seed->mask;
 	struct pctr_ctx *ctx;
-	unsigned int s;
 
 	if (ctx_current())
 		return;
-	ctx = ctx_create(true);
+	ctx = prog_create(PROG_COUNT);
 	if (IS_ERR(ctx))
 		return;		/* a CPU binding came meanwhile */
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		ctx->fn[s] = seed->fn[s];
-		ctx->hw.ctl[s] = seed->ctl[s];
-		ctx->preset[s] = seed->preset[s];
-		ctx->sum[s] = seed->preset[s];
-	}
-	ctx->hw.mask = seed->mask;
-	ctx->notify = seed->notify;
-	ctx->opts = seed->opts;
-	ctx->signo = seed->signo;
-	ctx->dirty = true;
-	/*
-	 * As Solaris does: a slot that notifies starts at 2^64 - 1, frozen,
-	 * and the thread is told at once, so that it can preset and restart.
-	 */
-	if (ctx->notify) {
-		m = ctx->notify;
-		for_each_set_bit(s, &m, PCTR_NUM)
-			ctx->sum[s] = U64_MAX;
-		ctx->ovf = ctx->notify;
-		ctx_check_ovf(ctx);
-	}
-	ctx_start(ctx);
-	local_irq_restore(flags);
+	if (prog_load(ctx, &seed->prog))
+		prog_destroy_current(ctx);
 }
 
-static void pctr_inherit_work(struct callback_head *work)
+static void thread_inherit_work(struct callback_head *work)
 {
 	struct pctr_seed *seed = container_of(work, struct pctr_seed, work);
 
 	/* An exiting thread runs its task_works too: it gets nothing. */
 	if (!(current->flags & PF_EXITING))
-		ctx_inherit(seed);
+		thread_inherit(seed);
 	kfree(seed);
 	/* The last thing this callback does: see Documentation/design.rst. */
 	module_put(THIS_MODULE);
@@ -91,13 +67,11 @@ static void pctr_inherit_work(struct callback_head *work)
  * A thread or process was created (before it first runs): if its creator
  * counts with PCTR_O_INHERIT, hand it a seed.  Atomic context.
  */
-void pctr_probe_fork(void *data, struct task_struct *parent,
-			    struct task_struct *child)
+static void thread_probe_fork(void *data, struct task_struct *parent,
+			      struct task_struct *child)
 {
 	struct pctr_seed *seed;
 	struct pctr_ctx *ctx;
-	unsigned long m;
-	unsigned int s;
 
 	if (parent != current || (child->flags & (PF_KTHREAD | PF_IO_WORKER)))
 		return;
@@ -105,26 +79,17 @@ void pctr_probe_fork(void *data, struct task_struct *parent,
 	if (!ctx || !(ctx->opts & PCTR_O_INHERIT) || ctx->remote ||
 	    !ctx_valid(ctx) || !ctx->hw.mask)
 		return;
-	seed = kzalloc(sizeof(*seed), GFP_NOWAIT | __GFP_NOWARN);
+	seed = kmalloc(sizeof(*seed), GFP_NOWAIT | __GFP_NOWARN);
 	if (!seed) {
 		pr_warn_ratelimited("no memory: thread %d does not inherit counters\n",
 				    task_pid_nr(child));
 		return;
 	}
-	m = ctx->hw.mask;
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		seed->fn[s] = ctx->fn[s];
-		seed->ctl[s] = ctx->hw.ctl[s];
-		seed->preset[s] = ctx->preset[s];
-	}
-	seed->mask = ctx->hw.mask;
-	seed->notify = ctx->notify;
-	seed->opts = ctx->opts;
-	seed->signo = ctx->signo;
-	init_task_work(&seed->work, pctr_inherit_work);
+	prog_of(ctx, &seed->prog);
+	init_task_work(&seed->work, thread_inherit_work);
 	/* The module stays until the callback has run. */
 	__module_get(THIS_MODULE);
-	pctr_note_task_work();
+	ctx_note_task_work();
 	if (task_work_add(child, &seed->work, TWA_RESUME)) {
 		kfree(seed);
 		module_put(THIS_MODULE);
@@ -140,7 +105,7 @@ void pctr_probe_fork(void *data, struct task_struct *parent,
  */
 static struct pctr_ctx *ctx_own(void)
 {
-	struct pctr_ctx *ctx = ctx_current_live();
+	struct pctr_ctx *ctx = prog_current_live();
 
 	if (ctx && ctx->remote)
 		return ERR_PTR(-EBUSY);
@@ -154,7 +119,7 @@ static struct pctr_ctx *ctx_own(void)
  * rewritten), and the TSC.  Slots outside the mask are free and read as
  * zero.  -EAGAIN if a CPU binding invalidated the context.
  */
-int pctr_ctx_snapshot(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
+int pctr_thread_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
 {
 	struct pctr_ctx *ctx = ctx_current();
 	unsigned long flags;
@@ -193,143 +158,79 @@ static struct pctr_ctx *ctx_for_change(void)
 	return ctx;
 }
 
-/*
- * Give the calling thread's slots new functions: @fn[s] for each slot s
- * in @mask, already encoded into @ctl.  A slot whose function changes
- * starts again from zero, its preset too.
- */
-static int ctx_apply(u32 mask, const u64 *fn, const u64 *ctl)
+/* Program the calling thread's own context, made first if need be. */
+static int thread_load(const struct pctr_prog *prog, bool create)
 {
 	struct pctr_ctx *ctx = ctx_for_change();
-	unsigned long m = mask, flags, epoch;
-	unsigned int s;
-	bool any = false;
+	int ret;
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-	for_each_set_bit(s, &m, PCTR_NUM)
-		any |= fn[s] != 0;
-	if (ctx_epoch(&epoch) && any)
-		return -EAGAIN;
 	if (!ctx) {
-		if (!any)
+		if (!create)
 			return 0;
-		ctx = ctx_create(true);
+		ctx = prog_create(PROG_COUNT);
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 	}
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	ctx->epoch = epoch;
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		if (ctx->fn[s] == fn[s])
-			continue;
-		ctx->fn[s] = fn[s];
-		ctx->hw.ctl[s] = ctl[s];
-		ctx->sum[s] = 0;
-		ctx->preset[s] = 0;
-		ctx->ovf &= ~BIT(s);
-		if (fn[s])
-			ctx->hw.mask |= BIT(s);
-		else
-			ctx->hw.mask &= ~BIT(s);
-		if (fn[s] & PCTR_INT)
-			ctx->notify |= BIT(s);
-		else
-			ctx->notify &= ~BIT(s);
-		ctx->dirty = true;
-	}
-	if (!ctx->ovf)
-		ctx->frozen = false;
-	if (!ctx->notify)
-		memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
-	ctx_start(ctx);
-	local_irq_restore(flags);
+	ret = prog_load(ctx, prog);
 	/* No function and no page: the thread no longer needs a context. */
 	if (!ctx->hw.mask && !ctx->page)
-		ctx_destroy_current(ctx);
-	return 0;
+		prog_destroy_current(ctx);
+	return ret;
 }
 
-/*
- * PCTR_INT is the core's business (the backend only counts): it needs a
- * backend that can interrupt at a given count.
- */
-static int ctx_encode_priv(unsigned int slot, u64 fn, u64 *ctl,
-			   bool privileged)
+/* Give the calling thread's slots in prog->mask new functions. */
+static int thread_set(const struct pctr_prog *prog)
 {
-	if (!pctr_slot_exists(&pctr_pmu, slot))
-		return -EINVAL;
-	*ctl = 0;
-	if (!fn)
-		return 0;
-	if ((fn & PCTR_INT) && !(pctr_pmu.caps & PCTR_CAP_NOTIFY))
-		return -EOPNOTSUPP;
-	return pctr_pmu.ops->encode(&pctr_pmu, slot, fn & ~PCTR_INT,
-				    privileged, ctl);
-}
-
-static int ctx_encode(unsigned int slot, u64 fn, u64 *ctl)
-{
-	return ctx_encode_priv(slot, fn, ctl, perfmon_capable());
-}
-
-int pctr_ctx_encode_all(u32 mask, const u64 *fn, u64 *ctl, bool privileged)
-{
-	unsigned long m = mask;
+	unsigned long m = prog->mask;
 	unsigned int s;
-	int ret;
+	bool any = false;
 
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		ret = ctx_encode_priv(s, fn[s], &ctl[s], privileged);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	for_each_set_bit(s, &m, PCTR_NUM)
+		any |= prog->fn[s] != 0;
+	return thread_load(prog, any);
 }
 
-int pctr_ctx_set(unsigned int slot, u64 fn)
+int pctr_thread_set(unsigned int slot, u64 fn)
 {
-	u64 fns[PCTR_NUM], ctl[PCTR_NUM];
+	struct pctr_prog prog = {};
 	int ret;
 
-	ret = ctx_encode(slot, fn, &ctl[slot]);
-	if (ret)
-		return ret;
-	fns[slot] = fn;
-	return ctx_apply(BIT(slot), fns, ctl);
+	ret = prog_encode(&prog, slot, fn, perfmon_capable());
+	return ret ?: thread_set(&prog);
 }
 
-int pctr_ctx_set_pcr(const struct pctr_pcr *pcr)
+int pctr_thread_set_pcr(const struct pctr_pcr *pcr)
 {
-	u64 fns[PCTR_NUM], ctl[PCTR_NUM];
+	struct pctr_prog prog = {};
+	bool privileged = perfmon_capable();
 	unsigned int i, s;
-	u32 mask = 0;
 	int ret;
+	u64 fn;
 
 	for (i = 0; i < ARRAY_SIZE(pcr->pcr_reserved); i++)
 		if (pcr->pcr_reserved[i])
 			return -EINVAL;
 	for (s = 0; s < PCTR_NUM; s++) {
 		if (s < PCTR_FIXED_BASE)
-			fns[s] = pcr->pcr_evtsel[s];
+			fn = pcr->pcr_evtsel[s];
 		else
-			fns[s] = pctr_fixed_field_to_fn((pcr->pcr_fixed_ctrl >>
+			fn = pctr_fixed_field_to_fn((pcr->pcr_fixed_ctrl >>
 						  (4 * (s - PCTR_FIXED_BASE))) & 0xf);
 		if (!pctr_slot_exists(&pctr_pmu, s)) {
-			if (fns[s])
+			if (fn)
 				return -EINVAL;
 			continue;
 		}
-		ret = ctx_encode(s, fns[s], &ctl[s]);
+		ret = prog_encode(&prog, s, fn, privileged);
 		if (ret)
 			return ret;
-		mask |= BIT(s);
 	}
-	return ctx_apply(mask, fns, ctl);
+	return thread_set(&prog);
 }
 
-void pctr_ctx_get_pcr(struct pctr_pcr *pcr)
+void pctr_thread_get_pcr(struct pctr_pcr *pcr)
 {
 	struct pctr_ctx *ctx = ctx_current();
 	unsigned int s;
@@ -344,25 +245,29 @@ void pctr_ctx_get_pcr(struct pctr_pcr *pcr)
 				       (4 * (s - PCTR_FIXED_BASE));
 }
 
-int pctr_ctx_zero(void)
+/* A call on the counters of a context that has them. */
+static int thread_change(const struct pctr_prog *prog)
 {
 	struct pctr_ctx *ctx = ctx_for_change();
-	unsigned long flags;
 
-	if (IS_ERR_OR_NULL(ctx))
-		return PTR_ERR_OR_ZERO(ctx);
-	local_irq_save(flags);
-	ctx_update(ctx);
-	memset(ctx->sum, 0, sizeof(ctx->sum));
-	ctx_publish(ctx);
-	local_irq_restore(flags);
-	return 0;
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (!ctx || !ctx->hw.mask)
+		return -EINVAL;
+	return prog_load(ctx, prog);
 }
 
-int pctr_ctx_preset(unsigned int slot, u64 value)
+int pctr_thread_zero(void)
+{
+	struct pctr_prog prog = { .flags = PCTR_PROG_ZERO };
+
+	return thread_load(&prog, false);
+}
+
+int pctr_thread_preset(unsigned int slot, u64 value)
 {
 	struct pctr_ctx *ctx = ctx_for_change();
-	unsigned long flags;
+	struct pctr_prog prog = {};
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
@@ -371,64 +276,45 @@ int pctr_ctx_preset(unsigned int slot, u64 value)
 	/* A preset belongs to a function: set that first. */
 	if (!ctx || !ctx->fn[slot])
 		return -EINVAL;
-	local_irq_save(flags);
-	/*
-	 * Stopped and started again, so that a slot that notifies is armed
-	 * for its new distance from the wrap.
-	 */
-	ctx_stop(ctx);
-	ctx->sum[slot] = value;
-	ctx->preset[slot] = value;
-	ctx_start(ctx);
-	local_irq_restore(flags);
-	return 0;
+	prog.preset = BIT(slot);
+	prog.val[slot] = value;
+	return prog_load(ctx, &prog);
 }
 
 /* PCIOCRESTART: every slot from its preset, counting again. */
-int pctr_ctx_restart(void)
+int pctr_thread_restart(void)
 {
-	struct pctr_ctx *ctx = ctx_for_change();
-	unsigned long flags;
+	struct pctr_prog prog = { .flags = PCTR_PROG_RESTART };
 
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	if (!ctx || !ctx->hw.mask)
-		return -EINVAL;
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	memcpy(ctx->sum, ctx->preset, sizeof(ctx->sum));
-	ctx->ovf = 0;
-	ctx->frozen = false;
-	ctx->dirty = true;
-	ctx_start(ctx);
-	local_irq_restore(flags);
-	return 0;
+	return thread_change(&prog);
 }
 
 /*
  * PCIOCENABLE/PCIOCDISABLE.  Also on a context a binder set up: the
  * measured program may mark where counting matters.
  */
-int pctr_ctx_enable(bool on)
+int pctr_thread_enable(bool on)
 {
-	struct pctr_ctx *ctx = ctx_current_live();
-	unsigned long flags;
+	struct pctr_ctx *ctx = prog_current_live();
+	struct pctr_prog prog = {
+		.flags = on ? PCTR_PROG_ENABLE : PCTR_PROG_DISABLE,
+	};
 
 	if (!ctx || !ctx->hw.mask)
 		return -EINVAL;
 	if (!ctx_valid(ctx))
 		return -EAGAIN;
-	local_irq_save(flags);
-	ctx_stop(ctx);
-	ctx->disabled = !on;
-	ctx_start(ctx);
-	local_irq_restore(flags);
-	return 0;
+	return prog_load(ctx, &prog);
 }
 
-int pctr_ctx_set_opts(const struct pctr_opts *o)
+int pctr_thread_set_opts(const struct pctr_opts *o)
 {
 	struct pctr_ctx *ctx = ctx_for_change();
+	struct pctr_prog prog = {
+		.flags = PCTR_PROG_OPTS,
+		.opts = o->po_flags,
+		.signo = o->po_signo,
+	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(o->po_reserved); i++)
@@ -443,13 +329,10 @@ int pctr_ctx_set_opts(const struct pctr_opts *o)
 		return PTR_ERR(ctx);
 	if (!ctx)
 		return -EINVAL;
-	/* Read by the fork probe and the overflow path: all in this thread. */
-	ctx->opts = o->po_flags;
-	WRITE_ONCE(ctx->signo, o->po_signo ?: SIGIO);
-	return 0;
+	return prog_load(ctx, &prog);
 }
 
-void pctr_ctx_get_opts(struct pctr_opts *o)
+void pctr_thread_get_opts(struct pctr_opts *o)
 {
 	struct pctr_ctx *ctx = ctx_current();
 
@@ -465,7 +348,7 @@ void pctr_ctx_get_opts(struct pctr_opts *o)
  * not inherited by fork.  Makes the thread's context if it has none (the
  * virtual TSC needs no counters).
  */
-int pctr_ctx_mmap(struct vm_area_struct *vma)
+int pctr_thread_mmap(struct vm_area_struct *vma)
 {
 	struct pctr_ctx *ctx = ctx_own();
 	unsigned long flags;
@@ -478,39 +361,125 @@ int pctr_ctx_mmap(struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	if (!ctx) {
-		ctx = ctx_create(false);
+		ctx = prog_create(0);
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 		local_irq_save(flags);
 		ctx_start(ctx);
 		local_irq_restore(flags);
 	}
-	if (!ctx->page) {
-		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-		if (!page)
-			return -ENOMEM;
-		((struct pctr_page *)page_address(page))->pg_version =
-			PCTR_PAGE_VERSION;
-		local_irq_save(flags);
-		ctx->page = page;
-		ctx->upage = page_address(page);
-		/* Switch in again, so user rdpmc is set up for the page. */
-		ctx_stop(ctx);
-		ctx_start(ctx);
-		local_irq_restore(flags);
-	}
+	page = prog_page(ctx);
+	if (!page)
+		return -ENOMEM;
 	vm_flags_clear(vma, VM_MAYWRITE);
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	return vm_insert_page(vma, vma->vm_start, ctx->page);
+	return vm_insert_page(vma, vma->vm_start, page);
 }
 
 /* PCIOCRELEASE: the calling thread is done counting. */
-int pctr_ctx_release(void)
+int pctr_thread_release(void)
 {
 	struct pctr_ctx *ctx = ctx_own();
 
 	if (IS_ERR_OR_NULL(ctx))
 		return PTR_ERR_OR_ZERO(ctx);
-	ctx_destroy_current(ctx);
+	prog_destroy_current(ctx);
 	return 0;
+}
+
+/* --- a thread's end, and set-up ------------------------------------------ */
+
+/* A thread's end, and exec (a new program starts with no counters). */
+static void thread_gone(struct task_struct *p)
+{
+	struct pctr_ctx *ctx;
+
+	if (p != current)
+		return;
+	ctx = ctx_current();
+	if (ctx)
+		prog_destroy(ctx);
+}
+
+static void thread_probe_exit(void *data, struct task_struct *p)
+{
+	thread_gone(p);
+}
+
+static void thread_probe_exec(void *data, struct task_struct *p,
+			      pid_t old_pid, struct linux_binprm *bprm)
+{
+	thread_gone(p);
+}
+
+struct pctr_hook {
+	const char		*name;
+	void			*probe;
+	struct tracepoint	*tp;
+};
+
+static struct pctr_hook pctr_hooks[] = {
+	{ "sched_process_exit", thread_probe_exit },
+	{ "sched_process_exec", thread_probe_exec },
+	{ "sched_process_fork", thread_probe_fork },
+};
+
+static void thread_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pctr_hooks); i++)
+		if (!strcmp(tp->name, pctr_hooks[i].name))
+			pctr_hooks[i].tp = tp;
+}
+
+static void thread_unhook(unsigned int n)
+{
+	while (n--)
+		tracepoint_probe_unregister(pctr_hooks[n].tp,
+					    pctr_hooks[n].probe, NULL);
+	/* No probe may still run when the module's code goes away. */
+	tracepoint_synchronize_unregister();
+	/*
+	 * A task_work callback's module_put() is its last statement, but
+	 * its return is still this module's text, and its thread may have
+	 * been preempted right there.  RCU Tasks waits until every thread
+	 * has since switched voluntarily or run in user space.  It is slow,
+	 * so only for loads that queued any.
+	 */
+	if (ctx_task_works())
+		synchronize_rcu_tasks();
+}
+
+int pctr_thread_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	ctx_engine_init();
+	for_each_kernel_tracepoint(thread_find_tracepoint, NULL);
+	for (i = 0; i < ARRAY_SIZE(pctr_hooks); i++) {
+		if (!pctr_hooks[i].tp) {
+			pr_err("kernel tracepoint %s not found\n",
+			       pctr_hooks[i].name);
+			ret = -ENOENT;
+			goto fail;
+		}
+		ret = tracepoint_probe_register(pctr_hooks[i].tp,
+						pctr_hooks[i].probe, NULL);
+		if (ret)
+			goto fail;
+	}
+	return 0;
+fail:
+	thread_unhook(i);
+	ctx_engine_exit();
+	return ret;
+}
+
+/* Module exit: every context is gone (each held a module reference). */
+void pctr_thread_exit(void)
+{
+	thread_unhook(ARRAY_SIZE(pctr_hooks));
+	ctx_engine_exit();
 }

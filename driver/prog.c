@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Contexts' lives, and the one call that programs a context.
+ *
+ * Every change to a thread's counters -- its own calls, inheritance, a
+ * thread binding's setup -- is a struct pctr_prog handed to prog_load(),
+ * which applies it with the engine's rule: interrupts off, on the
+ * thread's CPU, its counters stopped and started again (rewritten if
+ * their functions changed).  Functions get into a pctr_prog only through
+ * prog_encode(), which checks them against the backend and the caller's
+ * privileges, or copied from a context that had them (prog_of()).
+ *
+ * Contexts are made and ended here too, always by their own thread:
+ * prog_create() hooks one to the calling thread, prog_destroy() ends it.
+ * The mechanism underneath (counting, switches, the page) is ctx.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/irqflags.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/task_work.h>
+
+#include "ctx.h"
+#include "pmu.h"
+
+/* --- contexts' lives --------------------------------------------------- */
+
+/*
+ * A context for the calling thread, with no counters yet.  With
+ * PROG_COUNT it is to count, which no thread may while a CPU binding
+ * exists (-EAGAIN); a context for the page alone may be made any time.
+ * With PROG_REMOTE it is a thread binding's: only the binder ends it.
+ */
+struct pctr_ctx *prog_create(unsigned int flags)
+{
+	struct pctr_ctx *ctx;
+	unsigned long epoch;
+	int ret;
+
+	if (ctx_epoch(&epoch) && (flags & PROG_COUNT))
+		return ERR_PTR(-EAGAIN);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return ERR_PTR(-ENOMEM);
+	ret = pctr_pmu_get();
+	if (ret) {
+		kfree(ctx);
+		return ERR_PTR(ret);
+	}
+	/* Our caller holds a reference through its open file. */
+	__module_get(THIS_MODULE);
+	ctx->epoch = epoch;
+	ctx->signo = SIGIO;
+	ctx->remote = flags & PROG_REMOTE;
+	ctx->pid = get_task_pid(current, PIDTYPE_PID);
+	refcount_set(&ctx->ref, 1);
+	ctx_attach(ctx);
+	return ctx;
+}
+
+/*
+ * Current's own context goes away: its counters, its page and its hold
+ * on the PMU.  What is left for a binder or a signal in flight is freed
+ * with the last reference.  Any context that is not NMI.
+ */
+void prog_destroy(struct pctr_ctx *ctx)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	ctx_detach(ctx);
+	local_irq_restore(flags);
+	/* A mapping keeps its own reference to the page. */
+	if (ctx->page)
+		put_page(ctx->page);
+	ctx->page = NULL;
+	ctx->upage = NULL;
+	/* The sums are final: a binder may read them without an IPI. */
+	smp_store_release(&ctx->dead, true);
+	pctr_pmu_put();
+	ctx_put(ctx);
+}
+
+void prog_destroy_current(struct pctr_ctx *ctx)
+{
+	preempt_disable();
+	prog_destroy(ctx);
+	preempt_enable();
+}
+
+/*
+ * The calling thread's context, but not one its binder let go of: that
+ * one is ended now rather than when its task_work comes (task_works run
+ * newest first, so a new binding's setup may come before it).
+ */
+struct pctr_ctx *prog_current_live(void)
+{
+	struct pctr_ctx *ctx = ctx_current();
+
+	if (ctx && ctx->remote && READ_ONCE(ctx->released)) {
+		prog_destroy_current(ctx);
+		ctx = NULL;
+	}
+	return ctx;
+}
+
+/* In the target thread: the binder is done with it. */
+static void prog_end_remote_work(struct callback_head *work)
+{
+	struct pctr_ctx *ctx = container_of(work, struct pctr_ctx, end_work);
+
+	if (ctx_current() == ctx)
+		prog_destroy_current(ctx);
+	ctx_put(ctx);
+	/* The last thing this callback does: see Documentation/design.rst. */
+	module_put(THIS_MODULE);
+}
+
+/*
+ * A binder lets go of the context it set up (PCIOCRELEASE, close): the
+ * thread's side is ended in the thread, by a task_work; if the thread is
+ * exiting, its exit probe ends it.  Drops the binder's reference.
+ * Process context, any thread.
+ */
+void prog_end_remote(struct pctr_ctx *ctx)
+{
+	struct task_struct *t;
+
+	rcu_read_lock();
+	t = pid_task(ctx->pid, PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	WRITE_ONCE(ctx->released, true);
+	/* Pairs with prog_destroy(): an ended context needs no work. */
+	if (t && !smp_load_acquire(&ctx->dead)) {
+		ctx_get(ctx);
+		__module_get(THIS_MODULE);
+		ctx_note_task_work();
+		init_task_work(&ctx->end_work, prog_end_remote_work);
+		if (task_work_add(t, &ctx->end_work, TWA_RESUME)) {
+			ctx_put(ctx);
+			module_put(THIS_MODULE);
+		}
+	}
+	if (t)
+		put_task_struct(t);
+	ctx_put(ctx);
+}
+
+/* --- programming --------------------------------------------------------- */
+
+/*
+ * Check a user function for @slot and put it, encoded, into @prog.
+ * PCTR_INT is the core's business (the backend only counts): it needs a
+ * backend that can interrupt at a given count.  @privileged: the caller
+ * may use function bits that observe others (CAP_PERFMON).
+ */
+int prog_encode(struct pctr_prog *prog, unsigned int slot, u64 fn,
+		bool privileged)
+{
+	u64 ctl = 0;
+	int ret;
+
+	if (!pctr_slot_exists(&pctr_pmu, slot))
+		return -EINVAL;
+	if (fn) {
+		if ((fn & PCTR_INT) && !(pctr_pmu.caps & PCTR_CAP_NOTIFY))
+			return -EOPNOTSUPP;
+		ret = pctr_pmu.ops->encode(&pctr_pmu, slot, fn & ~PCTR_INT,
+					   privileged, &ctl);
+		if (ret)
+			return ret;
+	}
+	prog->fn[slot] = fn;
+	prog->ctl[slot] = ctl;
+	prog->mask |= BIT(slot);
+	return 0;
+}
+
+/*
+ * What a thread inheriting @ctx starts with: its functions, each slot's
+ * preset as its value, its options.  Any context; @ctx is current's.
+ */
+void prog_of(const struct pctr_ctx *ctx, struct pctr_prog *prog)
+{
+	unsigned long m = ctx->hw.mask;
+	unsigned int s;
+
+	memset(prog, 0, sizeof(*prog));
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		prog->fn[s] = ctx->fn[s];
+		prog->ctl[s] = ctx->hw.ctl[s];
+		prog->val[s] = ctx->preset[s];
+	}
+	prog->mask = ctx->hw.mask;
+	prog->preset = ctx->hw.mask;
+	prog->opts = ctx->opts;
+	prog->signo = ctx->signo;
+	prog->flags = PCTR_PROG_OPTS | PCTR_PROG_FIRE;
+}
+
+/* Does @prog give any slot a function (not only free slots)? */
+static bool prog_counts(const struct pctr_prog *prog)
+{
+	unsigned long m = prog->mask;
+	unsigned int s;
+
+	for_each_set_bit(s, &m, PCTR_NUM)
+		if (prog->fn[s])
+			return true;
+	return false;
+}
+
+/* Slots whose function changes start again from zero, preset too. */
+static void prog_functions(struct pctr_ctx *ctx, const struct pctr_prog *prog)
+{
+	unsigned long m = prog->mask;
+	unsigned int s;
+
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		if (ctx->fn[s] == prog->fn[s])
+			continue;
+		ctx->fn[s] = prog->fn[s];
+		ctx->hw.ctl[s] = prog->ctl[s];
+		ctx->sum[s] = 0;
+		ctx->preset[s] = 0;
+		ctx->ovf &= ~BIT(s);
+		if (prog->fn[s])
+			ctx->hw.mask |= BIT(s);
+		else
+			ctx->hw.mask &= ~BIT(s);
+		if (prog->fn[s] & PCTR_INT)
+			ctx->notify |= BIT(s);
+		else
+			ctx->notify &= ~BIT(s);
+		ctx->dirty = true;
+	}
+}
+
+/* What happens to the values, and whether they count. */
+static void prog_values(struct pctr_ctx *ctx, const struct pctr_prog *prog)
+{
+	unsigned long m = prog->preset;
+	unsigned int s;
+
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		ctx->sum[s] = prog->val[s];
+		ctx->preset[s] = prog->val[s];
+	}
+	if (prog->flags & PCTR_PROG_ZERO)
+		memset(ctx->sum, 0, sizeof(ctx->sum));
+	if (prog->flags & PCTR_PROG_RESTART) {
+		memcpy(ctx->sum, ctx->preset, sizeof(ctx->sum));
+		ctx->ovf = 0;
+		ctx->dirty = true;
+	}
+	if (prog->flags & PCTR_PROG_ENABLE)
+		ctx->disabled = false;
+	if (prog->flags & PCTR_PROG_DISABLE)
+		ctx->disabled = true;
+	if (prog->flags & PCTR_PROG_OPTS) {
+		/* Read by the fork probe and the overflow path. */
+		ctx->opts = prog->opts;
+		WRITE_ONCE(ctx->signo, prog->signo ?: SIGIO);
+	}
+}
+
+/*
+ * Program the calling thread's context @ctx: functions first (a slot
+ * whose function changes starts from zero), then presets, then what
+ * prog->flags asks.  The thread's counters are stopped meanwhile, so the
+ * change is one step for the switch hooks, the fold timer and the
+ * overflow interrupt, and a notifying slot is armed for its new distance
+ * from the wrap.  -EAGAIN if it would give a slot a function while a
+ * CPU binding exists.  Process context.
+ */
+int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog)
+{
+	unsigned long flags, epoch, m;
+	unsigned int s;
+
+	if (ctx_epoch(&epoch) && prog_counts(prog))
+		return -EAGAIN;
+	local_irq_save(flags);
+	ctx_stop(ctx);
+	if (prog->mask)
+		ctx->epoch = epoch;
+	prog_functions(ctx, prog);
+	prog_values(ctx, prog);
+	if (!ctx->ovf)
+		ctx->frozen = false;
+	if (!ctx->notify)
+		memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
+	if ((prog->flags & PCTR_PROG_FIRE) && ctx->notify) {
+		m = ctx->notify;
+		for_each_set_bit(s, &m, PCTR_NUM)
+			ctx->sum[s] = U64_MAX;
+		ctx->ovf = ctx->notify;
+		ctx_check_ovf(ctx);
+	}
+	ctx_start(ctx);
+	local_irq_restore(flags);
+	return 0;
+}
+
+/*
+ * The calling thread's counter page, made for @ctx if it has none yet.
+ * The counters are switched in again, so that user rdpmc is set up for
+ * the page.
+ */
+struct page *prog_page(struct pctr_ctx *ctx)
+{
+	unsigned long flags;
+	struct page *page;
+
+	if (ctx->page)
+		return ctx->page;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return NULL;
+	((struct pctr_page *)page_address(page))->pg_version =
+		PCTR_PAGE_VERSION;
+	local_irq_save(flags);
+	ctx->page = page;
+	ctx->upage = page_address(page);
+	ctx_stop(ctx);
+	ctx_start(ctx);
+	local_irq_restore(flags);
+	return page;
+}
