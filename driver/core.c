@@ -22,6 +22,10 @@ static char *pmu = "auto";
 module_param(pmu, charp, 0444);
 MODULE_PARM_DESC(pmu, "Counter backend: auto (the CPU's PMU, else TSC only), none, or sim (simulated, for tests)");
 
+static bool user_rdpmc = true;
+module_param(user_rdpmc, bool, 0444);
+MODULE_PARM_DESC(user_rdpmc, "Let threads read their counters with user-mode rdpmc (CR4.PCE); 0: never, reads then go through the ioctl (default 1)");
+
 static ushort dev_mode = 0666;
 module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "Permission bits of /dev/pctr (default 0666)");
@@ -49,6 +53,11 @@ static int pctr_select_backend(void)
 	}
 	if (ret)
 		return ret;
+	/* The arch never allows user-mode counter reads without the cap. */
+	if (!user_rdpmc) {
+		pctr_pmu.caps &= ~PCTR_CAP_USER_RDPMC;
+		pctr_pmu.caps |= PCTR_CAP_RDPMC_OFF;
+	}
 	strscpy(pctr_pmu.vendor, pctr_cpu_id.vendor, sizeof(pctr_pmu.vendor));
 	pctr_pmu.family = pctr_cpu_id.family;
 	pctr_pmu.model = pctr_cpu_id.model;
@@ -159,7 +168,8 @@ static int __init pctr_init(void)
 		pr_err("cannot register /dev/pctr: %d\n", ret);
 		goto fail_ctx;
 	}
-	pr_info("%s\n", pctr_pmu.desc);
+	pr_info("%s%s\n", pctr_pmu.desc,
+		user_rdpmc ? "" : "; user-mode rdpmc off (user_rdpmc=0)");
 	return 0;
 
 fail_ctx:

@@ -93,8 +93,11 @@ struct pctr_pmu_ops {
 	 */
 	int	(*encode)(const struct pctr_pmu *pmu, unsigned int slot,
 			  u64 fn, bool privileged, u64 *ctl);
-	/* Load hw->val and hw->ctl into the slots in hw->mask, start them. */
-	void	(*start)(const struct pctr_pmu *pmu, const struct pctr_hw *hw);
+	/*
+	 * Load hw->val and hw->ctl into the slots in hw->mask, start them;
+	 * with hw->user_read, leave every other counter reading zero.
+	 */
+	void	(*start)(const struct pctr_pmu *pmu, struct pctr_hw *hw);
 	/* Stop the slots in hw->mask and store their raw values. */
 	void	(*stop)(const struct pctr_pmu *pmu, struct pctr_hw *hw);
 	/* Read the raw values of the slots in hw->mask, leaving them run. */
@@ -285,9 +288,15 @@ static inline u64 pctr_arch_tsc(void)
 	return pctr_arch.tsc();
 }
 
-/* Allow user-mode rdpmc on this CPU, or not.  Interrupts off. */
+/*
+ * Allow user-mode rdpmc on this CPU, or not.  Interrupts off.  Never on
+ * without PCTR_CAP_USER_RDPMC: not where the backend has no rdpmc, and
+ * not when the admin turned it off (user_rdpmc=0).
+ */
 static inline void pctr_arch_user_rdpmc(bool on)
 {
+	if (on && !(pctr_pmu.caps & PCTR_CAP_USER_RDPMC))
+		return;
 	if (pctr_arch.user_read)
 		pctr_arch.user_read(on);
 }

@@ -40,6 +40,9 @@ typedef int64_t s64;
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #endif
 #define min(a, b)		((a) < (b) ? (a) : (b))
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#define READ_ONCE(x)		(*(volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
 static inline int fls(unsigned int x)
 {
@@ -72,6 +75,11 @@ static inline void put_cpu(void)
 {
 }
 
+static inline int smp_processor_id(void)
+{
+	return 0;
+}
+
 /* Wrapped, so that only this_cpu_*() reach it, as in the kernel. */
 #define DEFINE_PER_CPU(type, name)	struct { type v; } name
 #define this_cpu_read(var)		((var).v)
@@ -95,6 +103,18 @@ void host_log(int level, const char *fmt, ...);
 
 /* The seam of hw.h. */
 void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d);
+int pctr_cpuid_on(unsigned int cpu, u32 leaf, u32 sub, u32 *a, u32 *b,
+		  u32 *c, u32 *d);
+unsigned int host_ncpus(void);
+#define pctr_for_each_cpu(cpu)	for ((cpu) = 0; (cpu) < host_ncpus(); (cpu)++)
+static inline void pctr_cpus_lock(void)
+{
+}
+
+static inline void pctr_cpus_unlock(void)
+{
+}
+
 int pctr_rdmsr(u32 msr, u64 *val);
 int pctr_wrmsr(u32 msr, u64 val);
 int pctr_reserve_ctr(u32 msr);

@@ -157,6 +157,23 @@ FIXTURE_VARIANT_ADD(x86, intel_no_perfmon) {
 	},
 };
 
+/* Hybrid: only the counters both core types have, 6 + 3. */
+FIXTURE_VARIANT_ADD(x86, intel_hybrid_on_p_core) {
+	.cpu = {
+		.cfg = &cpu_intel_hybrid_p, .has_pmu = true, .ngeneral = 6,
+		.width = 48, .fixed_mask = 0x7, .nfixed = 3, .fixed_width = 48,
+		.caps = PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_FULL_WIDTH,
+	},
+};
+
+FIXTURE_VARIANT_ADD(x86, intel_hybrid_on_e_core) {
+	.cpu = {
+		.cfg = &cpu_intel_hybrid_e, .has_pmu = true, .ngeneral = 6,
+		.width = 48, .fixed_mask = 0x7, .nfixed = 3, .fixed_width = 48,
+		.caps = PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_FULL_WIDTH,
+	},
+};
+
 FIXTURE_SETUP(x86)
 {
 	model_init(&self->m, variant->cpu.cfg);
@@ -1027,6 +1044,177 @@ TEST_F(x86, wrap_after_sign_extension)
 	EXPECT_EQ(exact ? 0x100000000ULL : 0, hw.val[0]);
 }
 
+/* The value rdpmc would read from the counter of @slot. */
+static u64 counter_reg(struct x86_model *m, unsigned int slot)
+{
+	if (slot < PCTR_FIXED_BASE)
+		return m->ctr[slot];
+	return m->fixed_ctr[slot - PCTR_FIXED_BASE];
+}
+
+/* Writes of 0 to counter registers (not controls) since trace entry @at. */
+static unsigned int counter_zeroings(struct x86_model *m,
+				     const struct cpu_expect *v,
+				     unsigned int at)
+{
+	unsigned int i, s, n = 0;
+
+	for (i = at; i < m->ntrace; i++)
+		for (s = 0; s < PCTR_NUM; s++)
+			if ((all_slots(v) & (1U << s)) && !m->trace[i].val &&
+			    m->trace[i].msr == (s < PCTR_FIXED_BASE ?
+						ctr_msr(v, s) :
+						FIXED_CTR(s - PCTR_FIXED_BASE)))
+				n++;
+	return n;
+}
+
+/*
+ * A context's counts left on a CPU must not be readable by the next
+ * thread that reads counters in user mode: when a context with
+ * user_read starts, every counter register it does not own reads 0.
+ * Without user_read nothing extra is written, and a thread that follows
+ * itself, the common case, costs no writes either.
+ */
+TEST_F(x86, user_read_scrubs_foreign_counts)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct pctr_pmu *pmu = &self->pmu;
+	struct x86_model *m = &self->m;
+	struct pctr_hw a = { 0 }, b = { 0 }, c = { 0 };
+	unsigned int s, at;
+	u32 event, umask;
+
+	if (!need_pmu(_metadata, v, self->probe_ret))
+		return;
+	/* Context a counts on every counter and leaves its values. */
+	for (s = 0; s < PCTR_NUM; s++)
+		if (all_slots(v) & (1U << s))
+			ASSERT_EQ(0, set_slot(pmu, &a, s, s < PCTR_FIXED_BASE ?
+					      PCTR_FN(0xc0, 0, UKE) : UKE,
+					      1000 + s));
+	self->ops->start(pmu, &a);
+	model_retire(m, 0xc0, 0, 5);
+	for (s = 0; s < v->nfixed; s++) {
+		model_fixed_event(s, &event, &umask);
+		if (event != 0xc0)
+			model_retire(m, event, umask, 5);
+	}
+	self->ops->stop(pmu, &a);
+	for (s = 0; s < PCTR_NUM; s++)
+		if (all_slots(v) & (1U << s))
+			ASSERT_EQ(1005 + s, counter_reg(m, s));
+
+	/* Context c, no user reads: a's values stay, nothing is zeroed. */
+	at = m->ntrace;
+	ASSERT_EQ(0, set_slot(pmu, &c, 0, PCTR_FN(0xc0, 0, UKE), 7));
+	self->ops->start(pmu, &c);
+	self->ops->stop(pmu, &c);
+	EXPECT_EQ(0, counter_zeroings(m, v, at));
+	EXPECT_EQ(1006, counter_reg(m, 1));
+
+	/* Context b, user reads, owns slot 1 only: the rest reads 0. */
+	ASSERT_EQ(0, set_slot(pmu, &b, 1, PCTR_FN(0xc0, 0, UKE), 42));
+	b.user_read = true;
+	self->ops->start(pmu, &b);
+	EXPECT_EQ(0, b.err);
+	for (s = 0; s < PCTR_NUM; s++)
+		if (s != 1 && (all_slots(v) & (1U << s)))
+			EXPECT_EQ(0, counter_reg(m, s)) TH_LOG("slot %u", s);
+	EXPECT_EQ(42, counter_reg(m, 1));
+	self->ops->stop(pmu, &b);
+
+	/* b again, kept: every other register is clean, nothing to write. */
+	at = m->ntrace;
+	b.keep = b.mask;
+	self->ops->start(pmu, &b);
+	self->ops->stop(pmu, &b);
+	EXPECT_EQ(0, counter_zeroings(m, v, at));
+}
+
+/* The core's backend, which the arch seam's inline helpers consult. */
+struct pctr_pmu pctr_pmu;
+extern bool model_pce;
+
+/*
+ * CR4.PCE (user-mode rdpmc) is only ever turned on with
+ * PCTR_CAP_USER_RDPMC: the core clears it for user_rdpmc=0, and then
+ * nothing that asks can turn rdpmc on.
+ */
+TEST_F(x86, user_rdpmc_only_with_the_cap)
+{
+	if (!need_pmu(_metadata, &variant->cpu, self->probe_ret))
+		return;
+	pctr_pmu = self->pmu;
+	ASSERT_TRUE(pctr_pmu.caps & PCTR_CAP_USER_RDPMC);
+	model_pce = false;
+	pctr_arch_user_rdpmc(true);
+	EXPECT_TRUE(model_pce);
+	pctr_arch_user_rdpmc(false);
+	EXPECT_FALSE(model_pce);
+
+	pctr_pmu.caps &= ~PCTR_CAP_USER_RDPMC;	/* user_rdpmc=0 */
+	pctr_arch_user_rdpmc(true);
+	EXPECT_FALSE(model_pce);
+}
+
+/* Inject a #GP on @msr for the next call; the fixture must see none. */
+static void fail_once(struct x86_model *m, u32 msr)
+{
+	m->fail_msr = msr;
+	m->nwarn = 0;
+	m->log[0] = '\0';
+}
+
+static void fail_none(struct x86_model *m)
+{
+	m->fail_msr = 0;
+	m->faults = 0;
+}
+
+/*
+ * A counter register that faults in start(), stop() or read() is not
+ * ignored: hw->err says EIO, and one warning names the MSR.
+ */
+TEST_F(x86, failed_register_access_is_reported)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct pctr_pmu *pmu = &self->pmu;
+	struct x86_model *m = &self->m;
+	struct pctr_hw hw = { 0 };
+	char msr[16];
+
+	if (!need_pmu(_metadata, v, self->probe_ret))
+		return;
+	ASSERT_EQ(0, set_slot(pmu, &hw, 0, PCTR_FN(0xc0, 0, UKE), 5));
+
+	fail_once(m, evtsel_msr(v, 0));
+	self->ops->start(pmu, &hw);
+	EXPECT_EQ(-EIO, hw.err);
+	EXPECT_EQ(1, m->nwarn);
+	snprintf(msr, sizeof(msr), "%#x", evtsel_msr(v, 0));
+	EXPECT_NE(NULL, strstr(m->log, msr)) TH_LOG("log: %s", m->log);
+	fail_none(m);
+
+	hw.err = 0;
+	fail_once(m, ctr_msr(v, 0));
+	self->ops->read(pmu, &hw);
+	EXPECT_EQ(-EIO, hw.err);
+	snprintf(msr, sizeof(msr), "%#x", ctr_msr(v, 0));
+	EXPECT_NE(NULL, strstr(m->log, msr)) TH_LOG("log: %s", m->log);
+	hw.err = 0;
+	self->ops->stop(pmu, &hw);
+	EXPECT_EQ(-EIO, hw.err);
+	fail_none(m);
+
+	/* Accesses that work leave err alone. */
+	hw.err = 0;
+	self->ops->start(pmu, &hw);
+	self->ops->read(pmu, &hw);
+	self->ops->stop(pmu, &hw);
+	EXPECT_EQ(0, hw.err);
+}
+
 TEST_F(x86, rdpmc_index)
 {
 	const struct cpu_expect *v = &variant->cpu;
@@ -1155,6 +1343,16 @@ static const struct pctr_event_desc *find_event(const struct pctr_pmu *pmu,
 }
 
 /* The named events are the ones the CPU has, and count what they say. */
+/* Architectural event @i on every core type of @c (CPUID 0xA EBX). */
+static bool arch_event_avail(const struct model_config *c, unsigned int i)
+{
+	const struct model_config *o = c->other_core;
+
+	if (o && !(i < o->ebx_len && !(o->ebx & (1U << i))))
+		return false;
+	return i < c->ebx_len && !(c->ebx & (1U << i));
+}
+
 TEST_F(x86, named_events)
 {
 	const struct cpu_expect *v = &variant->cpu;
@@ -1212,7 +1410,7 @@ TEST_F(x86, named_events)
 
 	/* Intel: EBX bit i set, or i past EAX[31:24], means no event i. */
 	for (i = 0; i < ARRAY_SIZE(intel_arch); i++) {
-		avail = i < c->ebx_len && !(c->ebx & (1U << i));
+		avail = arch_event_avail(c, i);
 		e = find_event(pmu, intel_arch[i].name);
 		if (!avail) {
 			EXPECT_EQ(NULL, e) TH_LOG("%s", intel_arch[i].name);
@@ -1235,6 +1433,31 @@ TEST_F(x86, named_events)
 		EXPECT_EQ(1ULL << PCTR_FIXED(i), e->slots);
 	}
 	EXPECT_EQ(want, pmu->nevents);
+}
+
+/*
+ * Hybrid parts: the probe offers only what every core type has, and
+ * says so; a counter only the bigger cores have is refused, so no
+ * thread can program (or rdpmc) a counter its next CPU lacks.
+ */
+TEST_F(x86, hybrid_offers_common_counters)
+{
+	const struct model_config *c = variant->cpu.cfg;
+	struct pctr_pmu *pmu = &self->pmu;
+	u64 ctl;
+
+	if (!c->other_core)
+		SKIP(return, "%s is not hybrid", c->name);
+	ASSERT_EQ(0, self->probe_ret);
+	EXPECT_NE(NULL, strstr(pmu->desc, "hybrid")) TH_LOG("%s", pmu->desc);
+	EXPECT_EQ(-EINVAL, self->ops->encode(pmu, 6, PCTR_FN(0xc0, 0, UKE),
+					     false, &ctl));
+	EXPECT_EQ(-EINVAL, self->ops->encode(pmu, PCTR_FIXED(3), UKE, false,
+					     &ctl));
+	EXPECT_EQ(-1, self->ops->rdpmc_index(pmu, 6));
+	EXPECT_EQ(-1, self->ops->rdpmc_index(pmu, PCTR_FIXED(3)));
+	EXPECT_EQ(NULL, find_event(pmu, "TOPDOWN_SLOTS"));
+	EXPECT_EQ(NULL, find_event(pmu, "TOPDOWN.SLOTS"));
 }
 
 TEST_HARNESS_MAIN

@@ -99,3 +99,24 @@ const struct model_config cpu_intel_none = {
 	.name = "Intel with CPUID 0xA all zero (QEMU TCG)", .family = 6,
 	.model = 0x55,
 };
+
+/*
+ * A hybrid part (Alder Lake): P-cores with 8 general and 4 fixed
+ * counters, E-cores with 6 and 3 and no topdown event; the module may be
+ * loaded on either kind.
+ */
+const struct model_config cpu_intel_hybrid_p = {
+	.name = "Intel hybrid, on a P-core (8+4) beside E-cores (6+3)",
+	.family = 6, .model = 0x97, .version = 5, .ngeneral = 8,
+	.width = 48, .ebx_len = 8, .nfixed = 4, .fixed_ecx = 0xf,
+	.fixed_width = 48, .pdcm = true, .full_width = true,
+	.other_core = &cpu_intel_hybrid_e,
+};
+
+const struct model_config cpu_intel_hybrid_e = {
+	.name = "Intel hybrid, on an E-core (6+3) beside P-cores (8+4)",
+	.family = 6, .model = 0x97, .version = 5, .ngeneral = 6,
+	.width = 48, .ebx_len = 8, .ebx = 1U << 7, .nfixed = 3,
+	.fixed_ecx = 0x7, .fixed_width = 48, .pdcm = true,
+	.full_width = true, .other_core = &cpu_intel_hybrid_p,
+};

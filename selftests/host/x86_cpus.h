@@ -20,5 +20,7 @@ extern const struct model_config cpu_amd_v2;
 extern const struct model_config cpu_tcg_intel;
 extern const struct model_config cpu_tcg_amd;
 extern const struct model_config cpu_intel_none;
+extern const struct model_config cpu_intel_hybrid_p;
+extern const struct model_config cpu_intel_hybrid_e;
 
 #endif /* _PCTR_X86_CPUS_H */

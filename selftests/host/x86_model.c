@@ -225,7 +225,7 @@ int model_rdmsr(struct x86_model *m, u32 msr, u64 *val)
 
 	m->nreads++;
 	*val = 0;
-	if (reg == REG_NONE)
+	if (reg == REG_NONE || (m->fail_msr && msr == m->fail_msr))
 		return fault(m, msr);
 	if (m->cfg->drop_writes)
 		return 0;
@@ -264,7 +264,7 @@ int model_wrmsr(struct x86_model *m, u32 msr, u64 val)
 	enum model_reg reg = decode(m, msr, &i);
 	u64 width = mask_bits(ctr_width(m));
 
-	if (reg == REG_NONE)
+	if (reg == REG_NONE || (m->fail_msr && msr == m->fail_msr))
 		return fault(m, msr);
 	switch (reg) {
 	case REG_EVTSEL:
@@ -485,6 +485,9 @@ void model_init(struct x86_model *m, const struct model_config *cfg)
 {
 	memset(m, 0, sizeof(*m));
 	m->cfg = cfg;
+	m->cpus[m->ncpus++] = cfg;
+	if (cfg->other_core)
+		m->cpus[m->ncpus++] = cfg->other_core;
 	if (cfg->amd) {
 		if (cfg->perfmon_v2)
 			m->ngeneral = cfg->v2_counters;
@@ -550,9 +553,9 @@ static u32 signature(const struct model_config *c)
 	return a;
 }
 
-void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
+static void cpuid_of(const struct model_config *cfg, u32 leaf, u32 sub,
+		     u32 *a, u32 *b, u32 *c, u32 *d)
 {
-	const struct model_config *cfg = model->cfg;
 	u32 max = cfg->amd ? 0x10 : 0x16;
 	u32 ext_max = 0x80000008;
 
@@ -604,6 +607,26 @@ void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
 		}
 		break;
 	}
+}
+
+/* The CPU the code runs on is the first. */
+void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
+{
+	cpuid_of(model->cfg, leaf, sub, a, b, c, d);
+}
+
+int pctr_cpuid_on(unsigned int cpu, u32 leaf, u32 sub, u32 *a, u32 *b,
+		  u32 *c, u32 *d)
+{
+	if (cpu >= model->ncpus)
+		return -ENXIO;
+	cpuid_of(model->cpus[cpu], leaf, sub, a, b, c, d);
+	return 0;
+}
+
+unsigned int host_ncpus(void)
+{
+	return model->ncpus;
 }
 
 int pctr_rdmsr(u32 msr, u64 *val)

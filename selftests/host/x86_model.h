@@ -41,6 +41,12 @@ struct model_config {
 	 * every counter MSR reads 0 and drops writes.
 	 */
 	bool		drop_writes;
+	/*
+	 * A hybrid part: the other core type's CPUID, as a second CPU (a
+	 * core type the model answers CPUID for; its registers are not
+	 * modelled, the tests run on the first).
+	 */
+	const struct model_config *other_core;
 };
 
 #define MODEL_MAX_GENERAL	16
@@ -58,8 +64,14 @@ struct model_access {
 	u64	val;
 };
 
+#define MODEL_MAX_CPUS		2
+
 struct x86_model {
 	const struct model_config *cfg;
+	const struct model_config *cpus[MODEL_MAX_CPUS];	/* CPUID of each */
+	unsigned int	ncpus;
+	/* Any access to this MSR raises #GP, as a failing register would. */
+	u32	fail_msr;
 	u32	ngeneral;		/* general counters present */
 	u32	fixed_mask;		/* Intel: fixed counters */
 

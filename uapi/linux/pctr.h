@@ -138,6 +138,7 @@ struct pctr_preset {
 #define PCTR_CAP_USER_RDPMC	(1U << 5)  /* counters readable by rdpmc */
 #define PCTR_CAP_OVERFLOW	(1U << 6)  /* counters flag their overflows */
 #define PCTR_CAP_NOTIFY		(1U << 7)  /* PCTR_INT: overflow signals */
+#define PCTR_CAP_RDPMC_OFF	(1U << 8)  /* admin: user_rdpmc=0 */
 
 /* PCIOCINFO: what the loaded backend offers. */
 struct pctr_info {

@@ -367,7 +367,7 @@ static struct sim_cpu *sim_this_cpu(u64 *now)
 	return sc;
 }
 
-static void sim_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
+static void sim_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	unsigned long slots = hw->mask & sim_pmu.slots;
 	struct sim_cpu *sc;

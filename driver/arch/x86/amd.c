@@ -33,22 +33,23 @@ static int amd_encode(const struct pctr_pmu *pmu, unsigned int slot, u64 fn,
 	return ret;
 }
 
-static void amd_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
+static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
 	unsigned int i;
 
+	pctr_x86_scrub(pmu, hw);
 	for (i = 0; i < pmu->ngeneral; i++)
 		if ((general & ~hw->keep) & BIT(i))
-			pctr_wrmsr(pctr_x86_ctr(x, i), hw->val[i] &
-				   pctr_width_mask(pmu->width));
+			pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i), hw->val[i] &
+				       pctr_width_mask(pmu->width));
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
-			pctr_wrmsr(pctr_x86_evtsel(x, i), hw->ctl[i]);
+			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), hw->ctl[i]);
 
 	if (pmu->version >= 2)
-		pctr_wrmsr(MSR_PCTR_AMD_GLOBAL_CTL, general);
+		pctr_x86_wrmsr(hw, MSR_PCTR_AMD_GLOBAL_CTL, general);
 }
 
 static void amd_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
@@ -58,7 +59,7 @@ static void amd_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (hw->mask & BIT(i))
-			pctr_rdmsr(pctr_x86_ctr(x, i), &hw->val[i]);
+			pctr_x86_rdmsr(hw, pctr_x86_ctr(x, i), &hw->val[i]);
 }
 
 static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)

@@ -12,6 +12,8 @@
 
 #ifdef __KERNEL__
 #include <linux/bits.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/percpu.h>
@@ -28,6 +30,48 @@ static inline void pctr_cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c,
 			      u32 *d)
 {
 	cpuid_count(leaf, sub, a, b, c, d);
+}
+
+struct pctr_cpuid_call {
+	u32	leaf, sub, r[4];
+};
+
+static inline void pctr_cpuid_call_fn(void *p)
+{
+	struct pctr_cpuid_call *c = p;
+
+	cpuid_count(c->leaf, c->sub, &c->r[0], &c->r[1], &c->r[2], &c->r[3]);
+}
+
+/*
+ * CPUID on @cpu, which must stay online (pctr_cpus_lock()).  Process
+ * context: it waits for an IPI.  0, or an error if @cpu cannot run it.
+ */
+static inline int pctr_cpuid_on(unsigned int cpu, u32 leaf, u32 sub, u32 *a,
+				u32 *b, u32 *c, u32 *d)
+{
+	struct pctr_cpuid_call call = { .leaf = leaf, .sub = sub };
+	int ret;
+
+	ret = smp_call_function_single(cpu, pctr_cpuid_call_fn, &call, 1);
+	*a = call.r[0];
+	*b = call.r[1];
+	*c = call.r[2];
+	*d = call.r[3];
+	return ret;
+}
+
+/* The CPUs there are to count on, kept online between lock and unlock. */
+#define pctr_for_each_cpu(cpu)	for_each_online_cpu(cpu)
+
+static inline void pctr_cpus_lock(void)
+{
+	cpus_read_lock();
+}
+
+static inline void pctr_cpus_unlock(void)
+{
+	cpus_read_unlock();
 }
 
 /* A faulting access returns non-zero (and reads as 0), never oopses. */

@@ -81,7 +81,7 @@ static u64 intel_counter_value(const struct pctr_pmu *pmu, u64 val)
 	return val & pctr_width_mask(pmu->width);
 }
 
-static void intel_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
+static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
@@ -89,32 +89,34 @@ static void intel_start(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 	u64 fctrl = 0;
 	unsigned int i, s;
 
+	pctr_x86_scrub(pmu, hw);
 	/*
 	 * Values first, while the event selects stop() cleared hold the
 	 * counters still, then the controls, then the global enable.
 	 */
 	for (i = 0; i < pmu->ngeneral; i++)
 		if ((general & ~hw->keep) & BIT(i))
-			pctr_wrmsr(pctr_x86_ctr(x, i),
-				   intel_counter_value(pmu, hw->val[i]));
+			pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i),
+				       intel_counter_value(pmu, hw->val[i]));
 	for (i = 0; i < pmu->nfixed; i++) {
 		s = PCTR_FIXED_BASE + i;
 		if (!(fixed & BIT(s)))
 			continue;
 		if (!(hw->keep & BIT(s)))
-			pctr_wrmsr(MSR_PCTR_INTEL_FIXED_CTR0 + i, hw->val[s] &
-				   pctr_width_mask(pmu->fixed_width));
+			pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTR0 + i,
+				       hw->val[s] &
+				       pctr_width_mask(pmu->fixed_width));
 		fctrl |= hw->ctl[s] << (INTEL_FIXED_BITS * i);
 	}
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
-			pctr_wrmsr(pctr_x86_evtsel(x, i), hw->ctl[i]);
+			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), hw->ctl[i]);
 	if (fixed)
-		pctr_wrmsr(MSR_PCTR_INTEL_FIXED_CTRL, fctrl);
+		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTRL, fctrl);
 
 	if (pmu->version >= 2)
-		pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_CTRL,
-			   intel_global_bits(pmu, general | fixed));
+		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_CTRL,
+			       intel_global_bits(pmu, general | fixed));
 }
 
 static void intel_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
@@ -125,11 +127,11 @@ static void intel_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (hw->mask & BIT(i))
-			pctr_rdmsr(pctr_x86_ctr(x, i), &hw->val[i]);
+			pctr_x86_rdmsr(hw, pctr_x86_ctr(x, i), &hw->val[i]);
 	for (i = 0; i < pmu->nfixed; i++)
 		if (fixed & BIT(PCTR_FIXED_BASE + i))
-			pctr_rdmsr(MSR_PCTR_INTEL_FIXED_CTR0 + i,
-				   &hw->val[PCTR_FIXED_BASE + i]);
+			pctr_x86_rdmsr(hw, MSR_PCTR_INTEL_FIXED_CTR0 + i,
+				       &hw->val[PCTR_FIXED_BASE + i]);
 }
 
 static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
@@ -138,7 +140,7 @@ static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 
 	pctr_x86_stop_general(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
 	if (hw->mask & intel_fixed_slots(x))
-		pctr_wrmsr(MSR_PCTR_INTEL_FIXED_CTRL, 0);
+		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTRL, 0);
 	intel_read(pmu, hw);
 }
 
@@ -223,48 +225,110 @@ static void intel_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
 	}
 }
 
-/*
- * Intel architectural performance monitoring, CPUID leaf 0xA: describe
- * the counters in @pmu and set up the backend, or say why not.
- */
-int pctr_intel_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
-		     struct pctr_x86 *x)
+/* What CPUID leaf 0xA says of one CPU's counters. */
+struct intel_leaf_a {
+	u32	version;
+	u32	ngeneral;
+	u32	width;
+	u32	fixed_mask;
+	u32	fixed_width;
+	u32	unavail;	/* bit i set: architectural event i absent */
+};
+
+static int intel_leaf_a(unsigned int cpu, struct intel_leaf_a *l)
 {
-	u32 a, b, c, d, len, fixed_mask;
-	u64 perf_cap;
+	u32 a, b, c, d, len;
+	int ret;
 
-	pctr_cpuid(0, 0, &a, &b, &c, &d);
-	if (a < 0xa)
-		return pctr_x86_no_counters(pmu, "no CPUID leaf 0xA");
-	pctr_cpuid(0xa, 0, &a, &b, &c, &d);
-	pmu->version = a & 0xff;
-	pmu->ngeneral = (a >> 8) & 0xff;
-	pmu->width = min((a >> 16) & 0xff, 64U);
-	if (pmu->version == 0 || pmu->ngeneral == 0 || pmu->width == 0)
-		return pctr_x86_no_counters(pmu,
-					    "CPUID 0xA reports perfmon version %u, %u counters",
-					    pmu->version, pmu->ngeneral);
-	if (pmu->ngeneral > X86_MAX_GENERAL)
-		pmu->ngeneral = X86_MAX_GENERAL;
-
+	ret = pctr_cpuid_on(cpu, 0xa, 0, &a, &b, &c, &d);
+	if (ret)
+		return ret;
+	memset(l, 0, sizeof(*l));
+	l->version = a & 0xff;
+	l->ngeneral = min((a >> 8) & 0xff, (u32)X86_MAX_GENERAL);
+	l->width = min((a >> 16) & 0xff, 64U);
 	/*
 	 * EBX bit i set: architectural event i is not available.  Events
 	 * past the length of that bit vector (EAX[31:24]) are not either.
 	 */
 	len = a >> 24;
-	x->arch_unavail = b | (len < 32 ? ~0U << len : 0);
-
+	l->unavail = b | (len < 32 ? ~0U << len : 0);
 	/* Fixed counters exist from version 2 on; v5 adds a bit mask. */
-	if (pmu->version >= 2) {
-		pmu->nfixed = d & 0x1f;
-		pmu->fixed_width = min((d >> 5) & 0xff, 64U);
-		fixed_mask = (1U << pmu->nfixed) - 1;
-		if (pmu->version >= 5)
-			fixed_mask |= c;
-		x->fixed_mask = fixed_mask & ((1U << X86_MAX_FIXED) - 1);
-		pmu->nfixed = x->fixed_mask ? fls(x->fixed_mask) : 0;
-		pmu->caps |= PCTR_CAP_GLOBAL_CTRL;
+	if (l->version >= 2) {
+		l->fixed_mask = (u32)pctr_width_mask(d & 0x1f);
+		if (l->version >= 5)
+			l->fixed_mask |= c;
+		l->fixed_mask &= (1U << X86_MAX_FIXED) - 1;
+		l->fixed_width = min((d >> 5) & 0xff, 64U);
 	}
+	return 0;
+}
+
+/*
+ * The counters every online CPU has.  Hybrid parts (P-cores and E-cores)
+ * have core types with different counters: offering only the common
+ * ones means a thread counts, and its rdpmc works, wherever it runs.
+ * True if the CPUs differ.
+ */
+static bool intel_common_counters(struct intel_leaf_a *all)
+{
+	struct intel_leaf_a one;
+	bool first = true, differ = false;
+	unsigned int cpu;
+
+	pctr_cpus_lock();
+	pctr_for_each_cpu(cpu) {
+		if (intel_leaf_a(cpu, &one))
+			continue;
+		if (first) {
+			*all = one;
+			first = false;
+			continue;
+		}
+		differ |= memcmp(all, &one, sizeof(one)) != 0;
+		all->version = min(all->version, one.version);
+		all->ngeneral = min(all->ngeneral, one.ngeneral);
+		all->width = min(all->width, one.width);
+		all->fixed_mask &= one.fixed_mask;
+		all->fixed_width = min(all->fixed_width, one.fixed_width);
+		all->unavail |= one.unavail;
+	}
+	pctr_cpus_unlock();
+	if (first)
+		memset(all, 0, sizeof(*all));
+	return differ;
+}
+
+/*
+ * Intel architectural performance monitoring, CPUID leaf 0xA on every
+ * CPU: describe the counters in @pmu and set up the backend, or say why
+ * not.  Process context.
+ */
+int pctr_intel_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
+		     struct pctr_x86 *x)
+{
+	struct intel_leaf_a l;
+	u32 a, b, c, d;
+	u64 perf_cap;
+	bool hybrid;
+
+	pctr_cpuid(0, 0, &a, &b, &c, &d);
+	if (a < 0xa)
+		return pctr_x86_no_counters(pmu, "no CPUID leaf 0xA");
+	hybrid = intel_common_counters(&l);
+	pmu->version = l.version;
+	pmu->ngeneral = l.ngeneral;
+	pmu->width = l.width;
+	if (pmu->version == 0 || pmu->ngeneral == 0 || pmu->width == 0)
+		return pctr_x86_no_counters(pmu,
+					    "CPUID 0xA reports perfmon version %u, %u counters",
+					    pmu->version, pmu->ngeneral);
+	x->arch_unavail = l.unavail;
+	x->fixed_mask = l.fixed_mask;
+	pmu->nfixed = fls(x->fixed_mask);
+	pmu->fixed_width = pmu->nfixed ? l.fixed_width : 0;
+	if (pmu->version >= 2)
+		pmu->caps |= PCTR_CAP_GLOBAL_CTRL;
 	if (pmu->version >= 3 && pmu->version < 5)
 		pmu->caps |= PCTR_CAP_ANYTHREAD;
 
@@ -282,6 +346,7 @@ int pctr_intel_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 	}
 	pmu->backend_id = PCTR_BACKEND_INTEL;
 	strscpy(pmu->name, "intel", sizeof(pmu->name));
+	x->hybrid = hybrid;
 	intel_setup(pmu, x);
 	return 0;
 }

@@ -57,10 +57,7 @@ static int x86_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu)
 	memset(x, 0, sizeof(*x));
 	x->stride = 1;
 	pmu->caps |= PCTR_CAP_TSC;
-	/* The probe's register checks must stay on one CPU. */
-	get_cpu();
 	ret = x86_probe_vendor(pmu, cpu, x);
-	put_cpu();
 	if (ret)
 		return ret;
 
@@ -68,10 +65,11 @@ static int x86_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu)
 	pmu->priv = x;
 	pmu->caps |= PCTR_CAP_COUNTERS | PCTR_CAP_USER_RDPMC;
 	snprintf(pmu->desc, sizeof(pmu->desc),
-		 "%s: %s family %u model %u, perfmon v%u, %u general counters (%u bits), %u fixed (%u bits)",
+		 "%s: %s family %u model %u, perfmon v%u, %u general counters (%u bits), %u fixed (%u bits)%s",
 		 pmu->name, cpu->vendor, cpu->family, cpu->model,
 		 pmu->version, pmu->ngeneral, pmu->width, pmu->nfixed,
-		 pmu->fixed_width);
+		 pmu->fixed_width,
+		 x->hybrid ? "; hybrid CPU: only the counters every core type has" : "");
 	return 0;
 }
 

@@ -43,22 +43,84 @@ void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 }
 
 /*
+ * Per CPU: the counter slots whose registers may hold counts of another
+ * context than the one starting next, because they counted or were
+ * written since they were last zeroed; and the pctr_x86_epoch they are
+ * of.  Taking the counters back from perf starts a new epoch, in which
+ * every register is dirty until zeroed.  Only touched with interrupts
+ * off, on the CPU they describe.
+ */
+static DEFINE_PER_CPU(u32, pctr_x86_dirty);
+static DEFINE_PER_CPU(u32, pctr_x86_dirty_epoch);
+static u32 pctr_x86_epoch = 1;
+
+/* A register access of start(), stop() or read() failed. */
+void pctr_x86_failed(struct pctr_hw *hw, u32 msr, bool write)
+{
+	hw->err = -EIO;
+	pr_warn_ratelimited("%s of counter MSR %#x failed on CPU %d; its context stops counting (EIO)\n",
+			    write ? "write" : "read", msr, smp_processor_id());
+}
+
+/* The counter register of @slot (general, or Intel fixed). */
+static u32 pctr_x86_ctr_msr(const struct pctr_x86 *x, unsigned int slot)
+{
+	if (slot < PCTR_FIXED_BASE)
+		return pctr_x86_ctr(x, slot);
+	return MSR_PCTR_INTEL_FIXED_CTR0 + slot - PCTR_FIXED_BASE;
+}
+
+/*
+ * At start(), before @hw is loaded: with hw->user_read, zero every
+ * counter register outside hw->mask that may hold another context's
+ * counts, since user-mode rdpmc reads any counter, not only the thread's
+ * own.  Zeroing at stop() instead would cost every context a write per
+ * counter at every switch-out; tracking dirty registers costs writes only
+ * when a thread with user reads follows one that used other counters,
+ * and none in the common case of one counting thread on a CPU.
+ */
+void pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u32 all = pctr_x86_general_slots(pmu) | x->fixed_mask << PCTR_FIXED_BASE;
+	u32 dirty = this_cpu_read(pctr_x86_dirty), epoch, stale, msr;
+	unsigned int s;
+
+	epoch = READ_ONCE(pctr_x86_epoch);
+	if (this_cpu_read(pctr_x86_dirty_epoch) != epoch) {
+		this_cpu_write(pctr_x86_dirty_epoch, epoch);
+		dirty = all;
+	}
+	stale = dirty & all & ~hw->mask;
+	for (s = 0; hw->user_read && stale && s < PCTR_NUM; s++) {
+		if (!(stale & BIT(s)))
+			continue;
+		msr = pctr_x86_ctr_msr(x, s);
+		if (pctr_wrmsr(msr, 0))
+			pctr_x86_failed(hw, msr, true);
+		else
+			dirty &= ~BIT(s);
+	}
+	this_cpu_write(pctr_x86_dirty, dirty | hw->mask);
+}
+
+/*
  * Stop the general counters of @hw: from perfmon version 2 on one write
  * of the global control register @global_ctrl stops them all at the same
  * instant; then clear their event selects.
  */
-void pctr_x86_stop_general(const struct pctr_pmu *pmu,
-			   const struct pctr_hw *hw, u32 global_ctrl)
+void pctr_x86_stop_general(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			   u32 global_ctrl)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
 	unsigned int i;
 
 	if (pmu->version >= 2)
-		pctr_wrmsr(global_ctrl, 0);
+		pctr_x86_wrmsr(hw, global_ctrl, 0);
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
-			pctr_wrmsr(pctr_x86_evtsel(x, i), 0);
+			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), 0);
 }
 
 /*
@@ -85,6 +147,8 @@ int pctr_x86_reserve(struct pctr_pmu *pmu)
 		}
 	}
 	x->reserved = true;
+	/* perf may have counted in them meanwhile: all are dirty again. */
+	WRITE_ONCE(pctr_x86_epoch, pctr_x86_epoch + 1);
 	return 0;
 
 busy:
@@ -118,6 +182,7 @@ void pctr_x86_release(struct pctr_pmu *pmu)
  * one else has reserved: if perf holds it, perf already found the PMU
  * working.  Only the low 16 bits are compared, as legacy Intel counter
  * writes sign-extend bit 31.  0, or -ENODEV with the reason in pmu->why.
+ * The writes and reads must stay on one CPU.
  */
 int pctr_x86_counter_holds_value(struct pctr_pmu *pmu,
 				 const struct pctr_x86 *x)
@@ -127,6 +192,7 @@ int pctr_x86_counter_holds_value(struct pctr_pmu *pmu,
 
 	if (!pctr_reserve_ctr(x->reserve_base))
 		return 0;
+	get_cpu();
 	ret = pctr_rdmsr(x->ctr_base, &old);
 	if (!ret)
 		ret = pctr_wrmsr(x->ctr_base, old ^ 0xffff);
@@ -136,6 +202,7 @@ int pctr_x86_counter_holds_value(struct pctr_pmu *pmu,
 			ret = -ENODEV;
 		pctr_wrmsr(x->ctr_base, old);
 	}
+	put_cpu();
 	pctr_release_ctr(x->reserve_base);
 	if (ret)
 		return pctr_x86_no_counters(pmu,

@@ -46,6 +46,7 @@ struct pctr_x86 {
 	u32	arch_unavail;	/* Intel: bit i set, architectural event i absent */
 	u64	fn_valid;	/* function bits a general counter implements */
 	bool	reserved;	/* the general counters are ours */
+	bool	hybrid;		/* CPUs differ: only what all of them have */
 	struct pctr_event_desc events[X86_MAX_EVENTS];
 };
 
@@ -63,6 +64,24 @@ static inline u32 pctr_x86_ctr(const struct pctr_x86 *x, unsigned int i)
 static inline u32 pctr_x86_general_slots(const struct pctr_pmu *pmu)
 {
 	return (u32)pctr_width_mask(pmu->ngeneral);
+}
+
+void pctr_x86_failed(struct pctr_hw *hw, u32 msr, bool write);
+
+/*
+ * The register accesses of start(), stop() and read(): a failure ends
+ * the context's counting (hw->err) and is reported, never ignored.
+ */
+static inline void pctr_x86_wrmsr(struct pctr_hw *hw, u32 msr, u64 val)
+{
+	if (unlikely(pctr_wrmsr(msr, val)))
+		pctr_x86_failed(hw, msr, true);
+}
+
+static inline void pctr_x86_rdmsr(struct pctr_hw *hw, u32 msr, u64 *val)
+{
+	if (unlikely(pctr_rdmsr(msr, val)))
+		pctr_x86_failed(hw, msr, false);
 }
 
 /* A vendor's ops table: its own calls, and the reservation both share. */
@@ -95,8 +114,9 @@ int pctr_amd_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 int pctr_x86_check_fn(u64 fn, u64 valid, bool privileged);
 void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 			const char *name, const char *desc, u64 fn, u64 slots);
-void pctr_x86_stop_general(const struct pctr_pmu *pmu,
-			   const struct pctr_hw *hw, u32 global_ctrl);
+void pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw);
+void pctr_x86_stop_general(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			   u32 global_ctrl);
 int pctr_x86_reserve(struct pctr_pmu *pmu);
 void pctr_x86_release(struct pctr_pmu *pmu);
 int pctr_x86_counter_holds_value(struct pctr_pmu *pmu,
