@@ -20,7 +20,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
@@ -82,7 +81,7 @@ static int bind_cpu(struct pctr_file *pf, const struct pctr_bind *b,
 	struct pctr_cpub *cb;
 	int ret = 0;
 
-	if (!perfmon_capable())
+	if (!(pctr_rights() & PCTR_MAY_CPU))
 		return -EACCES;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
@@ -141,19 +140,6 @@ static void req_put(struct pctr_req *req)
 	}
 }
 
-/* Is @t traced by a thread of process @binder? */
-static bool traced_by(struct task_struct *t, struct pid *binder)
-{
-	struct task_struct *tracer;
-	bool ok;
-
-	rcu_read_lock();
-	tracer = ptrace_parent(t);
-	ok = tracer && task_tgid(tracer) == binder;
-	rcu_read_unlock();
-	return ok;
-}
-
 /*
  * In the target thread, from the binder's task_work: a context as if the
  * thread had programmed it, marked as the binder's.  Returns it with a
@@ -193,7 +179,7 @@ static void pctr_bind_work(struct callback_head *work)
 	if (current->flags & PF_EXITING)
 		ctx = ERR_PTR(-ESRCH);
 	else if (current->self_exec_id != req->exec_id ||
-		 !traced_by(current, req->binder))
+		 !pctr_may_bind_thread(current, req->binder))
 		ctx = ERR_PTR(-EPERM);
 	else
 		ctx = bind_thread_new(&req->prog);
@@ -259,7 +245,7 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	exec_id = READ_ONCE(t->self_exec_id);
 	smp_rmb();	/* exec_id before the check: bind_work() re-checks */
 	ret = -EPERM;
-	if (!traced_by(t, task_tgid(current)))
+	if (!pctr_may_bind_thread(t, task_tgid(current)))
 		goto put_task;
 	ret = -ENOMEM;
 	req = kzalloc(sizeof(*req), GFP_KERNEL);
@@ -303,12 +289,13 @@ put_task:
 	return ret;
 }
 
-/* --- thread bindings: the target's side, and reading it ----------------- */
+/* --- reading a bound thread's counters ---------------------------------- */
 
 struct remote_read {
 	struct pctr_ctx	*ctx;
 	u32		seq;
 	bool		ok;
+	int		err;
 	u64		*fn;
 	u64		*val;
 };
@@ -320,7 +307,7 @@ static void bind_read_thread_ipi(void *arg)
 
 	if (READ_ONCE(r->ctx->seq) != r->seq)
 		return;
-	ctx_values(r->ctx, r->ctx->hw.mask, r->fn, r->val);
+	r->err = ctx_values(r->ctx, r->ctx->hw.mask, r->fn, r->val);
 	r->ok = true;
 }
 
@@ -329,7 +316,8 @@ static void bind_read_thread_ipi(void *arg)
  * the CPU it runs on, with interrupts off; its seq is odd while it runs.
  * A running context is read by an IPI to its CPU (which checks that the
  * same stint still runs there), a stopped one directly, retrying if it
- * started meanwhile.  An ended context's sums are final.
+ * started meanwhile.  An ended context's sums are final.  A context
+ * whose register access failed reads as the error (EIO) for good.
  */
 static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 			    u32 *mask)
@@ -341,6 +329,8 @@ static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 
 	*mask = m;	/* the binder's; only the binder could change it */
 	for (;;) {
+		if (READ_ONCE(ctx->err))
+			return READ_ONCE(ctx->err);
 		/* Pairs with prog_destroy(): final sums, no IPI needed. */
 		if (smp_load_acquire(&ctx->dead)) {
 			for_each_set_bit(s, &m, PCTR_NUM) {
@@ -359,7 +349,7 @@ static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 			r.ok = false;
 			if (!smp_call_function_single(cpu, bind_read_thread_ipi,
 						      &r, 1) && r.ok)
-				return 0;
+				return r.err;
 		} else {
 			for_each_set_bit(s, &m, PCTR_NUM) {
 				fn[s] = ctx->fn[s];
@@ -382,7 +372,7 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 	struct pctr_file *pf = file->private_data;
 	struct pctr_prog prog = {};
 	struct pctr_bind *b;
-	bool privileged;
+	unsigned int rights;
 	unsigned int s;
 	int ret;
 
@@ -407,13 +397,18 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 	}
 	if (!prog.mask)
 		goto out;
-	/* A CPU binding's privilege covers functions that need it. */
-	privileged = b->pb_kind == PCTR_BIND_CPU || perfmon_capable();
+	/*
+	 * The binder's rights; a CPU binding's privilege (checked by
+	 * bind_cpu()) covers every function.
+	 */
+	rights = pctr_rights();
+	if (b->pb_kind == PCTR_BIND_CPU)
+		rights |= PCTR_MAY_OTHERS | PCTR_MAY_KERNEL;
 	prog.preset = prog.mask;
 	for (s = 0; s < PCTR_NUM; s++) {
 		if (!(prog.mask & BIT(s)))
 			continue;
-		ret = prog_encode(&prog, s, b->pb_fn[s], privileged);
+		ret = prog_encode(&prog, s, b->pb_fn[s], rights);
 		if (ret)
 			goto out;
 		prog.val[s] = b->pb_preset[s];
@@ -441,7 +436,7 @@ int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
 	mutex_lock(&pf->lock);
 	*mask = 0;
 	if (pf->kind == PCTR_BIND_CPU)
-		*mask = ctx_cpub_read(pf->cpub, fn, val);
+		ret = ctx_cpub_read(pf->cpub, fn, val, mask);
 	else if (pf->kind == PCTR_BIND_THREAD)
 		ret = bind_read_thread(pf->ctx, fn, val, mask);
 	mutex_unlock(&pf->lock);

@@ -33,10 +33,12 @@
 
 #include <linux/atomic.h>
 #include <linux/cpu.h>
+#include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/preempt.h>
@@ -73,6 +75,7 @@ struct pctr_cpu {
 struct pctr_cpub {
 	u64		id;		/* shares the context ID space */
 	unsigned int	cpu;
+	int		err;		/* a register access failed: -EIO */
 	u64		fn[PCTR_NUM];
 	u64		sum[PCTR_NUM];
 	u64		prev[PCTR_NUM];
@@ -91,7 +94,10 @@ static struct preempt_ops pctr_preempt_ops;
  * is checked after reading the epoch, and bumped before the epoch).
  */
 static atomic_t pctr_cpu_binds = ATOMIC_INIT(0);
-static atomic_long_t pctr_epoch = ATOMIC_LONG_INIT(0);
+atomic_long_t pctr_epoch = ATOMIC_LONG_INIT(0);
+
+/* What the registers hold is not to be trusted now: see hotplug.c. */
+static bool pctr_no_keep;
 
 /* A task_work callback was queued since load: see pctr_thread_exit(). */
 static bool pctr_task_works;
@@ -145,11 +151,6 @@ static __always_inline void ctx_fold(struct pctr_ctx *ctx)
 		    ctx->notify;
 }
 
-bool ctx_valid(const struct pctr_ctx *ctx)
-{
-	return ctx->epoch == (unsigned long)atomic_long_read(&pctr_epoch);
-}
-
 /* Acknowledge whatever overflowed, where the backend flags overflows. */
 static void pmu_ack(void)
 {
@@ -168,13 +169,6 @@ static void ctx_ack(void)
 {
 	if (pctr_pmu.flags & PCTR_PMU_FREEZE)
 		pmu_ack();
-}
-
-/* Does the context count when its thread runs? */
-bool ctx_counts(const struct pctr_ctx *ctx)
-{
-	return pctr_pmu.ops && ctx->hw.mask && !ctx->frozen &&
-	       !ctx->disabled && ctx_valid(ctx);
 }
 
 void ctx_get(struct pctr_ctx *ctx)
@@ -271,74 +265,26 @@ static void ctx_set_left(struct pctr_ctx *ctx)
 }
 
 /*
- * Rewrite the thread's counter page (interrupts off, on the thread's CPU,
- * with the thread's counters running).  The thread cannot be reading it
- * meanwhile: it reads only while it runs, and this runs at its switch-in
- * or interrupts it.  The odd/even sequence tells it to retry a read that
- * straddled an update.  Only slots in use, or just freed, are written.
+ * The backend failed to access one of @ctx's registers (and said which,
+ * once): the context counts no more, and says so -- its reads and calls
+ * fail with the error, its page shows it invalid.  Whatever the
+ * registers hold is unknown: nobody may keep it.  Counts since the last
+ * fold are lost.  Interrupts off, on the CPU.
  */
-static void ctx_publish(struct pctr_ctx *ctx)
+static noinline void ctx_hw_failed(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 {
-	struct pctr_page *pg = ctx->upage;
-	unsigned long live, touch;
-	struct pctr_page_slot *ps;
-	unsigned int s;
-	u32 flags;
-	int idx;
-
-	if (!pg)
-		return;
-	live = ctx_counts(ctx) && this_cpu_read(pctr_cpu.cur) == ctx ?
-	       ctx->hw.mask : 0;
-	flags = PCTR_PG_RUNNING | (ctx->pce ? PCTR_PG_RDPMC : 0);
-	if (ctx->frozen)
-		flags |= PCTR_PG_FROZEN;
-	if (ctx->disabled)
-		flags |= PCTR_PG_DISABLED;
-	if (!ctx_valid(ctx))
-		flags |= PCTR_PG_INVALID;
-	WRITE_ONCE(pg->pg_seq, pg->pg_seq + 1);
-	barrier();
-	pg->pg_flags = flags;
-	pg->pg_cpu = smp_processor_id();
-	pg->pg_vtsc_off = ctx->vtsc - ctx->tsc_in;
-	pg->pg_tsc_in = ctx->tsc_in;
-	pg->pg_sim_limit = U64_MAX;
-	touch = ctx->hw.mask | ctx->published;
-	for_each_set_bit(s, &touch, PCTR_NUM) {
-		ps = &pg->pg_slot[s];
-		memset(ps, 0, sizeof(*ps));
-		ps->ps_sum = ctx->sum[s];
-		if (!(live & BIT(s)))
-			continue;
-		ps->ps_prev = ctx->prev[s];
-		ps->ps_mask = pctr_width_mask(pctr_slot_width(&pctr_pmu, s));
-		if (ctx->pce) {
-			idx = pctr_pmu.ops->rdpmc_index(&pctr_pmu, s);
-			ps->ps_rdpmc = idx >= 0 ? idx + 1 : 0;
-		}
+	ctx->err = ctx->hw.err;
+	if (ctx->pce) {
+		pctr_arch_user_rdpmc(false);
+		ctx->pce = false;
 	}
-	ctx->published = ctx->hw.mask;
-	if (live && pctr_pmu.ops->user_page)
-		pctr_pmu.ops->user_page(&pctr_pmu, &ctx->hw, pg);
-	barrier();
-	WRITE_ONCE(pg->pg_seq, pg->pg_seq + 1);
-}
-
-/* The context ended: final values, and a sequence left odd for good. */
-static void ctx_publish_dead(struct pctr_ctx *ctx)
-{
-	struct pctr_page *pg = ctx->upage;
-	unsigned int s;
-
-	WRITE_ONCE(pg->pg_seq, pg->pg_seq | 1);
-	barrier();
-	pg->pg_flags = PCTR_PG_DEAD;
-	pg->pg_vtsc_off = ctx->vtsc;
-	for (s = 0; s < PCTR_NUM; s++) {
-		memset(&pg->pg_slot[s], 0, sizeof(pg->pg_slot[s]));
-		pg->pg_slot[s].ps_sum = ctx->sum[s];
-	}
+	/* Stop whatever did start; a second failure changes nothing. */
+	pctr_pmu.ops->stop(&pctr_pmu, &ctx->hw);
+	ctx->hw.err = 0;
+	pc->last_id = 0;
+	if (pc->cur == ctx)
+		pc->cur = NULL;
+	page_publish(ctx, pc->cur == ctx);
 }
 
 /* Load and start the context's counters on this CPU. */
@@ -356,7 +302,8 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	 */
 	ctx->hw.keep = 0;
 	if ((pctr_pmu.flags & PCTR_PMU_KEEP) && pc->last_id == ctx->id &&
-	    ctx->last_cpu == smp_processor_id() && !ctx->dirty)
+	    ctx->last_cpu == smp_processor_id() && !ctx->dirty &&
+	    !READ_ONCE(pctr_no_keep))
 		ctx->hw.keep = m;
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		if (!(ctx->hw.keep & BIT(s)))
@@ -369,15 +316,22 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 		pc->loaded++;
 	if (ctx->notify)
 		ctx_set_left(ctx);
+	/*
+	 * rdpmc works in user mode only for a thread that mapped its page,
+	 * and only while its own counters are in the registers: the backend
+	 * then leaves every other counter register reading zero.
+	 */
+	ctx->hw.user_read = ctx->page &&
+			    (pctr_pmu.caps & PCTR_CAP_USER_RDPMC);
 	pctr_pmu.ops->start(&pctr_pmu, &ctx->hw);
+	if (unlikely(ctx->hw.err)) {
+		ctx_hw_failed(ctx, pc);
+		return;
+	}
 	ctx->dirty = false;
 	pc->cur = ctx;
 	pc->last_id = ctx->id;
-	/*
-	 * rdpmc works in user mode only for a thread that mapped its page,
-	 * and only while its own counters are in the registers.
-	 */
-	if (ctx->page && (pctr_pmu.caps & PCTR_CAP_USER_RDPMC)) {
+	if (ctx->hw.user_read) {
 		pctr_arch_user_rdpmc(true);
 		ctx->pce = true;
 	}
@@ -392,6 +346,10 @@ static __always_inline void ctx_hw_off(struct pctr_ctx *ctx,
 		ctx->pce = false;
 	}
 	pctr_pmu.ops->stop(&pctr_pmu, &ctx->hw);
+	if (unlikely(ctx->hw.err)) {
+		ctx_hw_failed(ctx, pc);
+		return;
+	}
 	ctx_fold(ctx);
 	ctx_check_ovf_(ctx);
 	ctx_ack();
@@ -419,7 +377,7 @@ static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 	if (pc->cur == ctx && !hrtimer_active(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
-	ctx_publish(ctx);
+	page_publish(ctx, pc->cur == ctx);
 }
 
 static __always_inline void ctx_stop_(struct pctr_ctx *ctx)
@@ -474,16 +432,35 @@ void ctx_update(struct pctr_ctx *ctx)
 			ctx_hw_on(ctx, pc);
 	} else {
 		pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
+		if (unlikely(ctx->hw.err)) {
+			ctx_hw_failed(ctx, pc);
+			return;
+		}
 		ctx_fold(ctx);
 		ctx_ack();
 	}
-	ctx_publish(ctx);
+	page_publish(ctx, pc->cur == ctx);
+}
+
+/* A CPU binding's registers failed: it counts no more (EIO). */
+static noinline void cpub_failed(struct pctr_cpub *cb)
+{
+	cb->err = cb->hw.err;
+	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
+	cb->hw.err = 0;
+	this_cpu_write(pctr_cpu.last_id, 0);
 }
 
 /* A CPU binding's counters: fold them, leaving them run. */
 static void cpub_update(struct pctr_cpub *cb)
 {
+	if (cb->err)
+		return;
 	pctr_pmu.ops->read(&pctr_pmu, &cb->hw);
+	if (unlikely(cb->hw.err)) {
+		cpub_failed(cb);
+		return;
+	}
 	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
 	ctx_ack();
 }
@@ -567,9 +544,31 @@ struct pctr_ctx *ctx_current(void)
 	return NULL;
 }
 
-/* Hook a new context to the calling thread's switches. */
+/*
+ * The scheduler's preempt-notifier hooks are a static key: turned on
+ * with the first context (a page's too: the virtual TSC needs the
+ * switches), off only at module exit, so that a program counting in
+ * short bursts does not patch kernel text each time.
+ */
+static DEFINE_MUTEX(ctx_hooks_lock);
+static bool ctx_hooks_on;
+
+static void ctx_hooks_enable(void)
+{
+	if (READ_ONCE(ctx_hooks_on))
+		return;
+	mutex_lock(&ctx_hooks_lock);
+	if (!ctx_hooks_on) {
+		preempt_notifier_inc();
+		WRITE_ONCE(ctx_hooks_on, true);
+	}
+	mutex_unlock(&ctx_hooks_lock);
+}
+
+/* Hook a new context to the calling thread's switches.  Process context. */
 void ctx_attach(struct pctr_ctx *ctx)
 {
+	ctx_hooks_enable();
 	ctx->id = atomic64_inc_return(&pctr_ctx_ids);
 	ctx->last_cpu = -1;
 	preempt_notifier_init(&ctx->pn, &pctr_preempt_ops);
@@ -589,18 +588,26 @@ void ctx_detach(struct pctr_ctx *ctx)
 	preempt_notifier_unregister(&ctx->pn);
 	/* Readers see final values and fall back to the ioctl. */
 	if (ctx->upage)
-		ctx_publish_dead(ctx);
+		page_publish_dead(ctx);
 }
 
-/* Values of @ctx's slots in @m: irqs off, on the CPU it runs on if any. */
-void ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn,
-		       u64 *val)
+/*
+ * Values of @ctx's slots in @m: irqs off, on the CPU it runs on if any.
+ * 0, or the error that ended its counting.
+ */
+int ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn, u64 *val)
 {
-	bool live = ctx->running && this_cpu_read(pctr_cpu.cur) == ctx;
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	bool live = ctx->running && pc->cur == ctx;
 	unsigned int s;
 
-	if (live)
+	if (live) {
 		pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
+		if (unlikely(ctx->hw.err))
+			ctx_hw_failed(ctx, pc);
+	}
+	if (ctx->err)
+		return ctx->err;
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		fn[s] = ctx->fn[s];
 		val[s] = ctx->sum[s];
@@ -608,6 +615,7 @@ void ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn,
 			val[s] += pctr_delta(ctx->prev[s], ctx->hw.val[s],
 					     pctr_slot_width(&pctr_pmu, s));
 	}
+	return 0;
 }
 
 /* Starts since load that only re-enabled the counters, and the others. */
@@ -661,7 +669,7 @@ static void cpub_install_ipi(void *arg)
 	if (cur) {
 		/* Invalidated: its thread is the one interrupted here. */
 		ctx_hw_off(cur, pc);
-		ctx_publish(cur);
+		page_publish(cur, pc->cur == cur);
 	}
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		cb->prev[s] = 0;
@@ -671,6 +679,8 @@ static void cpub_install_ipi(void *arg)
 	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
 	pc->cpub = cb;
 	pc->last_id = cb->id;
+	if (unlikely(cb->hw.err))
+		cpub_failed(cb);
 	if (!hrtimer_active(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
@@ -704,17 +714,22 @@ struct pctr_cpub *ctx_cpub_install(unsigned int cpu,
 	if (ret)
 		goto free;
 	cb->id = atomic64_inc_return(&pctr_ctx_ids);
-	/* The engine refuses threads from here on, then the CPU is taken. */
-	cpub_begin();
 	/* CPUs stay on- or offline meanwhile. */
 	cpus_read_lock();
+	/* A binding that cannot be made changes nothing for anyone. */
+	ret = -ENXIO;
+	if (!cpu_online(cpu))
+		goto unlock;
+	/* The engine refuses threads from here on, then the CPU is taken. */
+	cpub_begin();
 	ret = smp_call_function_single(cb->cpu, cpub_install_ipi, cb, 1);
+	if (WARN_ON_ONCE(ret))
+		cpub_end();
+unlock:
 	cpus_read_unlock();
 	if (!ret)
 		return cb;
-	cpub_end();
 	pctr_pmu_put();
-	ret = -ENXIO;		/* not online */
 free:
 	kfree(cb);
 	return ERR_PTR(ret);
@@ -732,11 +747,16 @@ static void cpub_remove_ipi(void *arg)
 
 	if (pc->cpub != cb)
 		return;
-	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
-	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
-	ctx_ack();
 	pc->cpub = NULL;
 	pc->last_id = 0;
+	if (cb->err)
+		return;
+	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
+	if (unlikely(cb->hw.err))
+		cpub_failed(cb);
+	else
+		fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
+	ctx_ack();
 }
 
 /* The binding ends: its CPU counts for threads again.  Frees @cb. */
@@ -767,8 +787,11 @@ static void cpub_read_ipi(void *arg)
 	memcpy(r->val, cb->sum, sizeof(cb->sum));
 }
 
-/* The binding's functions and values; returns the slots it uses. */
-u32 ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val)
+/*
+ * The binding's functions and values, and in *@mask the slots it uses;
+ * 0, or the error that ended its counting (EIO).
+ */
+int ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask)
 {
 	struct cpub_read r = { .cb = cb, .val = val };
 
@@ -778,7 +801,8 @@ u32 ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val)
 	if (smp_call_function_single(cb->cpu, cpub_read_ipi, &r, 1))
 		memcpy(val, cb->sum, sizeof(cb->sum));
 	cpus_read_unlock();
-	return cb->hw.mask;
+	*mask = cb->hw.mask;
+	return READ_ONCE(cb->err);
 }
 
 /* --- set-up ---------------------------------------------------------- */
@@ -799,6 +823,21 @@ static ktime_t pctr_fold_interval(void)
 		ns = max_t(u64, NSEC_PER_MSEC,
 			   NSEC_PER_SEC >> min(34 + 2 - bits, 63U));
 	return ns_to_ktime(ns);
+}
+
+/*
+ * Registers on this CPU may have lost what a stop left there (the CPU
+ * went offline, or the machine slept): nobody may keep them.  Irqs off.
+ */
+void ctx_forget_registers(void)
+{
+	this_cpu_write(pctr_cpu.last_id, 0);
+}
+
+/* Trust registers to keep their state (the keep shortcut), or not. */
+void ctx_trust_registers(bool on)
+{
+	WRITE_ONCE(pctr_no_keep, !on);
 }
 
 void ctx_engine_init(void)
@@ -823,4 +862,6 @@ void ctx_engine_exit(void)
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(&pctr_cpu, cpu)->fold);
 	pctr_pmu_exit();
+	if (ctx_hooks_on)
+		preempt_notifier_dec();
 }

@@ -6,7 +6,11 @@
  *           timer and overflow interrupt, the counter page, CPU
  *           bindings' registers;
  *   prog.c  contexts' lives, and prog_load(), the one call that
- *           programs a context.
+ *           programs a context: the only one that takes the PMU;
+ *   page.c  the counter page, rewritten by ctx.c;
+ *   hotplug.c CPU hotplug and suspend, which ctx.c's keep shortcut must
+ *           not trust registers across;
+ *   policy.c who may do what (prog.c and bind.c ask it).
  *
  * thread.c (a thread's calls on its own counters, inheritance, the
  * exit/exec/fork hooks) and bind.c (descriptors bound to a CPU or to
@@ -21,6 +25,7 @@
 #ifndef _PCTR_CTX_H
 #define _PCTR_CTX_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/preempt.h>
 #include <linux/refcount.h>
@@ -49,12 +54,14 @@ struct pctr_ctx {
 	bool		disabled;	/* stopped by PCIOCDISABLE */
 	bool		remote;		/* programmed by a thread binding */
 	bool		dead;		/* the thread's side has ended */
+	bool		pmu;		/* it holds the PMU: it has counters */
 	bool		released;	/* a binder let go: ends at once */
 	u32		notify;		/* slots with PCTR_INT */
 	u32		ovf;		/* of which wrapped, until restart */
 	u32		opts;		/* PCTR_O_* */
 	int		signo;		/* the overflow signal */
 	unsigned long	epoch;		/* CPU-binding epoch it belongs to */
+	int		err;		/* a register access failed: -EIO */
 	u32		seq;		/* odd while running: remote reads */
 	int		cpu;		/* where it runs, while seq is odd */
 	u64		vtsc;		/* TSC cycles run up to tsc_in */
@@ -71,6 +78,24 @@ struct pctr_ctx {
 };
 
 struct pctr_cpub;
+
+/*
+ * The CPU-binding epoch (ctx.c): the first CPU binding of a period moves
+ * it on, and every thread context of an older one is invalid for good.
+ */
+extern atomic_long_t pctr_epoch;
+
+static inline bool ctx_valid(const struct pctr_ctx *ctx)
+{
+	return ctx->epoch == (unsigned long)atomic_long_read(&pctr_epoch);
+}
+
+/* Does the context count when its thread runs? */
+static inline bool ctx_counts(const struct pctr_ctx *ctx)
+{
+	return pctr_pmu.ops && ctx->hw.mask && !ctx->frozen &&
+	       !ctx->disabled && !ctx->err && ctx_valid(ctx);
+}
 
 /*
  * What prog_load() loads into a context: the one description of a
@@ -102,13 +127,11 @@ struct pctr_prog {
 
 /* ctx.c: the engine.  Counting calls: interrupts off, on the CPU. */
 bool ctx_epoch(unsigned long *epoch);
-bool ctx_valid(const struct pctr_ctx *ctx);
-bool ctx_counts(const struct pctr_ctx *ctx);
 void ctx_start(struct pctr_ctx *ctx);
 void ctx_stop(struct pctr_ctx *ctx);
 void ctx_update(struct pctr_ctx *ctx);
 bool ctx_check_ovf(struct pctr_ctx *ctx);
-void ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn, u64 *val);
+int ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn, u64 *val);
 
 /* The calling thread's context, or NULL; hooking one to it, unhooking. */
 struct pctr_ctx *ctx_current(void);
@@ -126,11 +149,23 @@ struct pctr_cpub *ctx_cpub_install(unsigned int cpu,
 				   const struct pctr_prog *prog);
 void ctx_cpub_remove(struct pctr_cpub *cb);
 unsigned int ctx_cpub_cpu(const struct pctr_cpub *cb);
-u32 ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val);
+int ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask);
 
 /* Set-up, from thread.c's. */
 void ctx_engine_init(void);
 void ctx_engine_exit(void);
+
+/* For hotplug.c: the registers lost their state (irqs off); trust them? */
+void ctx_forget_registers(void);
+void ctx_trust_registers(bool on);
+
+/* page.c: rewriting the counter page.  Interrupts off, on the CPU. */
+void page_publish(struct pctr_ctx *ctx, bool on_cpu);
+void page_publish_dead(struct pctr_ctx *ctx);
+
+/* hotplug.c: CPU hotplug and suspend forget the registers' state. */
+int hotplug_init(void);
+void hotplug_exit(void);
 
 /*
  * prog.c: contexts' lives, and the one call that programs one.  Process
@@ -145,9 +180,17 @@ void prog_destroy_current(struct pctr_ctx *ctx);
 struct pctr_ctx *prog_current_live(void);
 void prog_of(const struct pctr_ctx *ctx, struct pctr_prog *prog);
 int prog_encode(struct pctr_prog *prog, unsigned int slot, u64 fn,
-		bool privileged);
+		unsigned int rights);
 
 void prog_end_remote(struct pctr_ctx *ctx);
 struct page *prog_page(struct pctr_ctx *ctx);
+
+/* policy.c: who may do what.  The calling thread's rights: */
+#define PCTR_MAY_OTHERS	BIT(0)	/* bits that count other threads: EPERM */
+#define PCTR_MAY_KERNEL	BIT(1)	/* count in kernel mode: EACCES */
+#define PCTR_MAY_CPU	BIT(2)	/* bind a CPU: EACCES */
+unsigned int pctr_rights(void);
+int pctr_policy_fn(u64 fn, unsigned int rights);
+bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder);
 
 #endif /* _PCTR_CTX_H */

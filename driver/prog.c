@@ -8,7 +8,12 @@
  * thread's CPU, its counters stopped and started again (rewritten if
  * their functions changed).  Functions get into a pctr_prog only through
  * prog_encode(), which checks them against the backend and the caller's
- * privileges, or copied from a context that had them (prog_of()).
+ * rights (policy.c), or copied from a context that had them (prog_of()).
+ *
+ * The PMU is taken from perf and the NMI watchdog only here: when a
+ * context gets its first counter, and given back when it has none left
+ * or ends.  A context for the page alone (the virtual TSC) never takes
+ * it, nor does anything a read-only descriptor can do.
  *
  * Contexts are made and ended here too, always by their own thread:
  * prog_create() hooks one to the calling thread, prog_destroy() ends it.
@@ -36,27 +41,22 @@
 /* --- contexts' lives --------------------------------------------------- */
 
 /*
- * A context for the calling thread, with no counters yet.  With
- * PROG_COUNT it is to count, which no thread may while a CPU binding
- * exists (-EAGAIN); a context for the page alone may be made any time.
- * With PROG_REMOTE it is a thread binding's: only the binder ends it.
+ * A context for the calling thread, with no counters yet (and so not
+ * holding the PMU).  With PROG_COUNT it is to count, which no thread may
+ * while a CPU binding exists (-EAGAIN); a context for the page alone may
+ * be made any time.  With PROG_REMOTE it is a thread binding's: only the
+ * binder ends it.
  */
 struct pctr_ctx *prog_create(unsigned int flags)
 {
 	struct pctr_ctx *ctx;
 	unsigned long epoch;
-	int ret;
 
 	if (ctx_epoch(&epoch) && (flags & PROG_COUNT))
 		return ERR_PTR(-EAGAIN);
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
-	ret = pctr_pmu_get();
-	if (ret) {
-		kfree(ctx);
-		return ERR_PTR(ret);
-	}
 	/* Our caller holds a reference through its open file. */
 	__module_get(THIS_MODULE);
 	ctx->epoch = epoch;
@@ -87,7 +87,8 @@ void prog_destroy(struct pctr_ctx *ctx)
 	ctx->upage = NULL;
 	/* The sums are final: a binder may read them without an IPI. */
 	smp_store_release(&ctx->dead, true);
-	pctr_pmu_put();
+	if (ctx->pmu)
+		pctr_pmu_put();
 	ctx_put(ctx);
 }
 
@@ -148,7 +149,13 @@ void prog_end_remote(struct pctr_ctx *ctx)
 		__module_get(THIS_MODULE);
 		ctx_note_task_work();
 		init_task_work(&ctx->end_work, prog_end_remote_work);
-		if (task_work_add(t, &ctx->end_work, TWA_RESUME)) {
+		/*
+		 * TWA_SIGNAL: a thread asleep (in pause(), say) is woken to
+		 * run it, and its system call restarts; it must not keep
+		 * counting, and holding the PMU and the module, until it
+		 * happens to return to user space.
+		 */
+		if (task_work_add(t, &ctx->end_work, TWA_SIGNAL)) {
 			ctx_put(ctx);
 			module_put(THIS_MODULE);
 		}
@@ -163,11 +170,12 @@ void prog_end_remote(struct pctr_ctx *ctx)
 /*
  * Check a user function for @slot and put it, encoded, into @prog.
  * PCTR_INT is the core's business (the backend only counts): it needs a
- * backend that can interrupt at a given count.  @privileged: the caller
- * may use function bits that observe others (CAP_PERFMON).
+ * backend that can interrupt at a given count.  @rights: the caller's
+ * (pctr_rights()), checked after the backend's checks, so a malformed
+ * function is EINVAL whoever asks.
  */
 int prog_encode(struct pctr_prog *prog, unsigned int slot, u64 fn,
-		bool privileged)
+		unsigned int rights)
 {
 	u64 ctl = 0;
 	int ret;
@@ -178,7 +186,10 @@ int prog_encode(struct pctr_prog *prog, unsigned int slot, u64 fn,
 		if ((fn & PCTR_INT) && !(pctr_pmu.caps & PCTR_CAP_NOTIFY))
 			return -EOPNOTSUPP;
 		ret = pctr_pmu.ops->encode(&pctr_pmu, slot, fn & ~PCTR_INT,
-					   privileged, &ctl);
+					   rights & PCTR_MAY_OTHERS, &ctl);
+		if (ret)
+			return ret;
+		ret = pctr_policy_fn(fn, rights);
 		if (ret)
 			return ret;
 	}
@@ -220,6 +231,20 @@ static bool prog_counts(const struct pctr_prog *prog)
 		if (prog->fn[s])
 			return true;
 	return false;
+}
+
+/* The slots @ctx will have counters in once @prog is loaded. */
+static u32 prog_mask_after(const struct pctr_ctx *ctx,
+			   const struct pctr_prog *prog)
+{
+	unsigned long m = prog->mask;
+	u32 mask = ctx->hw.mask & ~prog->mask;
+	unsigned int s;
+
+	for_each_set_bit(s, &m, PCTR_NUM)
+		if (prog->fn[s])
+			mask |= BIT(s);
+	return mask;
 }
 
 /* Slots whose function changes start again from zero, preset too. */
@@ -283,15 +308,25 @@ static void prog_values(struct pctr_ctx *ctx, const struct pctr_prog *prog)
  * change is one step for the switch hooks, the fold timer and the
  * overflow interrupt, and a notifying slot is armed for its new distance
  * from the wrap.  -EAGAIN if it would give a slot a function while a
- * CPU binding exists.  Process context.
+ * CPU binding exists; -EBUSY if it needs the PMU and perf holds it.
+ * Process context.
  */
 int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 {
 	unsigned long flags, epoch, m;
+	bool counts = prog_mask_after(ctx, prog) != 0;
 	unsigned int s;
+	int ret;
 
 	if (ctx_epoch(&epoch) && prog_counts(prog))
 		return -EAGAIN;
+	/* Its first counter: take the PMU (EBUSY if perf holds it). */
+	if (counts && !ctx->pmu) {
+		ret = pctr_pmu_get();
+		if (ret)
+			return ret;
+		ctx->pmu = true;
+	}
 	local_irq_save(flags);
 	ctx_stop(ctx);
 	if (prog->mask)
@@ -311,6 +346,11 @@ int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 	}
 	ctx_start(ctx);
 	local_irq_restore(flags);
+	/* Its last counter gone: give the PMU back. */
+	if (!counts && ctx->pmu) {
+		ctx->pmu = false;
+		pctr_pmu_put();
+	}
 	return 0;
 }
 

@@ -9,7 +9,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
@@ -117,7 +116,8 @@ static struct pctr_ctx *ctx_own(void)
  * *@mask its function and value (the sum plus what the running counter
  * added since the last fold, without folding, so the page need not be
  * rewritten), and the TSC.  Slots outside the mask are free and read as
- * zero.  -EAGAIN if a CPU binding invalidated the context.
+ * zero.  -EAGAIN if a CPU binding invalidated the context, -EIO if a
+ * register access failed and ended its counting.
  */
 int pctr_thread_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
 {
@@ -129,8 +129,9 @@ int pctr_thread_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
 	local_irq_save(flags);
 	if (ctx && pctr_pmu.ops) {
 		if (ctx_valid(ctx)) {
-			*mask = ctx->hw.mask;
-			ctx_values(ctx, ctx->hw.mask, fn, val);
+			ret = ctx_values(ctx, ctx->hw.mask, fn, val);
+			if (!ret)
+				*mask = ctx->hw.mask;
 		} else if (ctx->hw.mask) {
 			ret = -EAGAIN;
 		}
@@ -145,7 +146,8 @@ int pctr_thread_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
  * Counters a CPU binding invalidated stay so until released (EAGAIN):
  * taking them up again would, for PCIOCS, silently drop the slots set
  * before the binding.  A context with no counters (a page's) has
- * nothing to lose.
+ * nothing to lose.  Counters a failed register access ended stay so too
+ * (EIO), so the thread learns of it.
  */
 static struct pctr_ctx *ctx_for_change(void)
 {
@@ -153,6 +155,8 @@ static struct pctr_ctx *ctx_for_change(void)
 
 	if (IS_ERR_OR_NULL(ctx))
 		return ctx;
+	if (ctx->err)
+		return ERR_PTR(ctx->err);
 	if (!ctx_valid(ctx) && ctx->hw.mask)
 		return ERR_PTR(-EAGAIN);
 	return ctx;
@@ -197,14 +201,14 @@ int pctr_thread_set(unsigned int slot, u64 fn)
 	struct pctr_prog prog = {};
 	int ret;
 
-	ret = prog_encode(&prog, slot, fn, perfmon_capable());
+	ret = prog_encode(&prog, slot, fn, pctr_rights());
 	return ret ?: thread_set(&prog);
 }
 
 int pctr_thread_set_pcr(const struct pctr_pcr *pcr)
 {
 	struct pctr_prog prog = {};
-	bool privileged = perfmon_capable();
+	unsigned int rights = pctr_rights();
 	unsigned int i, s;
 	int ret;
 	u64 fn;
@@ -223,7 +227,7 @@ int pctr_thread_set_pcr(const struct pctr_pcr *pcr)
 				return -EINVAL;
 			continue;
 		}
-		ret = prog_encode(&prog, s, fn, privileged);
+		ret = prog_encode(&prog, s, fn, rights);
 		if (ret)
 			return ret;
 	}
@@ -302,6 +306,8 @@ int pctr_thread_enable(bool on)
 
 	if (!ctx || !ctx->hw.mask)
 		return -EINVAL;
+	if (ctx->err)
+		return ctx->err;
 	if (!ctx_valid(ctx))
 		return -EAGAIN;
 	return prog_load(ctx, &prog);
@@ -344,35 +350,46 @@ void pctr_thread_get_opts(struct pctr_opts *o)
 }
 
 /*
- * mmap() of the device: the calling thread's counter page, read-only,
- * not inherited by fork.  Makes the thread's context if it has none (the
- * virtual TSC needs no counters).
+ * mmap() of the device: the calling thread's counter page.  Makes the
+ * thread's context if it has none (the virtual TSC needs no counters);
+ * that never takes the PMU.
+ *
+ * The page is read-only and never executable: its contents are partly
+ * the user's (PCIOCPRESET), so an executable mapping would let a program
+ * write code without a writable mapping.  It belongs to its thread: not
+ * copied by fork() (VM_DONTCOPY, and VM_IO so that MADV_DOFORK cannot
+ * undo it), not grown by mremap(), not in core dumps.
  */
 int pctr_thread_mmap(struct vm_area_struct *vma)
 {
 	struct pctr_ctx *ctx = ctx_own();
 	unsigned long flags;
 	struct page *page;
+	bool made = false;
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
-	if (vma->vm_flags & VM_WRITE)
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
 	if (!ctx) {
 		ctx = prog_create(0);
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
+		made = true;
 		local_irq_save(flags);
 		ctx_start(ctx);
 		local_irq_restore(flags);
 	}
 	page = prog_page(ctx);
-	if (!page)
+	if (!page) {
+		if (made)
+			prog_destroy_current(ctx);
 		return -ENOMEM;
-	vm_flags_clear(vma, VM_MAYWRITE);
-	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	}
+	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+	vm_flags_set(vma, VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	return vm_insert_page(vma, vma->vm_start, page);
 }
 
@@ -457,6 +474,9 @@ int pctr_thread_init(void)
 	int ret;
 
 	ctx_engine_init();
+	ret = hotplug_init();
+	if (ret)
+		goto fail_engine;
 	for_each_kernel_tracepoint(thread_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(pctr_hooks); i++) {
 		if (!pctr_hooks[i].tp) {
@@ -473,6 +493,8 @@ int pctr_thread_init(void)
 	return 0;
 fail:
 	thread_unhook(i);
+	hotplug_exit();
+fail_engine:
 	ctx_engine_exit();
 	return ret;
 }
@@ -481,5 +503,6 @@ fail:
 void pctr_thread_exit(void)
 {
 	thread_unhook(ARRAY_SIZE(pctr_hooks));
+	hotplug_exit();
 	ctx_engine_exit();
 }

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who may do what, in one place (Documentation/security.rst).
+ *
+ * Any thread may count its own user-mode events, as perf lets any
+ * thread do (perf_event_paranoid 2).  Beyond that:
+ *
+ * - Counting in kernel mode (PCTR_K, however it is asked for: PCIOCS,
+ *   SETPCR's event selects or fixed-counter fields, PCIOCBIND) is a side
+ *   channel on the kernel.  Where the kernel exports its perf policy
+ *   (perf_allow_kernel(): perf_event_paranoid, CAP_PERFMON and the LSM
+ *   hook), it is followed exactly as perf follows it for an event that
+ *   does not exclude the kernel; elsewhere only CAP_PERFMON (or
+ *   CAP_SYS_ADMIN) may.  The allow_kernel parameter lets an admin allow
+ *   it for everyone.  Refused: EACCES.
+ * - Function bits that count other threads' events (AnyThread) need
+ *   CAP_PERFMON; the backend refuses them (EPERM) without.
+ * - Binding a CPU needs CAP_PERFMON (EACCES).
+ * - Binding a thread of another process needs the caller's process to
+ *   be its ptrace tracer (EPERM).
+ *
+ * Rights are taken from the thread that makes the call (the binder, for
+ * a binding), when it makes it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/moduleparam.h>
+#include <linux/perf_event.h>
+#include <linux/pid.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include "ctx.h"
+
+static bool allow_kernel;
+module_param(allow_kernel, bool, 0644);
+MODULE_PARM_DESC(allow_kernel, "Let every user count kernel-mode events (default: only as perf allows, else CAP_PERFMON)");
+
+/* Kernel-mode counting: perf's rule where it is exported, else the cap. */
+static bool may_count_kernel(void)
+{
+#ifdef PCTR_HAVE_PERF_ALLOW_KERNEL
+	struct perf_event_attr attr;
+
+	if (READ_ONCE(allow_kernel))
+		return true;
+	/* What perf checks for an event that counts the kernel. */
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	return perf_allow_kernel(&attr) == 0;
+#else
+	return READ_ONCE(allow_kernel) || perfmon_capable();
+#endif
+}
+
+/* The calling thread's rights: PCTR_MAY_*. */
+unsigned int pctr_rights(void)
+{
+	unsigned int rights = 0;
+
+	if (perfmon_capable())
+		rights |= PCTR_MAY_OTHERS | PCTR_MAY_CPU;
+	if (may_count_kernel())
+		rights |= PCTR_MAY_KERNEL;
+	return rights;
+}
+
+/*
+ * May a caller with @rights give a slot function @fn (already checked by
+ * the backend)?  0 or -EACCES.
+ */
+int pctr_policy_fn(u64 fn, unsigned int rights)
+{
+	if ((fn & PCTR_K) && !(rights & PCTR_MAY_KERNEL))
+		return -EACCES;
+	return 0;
+}
+
+/*
+ * Is @t traced by a thread of process @binder?  Being its tracer is the
+ * proof that the binder may look into it (the kernel's own check,
+ * ptrace_may_access(), is not exported to modules).
+ */
+bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder)
+{
+	struct task_struct *tracer;
+	bool ok;
+
+	rcu_read_lock();
+	tracer = ptrace_parent(t);
+	ok = tracer && task_tgid(tracer) == binder;
+	rcu_read_unlock();
+	return ok;
+}

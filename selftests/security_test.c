@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The security rules (Documentation/security.rst), on the simulated PMU:
+ * what an unprivileged user (uid 1000, no capabilities) may not do, the
+ * error each attempt gets, and that the attempt changed nothing for its
+ * victims; and, as root, the rules only root can arrange to test
+ * (allow_kernel, perf_event_paranoid, CPU hotplug, bindings).
+ *
+ * Run as root, each unprivileged check runs in a child that drops to
+ * uid 1000.  Run as uid 1000 (tools/vm/run --user --param pmu=sim), the
+ * same checks run as they are, and the root-only tests skip.
+ */
+#include "pctr_test.h"
+
+#include <grp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+
+#include "kselftest_harness.h"
+
+#define EV_TICKS	0x01
+#define UFN		PCTR_FN(EV_TICKS, 0, PCTR_U | PCTR_EN)
+#define KFN		PCTR_FN(EV_TICKS, 0, PCTR_U | PCTR_K | PCTR_EN)
+#define USER_UID	1000
+#define TAKEN		PCTR_SYSFS "/taken"
+#define CONTEXTS	PCTR_SYSFS "/contexts"
+#define STARTS		PCTR_SYSFS "/starts"
+#define ALLOW_KERNEL	"/sys/module/pctr/parameters/allow_kernel"
+#define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
+
+static int set(int fd, unsigned int slot, uint64_t fn)
+{
+	return ioctl(fd, PCIOCS(slot), &fn) ? errno : 0;
+}
+
+static int rd(int fd, struct pctrst *st)
+{
+	memset(st, 0, sizeof(*st));
+	return ioctl(fd, PCIOCRD, st) ? errno : 0;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Run @fn in a child, as an unprivileged user if @user: its exit status,
+ * which is 0 when every check in it held, else the number of the first
+ * that failed.  Root drops to uid 1000 first (which clears every
+ * capability).  The child's counters die with it, so the module can be
+ * reloaded after.
+ */
+static int in_child(int (*fn)(void), int user)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (user && geteuid() == 0 &&
+		    (setgroups(0, NULL) || setresgid(USER_UID, USER_UID, USER_UID) ||
+		     setresuid(USER_UID, USER_UID, USER_UID)))
+			_exit(100);
+		/* A changed uid makes it undumpable: ptrace would refuse. */
+		prctl(PR_SET_DUMPABLE, 1);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int as_user(int (*fn)(void))
+{
+	return in_child(fn, 1);
+}
+
+/* Wait for the PMU to be given back (the release runs from a work). */
+static long taken_settled(void)
+{
+	return wait_zero(TAKEN);
+}
+
+FIXTURE(sec) {
+	char	params[256];
+	int	root;
+};
+
+FIXTURE_SETUP(sec)
+{
+	struct pctr_info info;
+	int fd;
+
+	self->root = geteuid() == 0;
+	if (self->root) {
+		if (read_text("/pctr/params.used", self->params,
+			      sizeof(self->params)))
+			self->params[0] = '\0';
+		ASSERT_EQ(0, unload_wait());
+		ASSERT_EQ(0, load("pmu=sim")) TH_LOG("insmod: %s", strerror(errno));
+	}
+	fd = open(PCTR_DEV, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pctr_get_info(fd, &info));
+	close(fd);
+	if (info.pi_backend_id != PCTR_BACKEND_SIM)
+		SKIP(return, "needs pmu=sim (as a user: vm/run --param pmu=sim)");
+	ASSERT_EQ(0, taken_settled());
+}
+
+FIXTURE_TEARDOWN(sec)
+{
+	if (!self->root)
+		return;
+	EXPECT_EQ(0, unload_wait());
+	EXPECT_EQ(0, load(self->params));
+}
+
+/* --- kernel-mode counting ------------------------------------------- */
+
+/*
+ * Every way of asking for kernel mode is EACCES; the slot the thread
+ * already counts with keeps its function and keeps counting.
+ */
+static int kernel_refused(void)
+{
+	struct pctrst a, b;
+	struct pctr_pcr pcr;
+	struct pctr_bind bind;
+	int fd = open(PCTR_DEV, O_RDWR);
+
+	if (fd < 0)
+		return 1;
+	if (set(fd, 1, UFN))			/* the victim */
+		return 2;
+	if (set(fd, 0, KFN) != EACCES)
+		return 3;
+	if (set(fd, PCTR_FIXED(0), PCTR_K | PCTR_EN) != EACCES)
+		return 4;
+	memset(&pcr, 0, sizeof(pcr));
+	pcr.pcr_evtsel[1] = UFN;
+	pcr.pcr_evtsel[0] = KFN;
+	if (!ioctl(fd, PCIOCSETPCR, &pcr) || errno != EACCES)
+		return 5;
+	pcr.pcr_evtsel[0] = 0;
+	pcr.pcr_fixed_ctrl = 0x3;		/* fixed 0: kernel and user */
+	if (!ioctl(fd, PCIOCSETPCR, &pcr) || errno != EACCES)
+		return 6;
+	/* A malformed function is EINVAL first, whoever asks. */
+	if (set(fd, 0, PCTR_K) != EINVAL)
+		return 7;
+	memset(&bind, 0, sizeof(bind));
+	bind.pb_kind = PCTR_BIND_CPU;
+	bind.pb_fn[0] = UFN;
+	if (!ioctl(fd, PCIOCBIND, &bind) || errno != EACCES)
+		return 8;
+	/* Nothing changed: slot 1 as it was, still counting; 0 free. */
+	if (rd(fd, &a))
+		return 9;
+	usleep(20000);
+	spin(0.01);
+	if (rd(fd, &b))
+		return 10;
+	if (a.pctr_fn[1] != UFN || a.pctr_fn[0] || a.pctr_fn[PCTR_FIXED(0)])
+		return 11;
+	if (b.pctr_hwc[1] <= a.pctr_hwc[1])
+		return 12;
+	/* User mode alone is every user's. */
+	if (set(fd, 0, UFN) || set(fd, PCTR_FIXED(0), PCTR_U | PCTR_EN))
+		return 13;
+	close(fd);
+	return 0;
+}
+
+TEST_F(sec, user_kernel_mode_is_eacces)
+{
+	EXPECT_EQ(0, as_user(kernel_refused));
+}
+
+/* A thread binding with PCTR_K, by a tracer of the same user. */
+static int bind_kernel_refused(void)
+{
+	struct pctr_bind bind;
+	struct pctrst st;
+	int fd, ret = 0, status;
+	int pfd[2];
+	pid_t child;
+	char c;
+
+	if (pipe(pfd))
+		return 1;
+	child = fork();
+	if (child < 0)
+		return 2;
+	if (!child) {
+		int cfd = open(PCTR_DEV, O_RDONLY);
+
+		/* Its own counters, read after the attempt: still none. */
+		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY);
+		close(pfd[1]);
+		read(pfd[0], &c, 1);
+		_exit(cfd < 0 || rd(cfd, &st) || !st_clean(&st) ? 1 : 0);
+	}
+	fd = open(PCTR_DEV, O_RDWR);
+	usleep(50000);
+	if (fd < 0 || ptrace(PTRACE_SEIZE, child, 0, 0)) {
+		ret = 3;
+		goto out;
+	}
+	memset(&bind, 0, sizeof(bind));
+	bind.pb_kind = PCTR_BIND_THREAD;
+	bind.pb_id = child;
+	bind.pb_fn[0] = KFN;
+	if (!ioctl(fd, PCIOCBIND, &bind) || errno != EACCES)
+		ret = 4;
+	else if (read_long(CONTEXTS) != 0)
+		ret = 5;
+	ptrace(PTRACE_DETACH, child, 0, 0);
+out:
+	close(pfd[0]);
+	write(pfd[1], "x", 1);
+	close(pfd[1]);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		ret = ret ?: 6;
+	return ret;
+}
+
+TEST_F(sec, user_thread_binding_kernel_mode_is_eacces)
+{
+	EXPECT_EQ(0, as_user(bind_kernel_refused));
+}
+
+/* --- taking the PMU ------------------------------------------------- */
+
+/* A read-only descriptor, the page and the TSC never take the PMU. */
+static int never_takes(void)
+{
+	struct pctr_page *pg;
+	struct pctrst st;
+	int ro = open(PCTR_DEV, O_RDONLY), rw = open(PCTR_DEV, O_RDWR);
+
+	if (ro < 0 || rw < 0)
+		return 1;
+	if (set(ro, 0, UFN) != EPERM)
+		return 2;
+	if (rd(ro, &st) || !st.pctr_tsc)
+		return 3;
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, ro, 0);
+	if (pg == MAP_FAILED)
+		return 4;
+	if (pg->pg_version != PCTR_PAGE_VERSION)
+		return 5;
+	spin(0.02);
+	usleep(10000);
+	if (read_long(TAKEN) != 0 || read_long(CONTEXTS) != 0)
+		return 6;
+	/* The page alone, through a writable descriptor: the same. */
+	munmap(pg, PCTR_PAGE_SIZE);
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, rw, 0);
+	if (pg == MAP_FAILED)
+		return 7;
+	usleep(10000);
+	if (read_long(TAKEN) != 0 || read_long(CONTEXTS) != 0)
+		return 8;
+	/* Programming does take it, and freeing the slot gives it back. */
+	if (set(rw, 0, UFN) || read_long(TAKEN) != 1)
+		return 9;
+	if (set(rw, 0, 0) || wait_zero(TAKEN) != 0)
+		return 10;
+	return 0;
+}
+
+TEST_F(sec, read_only_and_page_never_take_the_pmu)
+{
+	EXPECT_EQ(0, as_user(never_takes));
+}
+
+/* --- the page ----------------------------------------------------------- */
+
+/* The VmFlags line of the mapping at @addr in /proc/self/smaps. */
+static int vm_flags(void *addr, char *out, size_t len)
+{
+	char line[512], start[32];
+	FILE *f = fopen("/proc/self/smaps", "r");
+	int in = 0;
+
+	if (!f)
+		return -1;
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)addr);
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, ' ') &&
+		    strchr(line, '-') < strchr(line, ' '))
+			in = !strncmp(line, start, strlen(start));
+		if (in && !strncmp(line, "VmFlags:", 8)) {
+			strncpy(out, line + 8, len - 1);
+			out[len - 1] = '\0';
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+
+static int has_flag(const char *flags, const char *f)
+{
+	char pat[8];
+
+	snprintf(pat, sizeof(pat), " %s", f);
+	return strstr(flags, pat) != NULL;
+}
+
+static int page_rules(void)
+{
+	char flags[256];
+	void *pg, *p;
+	int status, fd = open(PCTR_DEV, O_RDWR);
+	pid_t child;
+
+	if (fd < 0)
+		return 1;
+	p = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED || errno != EPERM)
+		return 2;
+	p = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED || errno != EPERM)
+		return 3;
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (pg == MAP_FAILED)
+		return 4;
+	if (!mprotect(pg, PCTR_PAGE_SIZE, PROT_READ | PROT_EXEC) ||
+	    errno != EACCES)
+		return 5;
+	if (!mprotect(pg, PCTR_PAGE_SIZE, PROT_READ | PROT_WRITE) ||
+	    errno != EACCES)
+		return 6;
+	if (!madvise(pg, PCTR_PAGE_SIZE, MADV_DOFORK) || errno != EINVAL)
+		return 7;
+	p = mremap(pg, PCTR_PAGE_SIZE, 2 * PCTR_PAGE_SIZE, 0);
+	if (p != MAP_FAILED)
+		return 8;
+	if (vm_flags(pg, flags, sizeof(flags)))
+		return 9;
+	/* dc: no copy at fork, de: no expand, dd: not dumped. */
+	if (!has_flag(flags, "dc") || !has_flag(flags, "de") ||
+	    !has_flag(flags, "dd") || !has_flag(flags, "io"))
+		return 10;
+	/* Neither executable nor writable, nor allowed to become so. */
+	if (has_flag(flags, "ex") || has_flag(flags, "me") ||
+	    has_flag(flags, "wr") || has_flag(flags, "mw"))
+		return 11;
+	/* The child has no mapping there, whatever madvise said. */
+	child = fork();
+	if (!child) {
+		char f[256];
+
+		_exit(vm_flags(pg, f, sizeof(f)) ? 0 : 1);
+	}
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return 12;
+	return 0;
+}
+
+TEST_F(sec, page_is_read_only_not_exec_not_inherited)
+{
+	EXPECT_EQ(0, as_user(page_rules));
+}
+
+/* --- root only ------------------------------------------------------------ */
+
+static int kernel_accepted(void)
+{
+	int fd = open(PCTR_DEV, O_RDWR);
+
+	if (fd < 0)
+		return 1;
+	return set(fd, 0, KFN) ? 2 : 0;
+}
+
+static int kernel_eacces(void)
+{
+	int fd = open(PCTR_DEV, O_RDWR);
+
+	if (fd < 0)
+		return 1;
+	return set(fd, 0, KFN) == EACCES ? 0 : 2;
+}
+
+/* Has the running kernel perf_allow_kernel() out of line (6.12)? */
+static int kernel_has_perf_policy(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !!strstr(line, " perf_allow_kernel\n");
+	fclose(f);
+	return found;
+}
+
+TEST_F(sec, allow_kernel_and_perf_paranoid)
+{
+	char old[32];
+	int policy;
+
+	if (!self->root)
+		SKIP(return, "needs root");
+	/* Root (CAP_PERFMON) may; a user may not by default. */
+	EXPECT_EQ(0, in_child(kernel_accepted, 0));
+	EXPECT_EQ(0, as_user(kernel_eacces));
+	/* allow_kernel=1: everyone may. */
+	ASSERT_EQ(0, write_text(ALLOW_KERNEL, "1"));
+	EXPECT_EQ(0, as_user(kernel_accepted));
+	ASSERT_EQ(0, write_text(ALLOW_KERNEL, "0"));
+	EXPECT_EQ(0, as_user(kernel_eacces));
+
+	/* Where the kernel exports its perf policy, it is followed. */
+	policy = kernel_has_perf_policy();
+	if (policy < 0 || read_text(PARANOID, old, sizeof(old)))
+		SKIP(return, "no kallsyms or perf_event_paranoid");
+	ASSERT_EQ(0, write_text(PARANOID, "1"));
+	EXPECT_EQ(0, as_user(policy ? kernel_accepted : kernel_eacces));
+	ASSERT_EQ(0, write_text(PARANOID, "2"));
+	EXPECT_EQ(0, as_user(kernel_eacces));
+	EXPECT_EQ(0, write_text(PARANOID, old));
+	TH_LOG("perf_allow_kernel %s", policy ? "followed" : "not exported");
+}
+
+/* The module parameter at load time too. */
+TEST_F(sec, allow_kernel_at_load)
+{
+	if (!self->root)
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, unload_wait());
+	ASSERT_EQ(0, load("pmu=sim allow_kernel=1"));
+	EXPECT_EQ(0, as_user(kernel_accepted));
+}
+
+static int cpu_online(int cpu, int on)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return write_text(path, on ? "1" : "0");
+}
+
+/* An offline CPU's binding (ENXIO) leaves every thread context valid. */
+TEST_F(sec, failed_cpu_binding_changes_nothing)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pctr_bind bind;
+	struct pctrst st;
+	int fd, cpu = ncpu - 1, err;
+
+	if (!self->root)
+		SKIP(return, "needs root");
+	if (ncpu < 2)
+		SKIP(return, "one CPU");
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	pin_to_cpu(0);
+	ASSERT_EQ(0, set(fd, 0, UFN));
+	ASSERT_EQ(0, cpu_online(cpu, 0));
+	memset(&bind, 0, sizeof(bind));
+	bind.pb_kind = PCTR_BIND_CPU;
+	bind.pb_id = cpu;
+	bind.pb_fn[0] = UFN;
+	err = ioctl(fd, PCIOCBIND, &bind) ? errno : 0;
+	EXPECT_EQ(0, cpu_online(cpu, 1));
+	EXPECT_EQ(ENXIO, err);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/cpu_bindings"));
+	/* The thread's counters are as valid as before. */
+	EXPECT_EQ(0, rd(fd, &st));
+	EXPECT_EQ(UFN, st.pctr_fn[0]);
+	EXPECT_EQ(0, set(fd, 1, UFN));
+	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+	close(fd);
+}
+
+/* Kept-or-loaded counts of every switch-in since load. */
+static void starts(unsigned long *kept, unsigned long *loaded)
+{
+	char buf[128];
+
+	*kept = *loaded = 0;
+	if (!read_text(STARTS, buf, sizeof(buf)))
+		sscanf(buf, "kept %lu loaded %lu", kept, loaded);
+}
+
+/*
+ * A thread sleeps on a CPU that goes offline and comes back: when it
+ * wakes there, its registers are rewritten, not trusted.
+ */
+TEST_F(sec, cpu_offline_online_forgets_registers)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu = ncpu - 1, fd, pfd[2], qfd[2], status;
+	unsigned long k0, l0, k1, l1;
+	pid_t child;
+	char c;
+
+	if (!self->root)
+		SKIP(return, "needs root");
+	if (ncpu < 2)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, pipe(qfd));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		fd = open(PCTR_DEV, O_RDWR);
+		pin_to_cpu(cpu);
+		if (fd < 0 || set(fd, 0, UFN))
+			_exit(1);
+		/* Settle: sleep and wake on the CPU, kept every time. */
+		usleep(1000);
+		usleep(1000);
+		write(qfd[1], "r", 1);
+		read(pfd[0], &c, 1);		/* asleep through the cycle */
+		spin(0.001);
+		write(qfd[1], "d", 1);
+		read(pfd[0], &c, 1);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(qfd[0], &c, 1));
+	usleep(20000);
+	ASSERT_EQ(0, cpu_online(cpu, 0));
+	ASSERT_EQ(0, cpu_online(cpu, 1));
+	usleep(20000);
+	starts(&k0, &l0);
+	ASSERT_EQ(1, write(pfd[1], "w", 1));
+	ASSERT_EQ(1, read(qfd[0], &c, 1));
+	starts(&k1, &l1);
+	ASSERT_EQ(1, write(pfd[1], "x", 1));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	TH_LOG("waking after offline/online: %lu kept, %lu loaded",
+	       k1 - k0, l1 - l0);
+	/* Its first switch-in there rewrote the registers. */
+	EXPECT_GE(l1 - l0, 1);
+}
+
+/*
+ * A binder releases a thread binding while its target sleeps in pause():
+ * the target's context ends at once, not when it next returns to user
+ * space (which here is never).
+ */
+TEST_F(sec, released_binding_wakes_a_sleeping_target)
+{
+	struct pctr_bind bind;
+	pid_t child;
+	double t0;
+	int fd, status;
+
+	if (!self->root)
+		SKIP(return, "needs root");
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		for (;;)
+			pause();
+	}
+	usleep(50000);
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, child, 0, 0));
+	memset(&bind, 0, sizeof(bind));
+	bind.pb_kind = PCTR_BIND_THREAD;
+	bind.pb_id = child;
+	bind.pb_fn[0] = UFN;
+	EXPECT_EQ(0, ioctl(fd, PCIOCBIND, &bind) ? errno : 0);
+	EXPECT_EQ(0, interrupt_detach(child));
+	usleep(50000);			/* back in pause() */
+	EXPECT_EQ(1, read_long(CONTEXTS));
+	t0 = now_sec();
+	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+	EXPECT_EQ(0, wait_zero(CONTEXTS));
+	TH_LOG("the target's context ended %.1f ms after release",
+	       (now_sec() - t0) * 1e3);
+	EXPECT_LT(now_sec() - t0, 0.5);
+	EXPECT_EQ(0, wait_zero(TAKEN));
+	close(fd);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+}
+
+TEST_HARNESS_MAIN
