@@ -58,10 +58,6 @@ static int pctr_select_backend(void)
 		pctr_pmu.caps &= ~PCTR_CAP_USER_RDPMC;
 		pctr_pmu.caps |= PCTR_CAP_RDPMC_OFF;
 	}
-	strscpy(pctr_pmu.vendor, pctr_cpu_id.vendor, sizeof(pctr_pmu.vendor));
-	pctr_pmu.family = pctr_cpu_id.family;
-	pctr_pmu.model = pctr_cpu_id.model;
-	pctr_pmu.tsc_khz = pctr_cpu_id.tsc_khz;
 	return 0;
 }
 

@@ -101,22 +101,23 @@ static long ioc_info(struct file *file, unsigned int cmd,
 		     union pctr_ioc_arg *a, void __user *uarg)
 {
 	const struct pctr_pmu *p = &pctr_pmu;
+	const struct pctr_cpu_id *id = &pctr_cpu_id;
 	struct pctr_info *info = &a->info;
 
 	info->pi_abi_version = PCTR_ABI_VERSION;
 	info->pi_backend_id = p->backend_id;
 	strscpy(info->pi_backend, p->name, sizeof(info->pi_backend));
-	strscpy(info->pi_vendor, p->vendor, sizeof(info->pi_vendor));
+	strscpy(info->pi_vendor, id->vendor, sizeof(info->pi_vendor));
 	info->pi_caps = p->caps;
 	info->pi_version = p->version;
 	info->pi_ngeneral = p->ngeneral;
 	info->pi_nfixed = p->nfixed;
 	info->pi_width = p->width;
 	info->pi_fixed_width = p->fixed_width;
-	info->pi_cpu_family = p->family;
-	info->pi_cpu_model = p->model;
+	info->pi_cpu_family = id->family;
+	info->pi_cpu_model = id->model;
 	info->pi_nevents = p->nevents;
-	info->pi_tsc_khz = p->tsc_khz;
+	info->pi_tsc_khz = id->tsc_khz;
 	return 0;
 }
 

@@ -8,23 +8,19 @@
  * context can go in atomic context (a thread's exit), so giving them back
  * is deferred to a work item; the mutex orders it against a new taker.
  *
- * The scheduler's preempt-notifier hooks are a static key: turning it on
- * or off patches the context-switch path on every CPU.  It is turned on
- * with the first context and off only at module unload, so a program
- * that counts in short bursts does not patch kernel text each time.
+ * The scheduler's hooks are not this file's business: the engine turns
+ * them on with its first context (ctx.c), counting or not.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/mutex.h>
-#include <linux/preempt.h>
 #include <linux/workqueue.h>
 
 #include "pmu.h"
 
 static DEFINE_MUTEX(pctr_pmu_lock);
 static bool pctr_pmu_taken;		/* under pctr_pmu_lock */
-static bool pctr_hooks_on;		/* under pctr_pmu_lock */
 static atomic_t pctr_pmu_users = ATOMIC_INIT(0);
 
 static void pctr_pmu_release_work(struct work_struct *work)
@@ -51,11 +47,6 @@ int pctr_pmu_get(void)
 		if (ret)
 			goto out;
 		WRITE_ONCE(pctr_pmu_taken, true);
-	}
-	if (!pctr_hooks_on) {
-		/* Switch hooks cost nothing until the first context. */
-		preempt_notifier_inc();
-		pctr_hooks_on = true;
 	}
 	atomic_inc(&pctr_pmu_users);
 out:
@@ -86,8 +77,4 @@ void pctr_pmu_exit(void)
 {
 	flush_work(&pctr_pmu_release);
 	pctr_pmu_release_work(NULL);
-	if (pctr_hooks_on) {
-		preempt_notifier_dec();
-		pctr_hooks_on = false;
-	}
 }

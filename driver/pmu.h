@@ -153,14 +153,6 @@ struct pctr_pmu {
 	u32	nevents;
 	u32	flags;			/* PCTR_PMU_* */
 	void	*priv;			/* the backend's own data */
-	/*
-	 * A copy of pctr_cpu_id that the core makes after the probe, for the
-	 * code that reads it here (PCIOCINFO); backends do not touch it.
-	 */
-	char	vendor[16];
-	u32	family;
-	u32	model;
-	u64	tsc_khz;
 };
 
 /* Width mask of a slot's counter. */
