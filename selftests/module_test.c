@@ -94,8 +94,7 @@ FIXTURE_SETUP(module)
 		SKIP(return, "loading modules needs root");
 	if (access(module_path(), R_OK))
 		SKIP(return, "no module file at %s", module_path());
-	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
-		self->params[0] = '\0';
+	bench_params(self->params, sizeof(self->params));
 	if (loaded())
 		ASSERT_EQ(0, unload()) TH_LOG("rmmod pctr: %s", strerror(errno));
 }
