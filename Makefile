@@ -7,6 +7,7 @@
 #   make run          boot a guest, load the module, show a readout
 #   make bench        benchmarks in a guest (figures, side by side)
 #   make check        install what is missing, run every test
+#   make soak         long fuzzing runs in guests (10^6 calls, ten minutes)
 #   make install      install module, libraries, headers, tools, man pages
 #   make install-user the same without the module (or: make install MODULE=0)
 #                     PREFIX=/usr/local DESTDIR= libdir= mandir= as usual
@@ -97,7 +98,7 @@ MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
 		   cpc_walk_attrs:cpc_walk_events_all \
 		   $(if $(wildcard Documentation/man/pctx_capture.3),pctx_release:pctx_capture)
 
-.PHONY: all module userspace lib libcpc examples tools selftests run bench check clean install \
+.PHONY: all module userspace lib libcpc examples tools selftests run bench check soak clean install \
 	install-user uninstall modules_install help FORCE
 
 all: module userspace
@@ -235,6 +236,21 @@ bench: userspace
 
 check:
 	tools/check
+
+# Long fuzzing on every installed kernel: 10^6 calls, then ten minutes
+# with 200 threads and CPU hotplug (Documentation/testing.rst).
+SOAK_KERNELS ?= $(shell cd /lib/modules 2>/dev/null && for v in *; do \
+		  [ -f /boot/vmlinuz-$$v ] && [ -d $$v/build ] && echo $$v; done)
+soak: userspace
+	@set -e; for k in $(SOAK_KERNELS); do \
+		echo "soak: $$k: 1000000 calls"; \
+		tools/vm/run --kernel $$k --timeout 7200 -- \
+			/pctr/selftests/fuzz_test --calls 1000000; \
+		echo "soak: $$k: 600 s, 200 threads, CPU hotplug"; \
+		tools/vm/run --kernel $$k --timeout 1800 -- \
+			/pctr/selftests/fuzz_test --seconds 600 --threads 200 \
+			--hotplug 1; \
+	done
 
 install: install-user $(if $(filter 0,$(MODULE)),,modules_install)
 

@@ -26,38 +26,13 @@
 
 #include "kselftest_harness.h"
 
-#define EV_TICKS	0x01
-#define EV_DIV		0x02
-#define FIX_TICKS	PCTR_FIXED(0)
-#define FIX_DIV		PCTR_FIXED(1)
-#define FN(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
-#define FIXFN		(PCTR_U | PCTR_K | PCTR_EN)
 #define SIM_DIV		1000
-#define CPU_BINDINGS	PCTR_SYSFS "/cpu_bindings"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON	38
 #endif
 
 static int g_fd = -1;
-
-static int set(int fd, unsigned int slot, uint64_t fn)
-{
-	return ioctl(fd, PCIOCS(slot), &fn);
-}
-
-/* PCIOCRD into @st: 0, or the errno. */
-static int rd(int fd, struct pctrst *st)
-{
-	memset(st, 0xa5, sizeof(*st));
-	return ioctl(fd, PCIOCRD, st) ? errno : 0;
-}
-
-/* An ioctl's errno, or 0. */
-static int ioc(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) ? errno : 0;
-}
 
 /* A CPU binding: event 0x01 in slot 0, fixed counter 0. */
 static void cpu_bind_init(struct pctr_bind *b, unsigned int cpu)
@@ -240,42 +215,22 @@ static int wait_ready(struct chan *ch)
 #define MAXFDS	8
 
 FIXTURE(bind) {
-	char	params[256];
-	int	fd;
-	uint64_t khz;
+	struct reloaded m;
 	int	ncpu;
 	pid_t	kids[MAXKIDS];
 	int	nkids;
 	int	fds[MAXFDS];
 	int	nfds;
 	int	offline;	/* a CPU this test took offline, or -1 */
-	int	ready;		/* the setup got to its end (not skipped) */
 };
 
 FIXTURE_SETUP(bind)
 {
-	struct pctr_info info;
-
-	self->fd = -1;
 	self->offline = -1;
-	if (geteuid() != 0)
-		SKIP(return, "reloading the module needs root");
-	if (access(module_path(), R_OK))
-		SKIP(return, "no module file at %s", module_path());
-	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
-		self->params[0] = '\0';
-	ASSERT_EQ(0, unload_wait());
-	ASSERT_EQ(0, load("pmu=sim sim_div=1000"));
-	self->fd = open(PCTR_DEV, O_RDWR);
-	ASSERT_LE(0, self->fd);
-	g_fd = self->fd;
-	ASSERT_EQ(0, pctr_get_info(self->fd, &info));
-	self->khz = info.pi_tsc_khz;
-	ASSERT_NE(0, self->khz);
+	reload_with(_metadata, &self->m, "pmu=sim sim_div=1000");
+	g_fd = self->m.fd;
 	self->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	EXPECT_EQ(0, read_long(CPU_BINDINGS));
-	/* (The 6.1 harness runs the test even after a SKIP above.) */
-	self->ready = 1;
 }
 
 FIXTURE_TEARDOWN(bind)
@@ -283,7 +238,7 @@ FIXTURE_TEARDOWN(bind)
 	char path[96];
 	int i, fd;
 
-	if (!self->ready)
+	if (!self->m.ready)
 		return;
 	for (i = 0; i < self->nkids; i++) {
 		kill(self->kids[i], SIGKILL);
@@ -301,22 +256,26 @@ FIXTURE_TEARDOWN(bind)
 		}
 	}
 	/* This thread's context (maybe invalidated) holds the module. */
-	fd = open(PCTR_DEV, O_RDWR);
-	if (fd >= 0) {
-		EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
-		close(fd);
-	}
-	if (self->fd >= 0)
-		close(self->fd);
-	EXPECT_EQ(0, unload_wait());
-	EXPECT_EQ(0, load(self->params));
+	reload_restore(_metadata, &self->m);
 }
 
-static int new_fd(FIXTURE_DATA(bind) *self)
+/*
+ * Every test starts here: it does nothing if the setup was skipped (the
+ * 6.1 harness runs it anyway), and skips on fewer than @n CPUs.
+ */
+#define TEST_START(n) do {						\
+	RETURN_IF_SKIPPED();						\
+	if (self->ncpu < (n))						\
+		SKIP(return, "%d CPU(s), %d needed", self->ncpu, (n));	\
+} while (0)
+
+/* A new descriptor, closed by the teardown if the test does not. */
+static int new_fd(struct __test_metadata *_metadata, FIXTURE_DATA(bind) *self)
 {
 	int fd = open(PCTR_DEV, O_RDWR);
 
-	if (fd >= 0 && self->nfds < MAXFDS)
+	ASSERT_LE(0, fd);
+	if (self->nfds < MAXFDS)
 		self->fds[self->nfds++] = fd;
 	return fd;
 }
@@ -369,16 +328,21 @@ static pid_t spinner(FIXTURE_DATA(bind) *self, int cpu)
 }
 
 /* A commanded child (see child_loop). */
-static pid_t obedient(FIXTURE_DATA(bind) *self, struct chan *ch,
-		      int own_first)
+/* An obedient child, ready, and its channel in *@chp. */
+static pid_t obedient(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(bind) *self, struct chan **chp, int own_first)
 {
-	pid_t pid = fork();
+	struct chan *ch = chan_new();
+	pid_t pid;
 
+	ASSERT_NE(NULL, ch);
+	pid = fork();
 	if (pid == 0)
-		child_loop(self->fd, ch, own_first);
+		child_loop(self->m.fd, ch, own_first);
+	ASSERT_LT(0, pid);
 	add_kid(self, pid);
-	if (pid > 0 && wait_ready(ch))
-		return -1;
+	ASSERT_EQ(0, wait_ready(ch));
+	*chp = ch;
 	return pid;
 }
 
@@ -434,14 +398,10 @@ TEST_F_TIMEOUT(bind, cpu_counts_whatever_runs, 60)
 	void *m;
 	int fd;
 
-	if (!self->ready)
-		return;
-	if (self->ncpu < 2)
-		SKIP(return, "one CPU");
+	TEST_START(2);
 	/* CPU 1 busy with another process: that is what it counts. */
 	ASSERT_LT(0, spinner(self, 1));
-	fd = new_fd(self);
-	ASSERT_LE(0, fd);
+	fd = new_fd(_metadata, self);
 	cpu_bind_init(&bd, 1);
 	bd.pb_preset[0] = pre;
 	tb = rdtsc();
@@ -527,16 +487,11 @@ TEST_F_TIMEOUT(bind, cpu_counts_whatever_runs, 60)
 TEST_F(bind, cpu_bind_errors)
 {
 	struct pctr_bind b;
-	int fa, fb, badcpu = max_possible_cpu() + 5;
+	int fa, fb;
 
-	if (!self->ready)
-		return;
-	if (self->ncpu < 2)
-		SKIP(return, "one CPU");
-	fa = new_fd(self);
-	fb = new_fd(self);
-	ASSERT_LE(0, fa);
-	ASSERT_LE(0, fb);
+	TEST_START(2);
+	fa = new_fd(_metadata, self);
+	fb = new_fd(_metadata, self);
 	cpu_bind_init(&b, 1);
 	ASSERT_EQ(0, do_bind(fa, &b));
 	/* CPU 1 is taken; fa is bound. */
@@ -545,37 +500,23 @@ TEST_F(bind, cpu_bind_errors)
 	EXPECT_EQ(EBUSY, do_bind(fa, &b));
 
 	/* Each bad field alone, on the free CPU 0. */
-	cpu_bind_init(&b, badcpu);
-	EXPECT_EQ(EINVAL, do_bind(fb, &b)) TH_LOG("cpu %d", badcpu);
-	cpu_bind_init(&b, 0xffffffffu);
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
-	cpu_bind_init(&b, 0);
-	b.pb_flags = 1;
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
-	cpu_bind_init(&b, 0);
-	b.pb_reserved = 1;
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
-	cpu_bind_init(&b, 0);
-	b.pb_fn[0] |= PCTR_INT;
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
-	cpu_bind_init(&b, 0);
-	b.pb_fn[FIX_TICKS] |= PCTR_INT;
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
-	cpu_bind_init(&b, 0);
-	b.pb_kind = 7;
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
-	cpu_bind_init(&b, 0);
-	b.pb_kind = 0;
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
-	cpu_bind_init(&b, 0);
-	b.pb_fn[1] = FN(0x7f);			/* no such event */
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
-	cpu_bind_init(&b, 0);
-	b.pb_fn[4] = FN(EV_TICKS);		/* no such slot */
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
-	cpu_bind_init(&b, 0);
-	b.pb_fn[FIX_TICKS] = FIXFN | 0x01;	/* an event on a fixed slot */
-	EXPECT_EQ(EINVAL, do_bind(fb, &b));
+#define EINVAL_WITH(change) do {					\
+		cpu_bind_init(&b, 0);					\
+		change;							\
+		EXPECT_EQ(EINVAL, do_bind(fb, &b)) TH_LOG("%s", #change); \
+	} while (0)
+	EINVAL_WITH(b.pb_id = max_possible_cpu() + 5);
+	EINVAL_WITH(b.pb_id = 0xffffffffu);
+	EINVAL_WITH(b.pb_flags = 1);
+	EINVAL_WITH(b.pb_reserved = 1);
+	EINVAL_WITH(b.pb_fn[0] |= PCTR_INT);
+	EINVAL_WITH(b.pb_fn[FIX_TICKS] |= PCTR_INT);
+	EINVAL_WITH(b.pb_kind = 7);
+	EINVAL_WITH(b.pb_kind = 0);
+	EINVAL_WITH(b.pb_fn[1] = FN(0x7f));		/* no such event */
+	EINVAL_WITH(b.pb_fn[4] = FN(EV_TICKS));		/* no such slot */
+	EINVAL_WITH(b.pb_fn[FIX_TICKS] = FIXFN | 0x01);	/* event on a fixed slot */
+#undef EINVAL_WITH
 
 	/* Nothing was half made: CPU 0 is still free. */
 	EXPECT_EQ(1, read_long(CPU_BINDINGS));
@@ -595,8 +536,7 @@ TEST_F(bind, cpu_bind_offline_is_enxio)
 	char path[96];
 	int fd, cpu = self->ncpu - 1;
 
-	if (!self->ready)
-		return;
+	TEST_START(1);
 	if (cpu < 1)
 		SKIP(return, "one CPU");
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
@@ -611,14 +551,14 @@ TEST_F(bind, cpu_bind_offline_is_enxio)
 	}
 	self->offline = cpu;
 	cpu_bind_init(&b, cpu);
-	EXPECT_EQ(ENXIO, do_bind(self->fd, &b));
+	EXPECT_EQ(ENXIO, do_bind(self->m.fd, &b));
 	EXPECT_EQ(0, read_long(CPU_BINDINGS));
 	ASSERT_EQ(1, write(fd, "1", 1));
 	close(fd);
 	self->offline = -1;
-	EXPECT_EQ(0, do_bind(self->fd, &b));
+	EXPECT_EQ(0, do_bind(self->m.fd, &b));
 	EXPECT_EQ(1, read_long(CPU_BINDINGS));
-	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+	EXPECT_EQ(0, ioctl(self->m.fd, PCIOCRELEASE));
 	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
 }
 
@@ -638,35 +578,31 @@ TEST_F_TIMEOUT(bind, cpu_binding_invalidates_threads, 60)
 	int fb, fc, i;
 	void *m;
 
-	if (!self->ready)
-		return;
-	if (self->ncpu < 2)
-		SKIP(return, "one CPU");
+	TEST_START(2);
 	/* This thread counts, with its page mapped. */
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->m.fd, 0);
 	ASSERT_NE(MAP_FAILED, m);
 	pg = m;
 	EXPECT_FALSE(pg->pg_flags & PCTR_PG_INVALID);
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 
-	fb = new_fd(self);
-	ASSERT_LE(0, fb);
+	fb = new_fd(_metadata, self);
 	cpu_bind_init(&b, 1);
 	ASSERT_EQ(0, do_bind(fb, &b));
 	EXPECT_EQ(1, read_long(CPU_BINDINGS));
 
 	/* This thread's context is invalid now. */
-	EXPECT_EQ(EAGAIN, rd(self->fd, &st));
+	EXPECT_EQ(EAGAIN, rd(self->m.fd, &st));
 	for (i = 0; i < 100 && !(pg->pg_flags & PCTR_PG_INVALID); i++)
 		usleep(10000);
 	EXPECT_TRUE(pg->pg_flags & PCTR_PG_INVALID) TH_LOG("pg_flags %#x",
 							   pg->pg_flags);
-	EXPECT_EQ(-1, set(self->fd, 1, FN(EV_DIV)));
+	EXPECT_EQ(-1, set(self->m.fd, 1, FN(EV_DIV)));
 	EXPECT_EQ(EAGAIN, errno);
 	memset(&pcr, 0, sizeof(pcr));
 	pcr.pcr_evtsel[0] = FN(EV_DIV);
-	EXPECT_EQ(EAGAIN, ioc(self->fd, PCIOCSETPCR, &pcr));
+	EXPECT_EQ(EAGAIN, ioc(self->m.fd, PCIOCSETPCR, &pcr));
 
 	/* A new thread cannot make one. */
 	ASSERT_EQ(0, run_fresh(&f));
@@ -681,12 +617,8 @@ TEST_F_TIMEOUT(bind, cpu_binding_invalidates_threads, 60)
 	EXPECT_EQ(0, f.release_err);
 
 	/* Nor can a thread binding be made. */
-	ch = chan_new();
-	ASSERT_NE(NULL, ch);
-	pid = obedient(self, ch, 0);
-	ASSERT_LT(0, pid);
-	fc = new_fd(self);
-	ASSERT_LE(0, fc);
+	pid = obedient(_metadata, self, &ch, 0);
+	fc = new_fd(_metadata, self);
 	thread_bind_init(&tb, pid);
 	EXPECT_EQ(EAGAIN, traced_bind(fc, pid, &tb));
 	ASSERT_EQ(0, command(ch, OP_OWN));
@@ -710,14 +642,14 @@ TEST_F_TIMEOUT(bind, cpu_binding_invalidates_threads, 60)
 	reap_kid(self, pid, NULL);
 
 	/* The invalidated context stays so until released. */
-	EXPECT_EQ(EAGAIN, rd(self->fd, &st));
+	EXPECT_EQ(EAGAIN, rd(self->m.fd, &st));
 	EXPECT_TRUE(pg->pg_flags & PCTR_PG_INVALID);
-	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
-	ASSERT_EQ(0, rd(self->fd, &st));
+	EXPECT_EQ(0, ioctl(self->m.fd, PCIOCRELEASE));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_TRUE(st_clean(&st));
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
 	spin_cpu(0.02);
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[0]);
 	EXPECT_LT(0, st.pctr_hwc[0]);
 	munmap(m, PCTR_PAGE_SIZE);
@@ -725,13 +657,13 @@ TEST_F_TIMEOUT(bind, cpu_binding_invalidates_threads, 60)
 	/* The released descriptor binds again; closing it ends that too. */
 	ASSERT_EQ(0, do_bind(fb, &b));
 	EXPECT_EQ(1, read_long(CPU_BINDINGS));
-	EXPECT_EQ(EAGAIN, rd(self->fd, &st));	/* invalidated again */
+	EXPECT_EQ(EAGAIN, rd(self->m.fd, &st));	/* invalidated again */
 	close_fd(self, fb);
 	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
 	ASSERT_EQ(0, run_fresh(&f));
 	EXPECT_EQ(0, f.set_err);
 	EXPECT_EQ(FN(EV_DIV), f.st2.pctr_fn[0]);
-	EXPECT_EQ(EAGAIN, rd(self->fd, &st));
+	EXPECT_EQ(EAGAIN, rd(self->m.fd, &st));
 }
 
 /*
@@ -747,41 +679,33 @@ TEST_F_TIMEOUT(bind, invalidation_reaches_everything, 60)
 	pid_t pid;
 	int fb, fc;
 
-	if (!self->ready)
-		return;
-	if (self->ncpu < 2)
-		SKIP(return, "one CPU");
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCDISABLE));
-	ch = chan_new();
-	ASSERT_NE(NULL, ch);
-	pid = obedient(self, ch, 0);
-	ASSERT_LT(0, pid);
-	fc = new_fd(self);
-	ASSERT_LE(0, fc);
+	TEST_START(2);
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCDISABLE));
+	pid = obedient(_metadata, self, &ch, 0);
+	fc = new_fd(_metadata, self);
 	thread_bind_init(&tb, pid);
 	ASSERT_EQ(0, traced_bind(fc, pid, &tb));
 	ASSERT_EQ(0, rd(fc, &st));
 
-	fb = new_fd(self);
-	ASSERT_LE(0, fb);
+	fb = new_fd(_metadata, self);
 	cpu_bind_init(&b, 1);
 	ASSERT_EQ(0, do_bind(fb, &b));
 	EXPECT_EQ(EAGAIN, rd(fc, &st));
-	EXPECT_EQ(EAGAIN, rd(self->fd, &st));
-	EXPECT_EQ(EAGAIN, ioc(self->fd, PCIOCENABLE, NULL));
+	EXPECT_EQ(EAGAIN, rd(self->m.fd, &st));
+	EXPECT_EQ(EAGAIN, ioc(self->m.fd, PCIOCENABLE, NULL));
 	close_fd(self, fb);
 	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
 
 	/* Invalid until released: no slot is dropped without a word. */
-	EXPECT_EQ(-1, set(self->fd, 1, FN(EV_DIV)));
+	EXPECT_EQ(-1, set(self->m.fd, 1, FN(EV_DIV)));
 	EXPECT_EQ(EAGAIN, errno);
-	ASSERT_EQ(0, rd(self->fd, &st) == 0 ? -1 : 0);
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+	ASSERT_EQ(0, rd(self->m.fd, &st) == 0 ? -1 : 0);
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRELEASE));
 	/* Released: a new context, counting (not left disabled). */
-	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, 1, FN(EV_DIV)));
 	spin_cpu(0.02);
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_EQ(0, st.pctr_fn[0]);
 	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[1]);
 	EXPECT_LT(0, st.pctr_hwc[1]);
@@ -789,7 +713,7 @@ TEST_F_TIMEOUT(bind, invalidation_reaches_everything, 60)
 	EXPECT_EQ(EAGAIN, rd(fc, &st));
 	send_exit(ch);
 	reap_kid(self, pid, NULL);
-	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+	EXPECT_EQ(0, ioctl(self->m.fd, PCIOCRELEASE));
 }
 
 /* Capabilities for an otherwise unprivileged process: @caps only. */
@@ -825,10 +749,7 @@ TEST_F(bind, cpu_bind_needs_privilege)
 	pid_t pid;
 	int status, fd;
 
-	if (!self->ready)
-		return;
-	if (self->ncpu < 2)
-		SKIP(return, "one CPU");
+	TEST_START(2);
 	cpu_bind_init(&b, 1);
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -836,7 +757,7 @@ TEST_F(bind, cpu_bind_needs_privilege)
 		if (become_user(0))
 			_exit(10);
 		/* The descriptor root opened, and one of our own. */
-		if (do_bind(self->fd, &b) != EACCES)
+		if (do_bind(self->m.fd, &b) != EACCES)
 			_exit(11);
 		fd = open(PCTR_DEV, O_RDWR);
 		if (fd < 0)
@@ -900,14 +821,9 @@ TEST_F_TIMEOUT(bind, thread_counts_its_target, 90)
 	pid_t pid;
 	int fb, fc, status;
 
-	if (!self->ready)
-		return;
-	ch = chan_new();
-	ASSERT_NE(NULL, ch);
-	pid = obedient(self, ch, 0);
-	ASSERT_LT(0, pid);
-	fb = new_fd(self);
-	ASSERT_LE(0, fb);
+	TEST_START(1);
+	pid = obedient(_metadata, self, &ch, 0);
+	fb = new_fd(_metadata, self);
 	thread_bind_init(&b, pid);
 	b.pb_preset[FIX_DIV] = 1000000;
 	ASSERT_EQ(0, traced_bind(fb, pid, &b)) TH_LOG("%s", strerror(errno));
@@ -924,7 +840,7 @@ TEST_F_TIMEOUT(bind, thread_counts_its_target, 90)
 	EXPECT_EQ(0, c.pctr_fn[1]);
 	EXPECT_EQ(a.pctr_hwc[0] + 1000000, a.pctr_hwc[FIX_DIV]);
 	EXPECT_EQ(c.pctr_hwc[0] + 1000000, c.pctr_hwc[FIX_DIV]);
-	want = (c1 - c0) * self->khz * 1000.0 / SIM_DIV;
+	want = (c1 - c0) * self->m.khz * 1000.0 / SIM_DIV;
 	TH_LOG("target: %llu events in 0.5 s, %.3f s of its CPU time (expected ~%.0f)",
 	       (unsigned long long)(c.pctr_hwc[0] - a.pctr_hwc[0]), c1 - c0,
 	       want);
@@ -953,8 +869,7 @@ TEST_F_TIMEOUT(bind, thread_counts_its_target, 90)
 	EXPECT_LT(a.pctr_hwc[0], c.pctr_hwc[0]);
 
 	/* Nor can another binding take it. */
-	fc = new_fd(self);
-	ASSERT_LE(0, fc);
+	fc = new_fd(_metadata, self);
 	EXPECT_EQ(EBUSY, traced_bind(fc, pid, &b));
 
 	/* Released: the descriptor is this thread's again ... */
@@ -973,39 +888,59 @@ TEST_F_TIMEOUT(bind, thread_counts_its_target, 90)
 	EXPECT_TRUE(WIFEXITED(status));
 }
 
+/*
+ * A new descriptor with a thread binding of @pid, which counts: its
+ * values after 0.2 s are in *@a.
+ */
+static int bind_counting(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(bind) *self, pid_t pid, struct pctrst *a)
+{
+	struct pctr_bind b;
+	int fd = new_fd(_metadata, self);
+
+	thread_bind_init(&b, pid);
+	ASSERT_EQ(0, traced_bind(fd, pid, &b));
+	usleep(200000);
+	ASSERT_EQ(0, rd(fd, a));
+	EXPECT_LT(0, a->pctr_hwc[0]);
+	return fd;
+}
+
+/*
+ * A thread binding whose target has ended: its values, read 0.1 s apart,
+ * hold still, and are no less than @a, read before the end.  The first
+ * read is in *@c.
+ */
+static void expect_final(struct __test_metadata *_metadata, int fd,
+			 const struct pctrst *a, struct pctrst *c)
+{
+	struct pctrst d;
+
+	ASSERT_EQ(0, rd(fd, c));
+	usleep(100000);
+	ASSERT_EQ(0, rd(fd, &d));
+	EXPECT_EQ(FN(EV_DIV), c->pctr_fn[0]);
+	EXPECT_LE(a->pctr_hwc[0], c->pctr_hwc[0]);
+	EXPECT_EQ(c->pctr_hwc[0], d.pctr_hwc[0]);
+	EXPECT_EQ(c->pctr_hwc[FIX_DIV], d.pctr_hwc[FIX_DIV]);
+}
+
 /* After the target exits the binding keeps its final values. */
 TEST_F_TIMEOUT(bind, thread_final_values_after_exit, 60)
 {
-	struct pctr_bind b;
-	struct pctrst a, c, d;
+	struct pctrst a, c;
 	struct chan *ch;
 	pid_t pid;
 	int fb, status;
 
-	if (!self->ready)
-		return;
-	ch = chan_new();
-	ASSERT_NE(NULL, ch);
-	pid = obedient(self, ch, 0);
-	ASSERT_LT(0, pid);
-	fb = new_fd(self);
-	ASSERT_LE(0, fb);
-	thread_bind_init(&b, pid);
-	ASSERT_EQ(0, traced_bind(fb, pid, &b));
-	usleep(200000);
-	ASSERT_EQ(0, rd(fb, &a));
-	EXPECT_LT(0, a.pctr_hwc[0]);
+	TEST_START(1);
+	pid = obedient(_metadata, self, &ch, 0);
+	fb = bind_counting(_metadata, self, pid, &a);
 	send_exit(ch);
 	reap_kid(self, pid, &status);
 	EXPECT_TRUE(WIFEXITED(status));
 
-	ASSERT_EQ(0, rd(fb, &c));
-	usleep(100000);
-	ASSERT_EQ(0, rd(fb, &d));
-	EXPECT_EQ(FN(EV_DIV), c.pctr_fn[0]);
-	EXPECT_LE(a.pctr_hwc[0], c.pctr_hwc[0]);
-	EXPECT_EQ(c.pctr_hwc[0], d.pctr_hwc[0]);
-	EXPECT_EQ(c.pctr_hwc[FIX_DIV], d.pctr_hwc[FIX_DIV]);
+	expect_final(_metadata, fb, &a, &c);
 	EXPECT_EQ(c.pctr_hwc[0], c.pctr_hwc[FIX_DIV]);
 	/* Still bound (to the dead thread's values) until released. */
 	EXPECT_EQ(-1, set(fb, 0, FN(EV_DIV)));
@@ -1022,15 +957,13 @@ TEST_F_TIMEOUT(bind, thread_final_values_after_exit, 60)
 TEST_F_TIMEOUT(bind, thread_binding_ends_at_exec, 60)
 {
 	struct pollfd pfd;
-	struct pctr_bind b;
-	struct pctrst a, c, d;
+	struct pctrst a, c;
 	char arg1[16], arg2[16], x;
 	int fb, status, p[2];
 	struct chan *ch;
 	pid_t pid;
 
-	if (!self->ready)
-		return;
+	TEST_START(1);
 	/* The target: spins until told, then execs this program. */
 	ch = chan_new();
 	ASSERT_NE(NULL, ch);
@@ -1044,7 +977,7 @@ TEST_F_TIMEOUT(bind, thread_binding_ends_at_exec, 60)
 		ch->ready = 1;
 		while (!ch->cmd)
 			n++;
-		snprintf(arg1, sizeof(arg1), "%d", self->fd);
+		snprintf(arg1, sizeof(arg1), "%d", self->m.fd);
 		snprintf(arg2, sizeof(arg2), "%d", p[1]);
 		execl("/proc/self/exe", "bind_test", "--after-exec", arg1, arg2,
 		      (char *)NULL);
@@ -1053,13 +986,7 @@ TEST_F_TIMEOUT(bind, thread_binding_ends_at_exec, 60)
 	add_kid(self, pid);
 	close(p[1]);
 	ASSERT_EQ(0, wait_ready(ch));
-	fb = new_fd(self);
-	ASSERT_LE(0, fb);
-	thread_bind_init(&b, pid);
-	ASSERT_EQ(0, traced_bind(fb, pid, &b));
-	usleep(100000);
-	ASSERT_EQ(0, rd(fb, &a));
-	EXPECT_LT(0, a.pctr_hwc[0]);
+	fb = bind_counting(_metadata, self, pid, &a);
 	ch->cmd = 1;
 
 	/* The new program says it runs. */
@@ -1067,13 +994,7 @@ TEST_F_TIMEOUT(bind, thread_binding_ends_at_exec, 60)
 	pfd.events = POLLIN;
 	ASSERT_EQ(1, poll(&pfd, 1, 20000));
 	ASSERT_EQ(1, read(p[0], &x, 1));
-	ASSERT_EQ(0, rd(fb, &c));
-	usleep(100000);
-	ASSERT_EQ(0, rd(fb, &d));
-	EXPECT_EQ(FN(EV_DIV), c.pctr_fn[0]);
-	EXPECT_LE(a.pctr_hwc[0], c.pctr_hwc[0]);
-	EXPECT_EQ(c.pctr_hwc[0], d.pctr_hwc[0]);
-	EXPECT_EQ(c.pctr_hwc[FIX_DIV], d.pctr_hwc[FIX_DIV]);
+	expect_final(_metadata, fb, &a, &c);
 	reap_kid(self, pid, &status);
 	close(p[0]);
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("signal %d", WTERMSIG(status));
@@ -1082,7 +1003,7 @@ TEST_F_TIMEOUT(bind, thread_binding_ends_at_exec, 60)
 		       WEXITSTATUS(status));
 	/* Its own counting did not move the ended binding. */
 	ASSERT_EQ(0, rd(fb, &a));
-	EXPECT_EQ(d.pctr_hwc[0], a.pctr_hwc[0]);
+	EXPECT_EQ(c.pctr_hwc[0], a.pctr_hwc[0]);
 	EXPECT_EQ(0, ioctl(fb, PCIOCRELEASE));
 }
 
@@ -1125,16 +1046,11 @@ TEST_F_TIMEOUT(bind, thread_bind_errors, 60)
 	pid_t pid, gone;
 	int fb;
 
-	if (!self->ready)
-		return;
-	fb = new_fd(self);
-	ASSERT_LE(0, fb);
+	TEST_START(1);
+	fb = new_fd(_metadata, self);
 
 	/* Not traced: EPERM. */
-	ch = chan_new();
-	ASSERT_NE(NULL, ch);
-	pid = obedient(self, ch, 0);
-	ASSERT_LT(0, pid);
+	pid = obedient(_metadata, self, &ch, 0);
 	thread_bind_init(&b, pid);
 	EXPECT_EQ(EPERM, do_bind(fb, &b));
 
@@ -1182,10 +1098,7 @@ TEST_F_TIMEOUT(bind, thread_bind_errors, 60)
 	ASSERT_EQ(0, pthread_join(t, NULL));
 
 	/* A target counting for itself: EBUSY. */
-	ch2 = chan_new();
-	ASSERT_NE(NULL, ch2);
-	pid = obedient(self, ch2, 1);
-	ASSERT_LT(0, pid);
+	pid = obedient(_metadata, self, &ch2, 1);
 	ASSERT_EQ(0, ch2->err[3]);
 	thread_bind_init(&b, pid);
 	EXPECT_EQ(EBUSY, traced_bind(fb, pid, &b));
@@ -1208,8 +1121,7 @@ TEST_F_TIMEOUT(bind, thread_bind_unprivileged, 60)
 	int status, fd;
 	long scope = read_long("/proc/sys/kernel/yama/ptrace_scope");
 
-	if (!self->ready)
-		return;
+	TEST_START(1);
 	if (scope >= 2)
 		SKIP(return, "yama ptrace_scope %ld", scope);
 	pid = fork();
@@ -1265,16 +1177,12 @@ TEST_F_TIMEOUT(bind, rmmod_waits_for_bindings, 60)
 	pid_t pid;
 	int fb, status;
 
-	if (!self->ready)
-		return;
-	if (self->ncpu < 2)
-		SKIP(return, "one CPU");
-	fb = new_fd(self);
-	ASSERT_LE(0, fb);
+	TEST_START(2);
+	fb = new_fd(_metadata, self);
 	cpu_bind_init(&b, 1);
 	ASSERT_EQ(0, do_bind(fb, &b));
-	close(self->fd);
-	self->fd = -1;
+	close(self->m.fd);
+	self->m.fd = -1;
 	EXPECT_EQ(-1, unload());
 	EXPECT_TRUE(errno == EBUSY || errno == EAGAIN) TH_LOG("%s",
 							       strerror(errno));
@@ -1308,14 +1216,10 @@ TEST_F_TIMEOUT(bind, rmmod_waits_for_bindings, 60)
 	 * A thread binding closed while its target runs on: the target's
 	 * counters go, and with them the module's last user.
 	 */
-	ch = chan_new();
-	ASSERT_NE(NULL, ch);
 	/* The target holds no descriptor: made before the module is back. */
-	pid = obedient(self, ch, 0);
-	ASSERT_LT(0, pid);
+	pid = obedient(_metadata, self, &ch, 0);
 	ASSERT_EQ(0, load("pmu=sim sim_div=1000"));
-	fb = new_fd(self);
-	ASSERT_LE(0, fb);
+	fb = new_fd(_metadata, self);
 	thread_bind_init(&b, pid);
 	ASSERT_EQ(0, traced_bind(fb, pid, &b));
 	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));

@@ -23,103 +23,11 @@
 
 #include "kselftest_harness.h"
 
-#define EV_TICKS	0x01
-#define EV_DIV		0x02
-#define FIX_DIV		PCTR_FIXED(1)
-#define FN(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
-#define FIXFN		(PCTR_U | PCTR_K | PCTR_EN)
-
-static int set(int fd, unsigned int slot, uint64_t fn)
-{
-	return ioctl(fd, PCIOCS(slot), &fn);
-}
-
-static struct pctrst rd(int fd)
-{
-	struct pctrst st;
-
-	memset(&st, 0, sizeof(st));
-	ioctl(fd, PCIOCRD, &st);
-	return st;
-}
-
-static uint64_t tsc_khz(int fd)
-{
-	struct pctr_info info;
-
-	if (pctr_get_info(fd, &info))
-		return 0;
-	return info.pi_tsc_khz;
-}
-
-struct sim_self {
-	char	params[256];
-	int	fd;
-	int	div;
-	uint64_t khz;
-};
-
-/* Reload the module with @params; remember what to restore. */
-static void reload_sim(struct __test_metadata *_metadata, struct sim_self *self,
-		      const char *params, int div)
-{
-	self->fd = -1;
-	if (geteuid() != 0)
-		SKIP(return, "reloading the module needs root");
-	if (access(module_path(), R_OK))
-		SKIP(return, "no module file at %s", module_path());
-	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
-		self->params[0] = '\0';
-	ASSERT_EQ(0, unload_wait());
-	ASSERT_EQ(0, load(params)) TH_LOG("insmod %s: %s", params,
-					  strerror(errno));
-	self->fd = open(PCTR_DEV, O_RDWR);
-	ASSERT_LE(0, self->fd);
-	self->div = div;
-	self->khz = tsc_khz(self->fd);
-	ASSERT_NE(0, self->khz);
-}
-
-static void restore_module(struct __test_metadata *_metadata,
-			 struct sim_self *self)
-{
-	struct pctr_pcr none;
-	int fd;
-
-	/* This thread's counters hold the module: free them first. */
-	memset(&none, 0, sizeof(none));
-	fd = open(PCTR_DEV, O_RDWR);
-	if (fd >= 0) {
-		EXPECT_EQ(0, ioctl(fd, PCIOCSETPCR, &none));
-		close(fd);
-	}
-	if (self->fd >= 0)
-		close(self->fd);
-	EXPECT_EQ(0, unload_wait());
-	EXPECT_EQ(0, load(self->params));
-}
+/* The sim's divider in fixture sim: event 0x02 counts every 16 ticks. */
+#define SIM_DIV		16
 
 /* The sim with its default widths (48-bit general, 64-bit fixed). */
-FIXTURE(sim) {
-	struct sim_self s;
-	int fd;
-	int div;
-	uint64_t khz;
-};
-
-FIXTURE_SETUP(sim)
-{
-	reload_sim(_metadata, &self->s, "pmu=sim sim_div=16", 16);
-	self->fd = self->s.fd;
-	self->div = self->s.div;
-	self->khz = self->s.khz;
-}
-
-FIXTURE_TEARDOWN(sim)
-{
-	self->s.fd = self->fd;
-	restore_module(_metadata, &self->s);
-}
+RELOAD_FIXTURE(sim, "pmu=sim sim_div=16");
 
 /*
  * 16-bit general counters: at 2.6 GHz / 16 one wraps about every 0.4 ms.
@@ -128,67 +36,38 @@ FIXTURE_TEARDOWN(sim)
  * the interrupt comes; a general and a 64-bit fixed counter counting the
  * same event must then agree exactly.
  */
-FIXTURE(sim16) {
-	struct sim_self s;
-	int fd;
-};
-
-FIXTURE_SETUP(sim16)
-{
-	reload_sim(_metadata, &self->s, "pmu=sim sim_width=16 sim_div=16", 16);
-	self->fd = self->s.fd;
-}
-
-FIXTURE_TEARDOWN(sim16)
-{
-	self->s.fd = self->fd;
-	restore_module(_metadata, &self->s);
-}
+RELOAD_FIXTURE(sim16, "pmu=sim sim_width=16 sim_div=16");
 
 /*
  * No overflow interrupt (sim_overflow=0): only the core's periodic fold
  * keeps up with a 16-bit counter, here wrapping about every 0.2 s.
  */
-FIXTURE(simfold) {
-	struct sim_self s;
-	int fd;
-};
-
-FIXTURE_SETUP(simfold)
-{
-	reload_sim(_metadata, &self->s,
-		   "pmu=sim sim_width=16 sim_div=8192 sim_overflow=0", 8192);
-	self->fd = self->s.fd;
-}
-
-FIXTURE_TEARDOWN(simfold)
-{
-	self->s.fd = self->fd;
-	restore_module(_metadata, &self->s);
-}
+RELOAD_FIXTURE(simfold, "pmu=sim sim_width=16 sim_div=8192 sim_overflow=0");
 
 /* The counters are taken by someone else (sim_busy=1). */
-FIXTURE(simbusy) {
-	struct sim_self s;
-	int fd;
-};
-
-FIXTURE_SETUP(simbusy)
-{
-	reload_sim(_metadata, &self->s, "pmu=sim sim_busy=1", 1000);
-	self->fd = self->s.fd;
-}
-
-FIXTURE_TEARDOWN(simbusy)
-{
-	self->s.fd = self->fd;
-	restore_module(_metadata, &self->s);
-}
+RELOAD_FIXTURE(simbusy, "pmu=sim sim_busy=1");
 
 /* Events the sim counts in @sec seconds of running. */
 static double expected_events(FIXTURE_DATA(sim) *self, double sec)
 {
-	return sec * self->khz * 1000.0 / self->div;
+	return sec * self->m.khz * 1000.0 / SIM_DIV;
+}
+
+/*
+ * Slot 0 (16 bits wide) and fixed counter 1 (64 bits) counted the same
+ * event over the same intervals: they must agree exactly.  The number of
+ * times slot 0 wrapped.
+ */
+static unsigned int wraps_agree(struct __test_metadata *_metadata, int fd)
+{
+	struct pctrst st = rd_now(fd);
+	unsigned int wraps = st.pctr_hwc[FIX_DIV] >> 16;
+
+	TH_LOG("pmc0 %llu, fixed1 %llu: %u wraps of a 16-bit counter",
+	       (unsigned long long)st.pctr_hwc[0],
+	       (unsigned long long)st.pctr_hwc[FIX_DIV], wraps);
+	EXPECT_EQ(st.pctr_hwc[FIX_DIV], st.pctr_hwc[0]);
+	return wraps;
 }
 
 /*
@@ -197,27 +76,18 @@ static double expected_events(FIXTURE_DATA(sim) *self, double sec)
  */
 TEST_F_TIMEOUT(sim16, wraps_are_never_lost, 120)
 {
-	struct pctrst st;
-	unsigned int wraps;
-
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int i;
 
-	ASSERT_EQ(0, set(self->fd, FIX_DIV, FIXFN));
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCZERO));
+	ASSERT_EQ(0, set(self->m.fd, FIX_DIV, FIXFN));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCZERO));
 	/* Run, and move between CPUs on the way. */
 	for (i = 0; i < 30; i++) {
 		pin_to_cpu(i % ncpu);
 		spin_cpu(0.1);
 	}
-	st = rd(self->fd);
-	wraps = st.pctr_hwc[FIX_DIV] >> 16;
-	TH_LOG("pmc0 %llu, fixed1 %llu: %u wraps of a 16-bit counter",
-	       (unsigned long long)st.pctr_hwc[0],
-	       (unsigned long long)st.pctr_hwc[FIX_DIV], wraps);
-	EXPECT_GT(wraps, 1000);
-	EXPECT_EQ(st.pctr_hwc[FIX_DIV], st.pctr_hwc[0]);
+	EXPECT_GT(wraps_agree(_metadata, self->m.fd), 1000);
 }
 
 /*
@@ -228,25 +98,15 @@ TEST_F_TIMEOUT(sim16, wraps_are_never_lost, 120)
 TEST_F_TIMEOUT(simfold, periodic_fold_catches_wraps, 120)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	struct pctrst st;
-	struct pctr_info info;
-	unsigned int wraps;
 
-	ASSERT_EQ(0, pctr_get_info(self->fd, &info));
-	EXPECT_FALSE(info.pi_caps & PCTR_CAP_OVERFLOW);
+	EXPECT_FALSE(pctr_caps(self->m.fd) & PCTR_CAP_OVERFLOW);
 	pin_to_cpu(ncpu - 1);
-	ASSERT_EQ(0, set(self->fd, FIX_DIV, FIXFN));
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCZERO));
+	ASSERT_EQ(0, set(self->m.fd, FIX_DIV, FIXFN));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCZERO));
 	spin(4.0);
-	st = rd(self->fd);
-	/* Fixed 1 counts every sim_div ticks, as event 0x02 does. */
-	wraps = st.pctr_hwc[FIX_DIV] >> 16;
-	TH_LOG("pmc0 %llu, fixed1 %llu: %u wraps, no overflow interrupt",
-	       (unsigned long long)st.pctr_hwc[0],
-	       (unsigned long long)st.pctr_hwc[FIX_DIV], wraps);
-	EXPECT_GE(wraps, 10);
-	EXPECT_EQ(st.pctr_hwc[FIX_DIV], st.pctr_hwc[0]);
+	/* No overflow interrupt: the fold alone saw every wrap. */
+	EXPECT_GE(wraps_agree(_metadata, self->m.fd), 10);
 }
 
 /*
@@ -258,17 +118,17 @@ TEST_F(simbusy, taken_counters_are_ebusy)
 	char line[256];
 	struct pctrst st;
 
-	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV)));
+	EXPECT_EQ(-1, set(self->m.fd, 0, FN(EV_DIV)));
 	EXPECT_EQ(EBUSY, errno);
-	EXPECT_EQ(-1, set(self->fd, FIX_DIV, FIXFN));
+	EXPECT_EQ(-1, set(self->m.fd, FIX_DIV, FIXFN));
 	EXPECT_EQ(EBUSY, errno);
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
 	ASSERT_EQ(0, last_log_line("sim_busy=1", line, sizeof(line)));
 	TH_LOG("%s", line);
 	EXPECT_NE(NULL, strstr(line, "reload"));
 	/* Reading, and freeing nothing, still work. */
-	EXPECT_EQ(0, ioctl(self->fd, PCIOCRD, &st));
-	EXPECT_EQ(0, set(self->fd, 0, 0));
+	EXPECT_EQ(0, ioctl(self->m.fd, PCIOCRD, &st));
+	EXPECT_EQ(0, set(self->m.fd, 0, 0));
 }
 
 /* A busy thread's count grows with its own run time; a sleeper's stays. */
@@ -296,7 +156,7 @@ static void *worker_fn(void *arg)
 		spin_cpu(w->sec);
 	else
 		usleep(w->sec * 1e6);
-	st = rd(w->fd);
+	st = rd_now(w->fd);
 	w->cpu = thread_cpu_sec() - c0;
 	w->count = st.pctr_hwc[0];
 	return NULL;
@@ -305,17 +165,12 @@ static void *worker_fn(void *arg)
 TEST_F_TIMEOUT(sim, threads_count_only_themselves, 60)
 {
 	struct worker w[2] = {
-		{ .fd = self->fd, .busy = 1, .sec = 1.0 },
-		{ .fd = self->fd, .busy = 0, .sec = 1.0 },
+		{ .fd = self->m.fd, .busy = 1, .sec = 1.0 },
+		{ .fd = self->m.fd, .busy = 0, .sec = 1.0 },
 	};
-	pthread_t t[2];
 	double want;
-	int i;
 
-	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker_fn, &w[i]));
-	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, pthread_join(t[i], NULL));
+	ASSERT_EQ(0, run_threads(2, worker_fn, w, sizeof(w[0])));
 	ASSERT_EQ(0, w[0].err);
 	ASSERT_EQ(0, w[1].err);
 	want = expected_events(self, w[0].cpu);
@@ -327,7 +182,7 @@ TEST_F_TIMEOUT(sim, threads_count_only_themselves, 60)
 	/* The sleeper ran for a few microseconds at most. */
 	EXPECT_LT(w[1].count, expected_events(self, 0.02));
 	/* The main thread never programmed a counter. */
-	EXPECT_EQ(0, rd(self->fd).pctr_hwc[0]);
+	EXPECT_EQ(0, rd_now(self->m.fd).pctr_hwc[0]);
 }
 
 /* More busy threads than CPUs: each still counts only its own time. */
@@ -336,19 +191,15 @@ TEST_F_TIMEOUT(sim, oversubscribed_threads, 120)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int n = 2 * ncpu, i;
 	struct worker *w = calloc(n, sizeof(*w));
-	pthread_t *t = calloc(n, sizeof(*t));
 	double want;
 
 	ASSERT_NE(NULL, w);
-	ASSERT_NE(NULL, t);
 	for (i = 0; i < n; i++) {
-		w[i].fd = self->fd;
+		w[i].fd = self->m.fd;
 		w[i].busy = 1;
 		w[i].sec = 0.5;
-		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker_fn, &w[i]));
 	}
-	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, pthread_join(t[i], NULL));
+	ASSERT_EQ(0, run_threads(n, worker_fn, w, sizeof(w[0])));
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, w[i].err);
 		want = expected_events(self, w[i].cpu);
@@ -360,7 +211,6 @@ TEST_F_TIMEOUT(sim, oversubscribed_threads, 120)
 			       (unsigned long long)w[i].count, w[i].cpu);
 	}
 	free(w);
-	free(t);
 }
 
 /*
@@ -382,9 +232,9 @@ TEST_F_TIMEOUT(sim, migration_keeps_counting, 60)
 
 	if (ncpu < 2)
 		SKIP(return, "one CPU");
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, set(self->fd, FIX_DIV, FIXFN));
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCZERO));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, FIX_DIV, FIXFN));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCZERO));
 	c0 = thread_cpu_sec();
 	for (i = 0; i < 200; i++) {
 		t0 = now_sec();
@@ -393,7 +243,7 @@ TEST_F_TIMEOUT(sim, migration_keeps_counting, 60)
 		if (sched_getcpu() == i % ncpu)
 			moves++;
 		spin(0.005);
-		st = rd(self->fd);
+		st = rd_now(self->m.fd);
 		ASSERT_GE(st.pctr_hwc[0], last);
 		last = st.pctr_hwc[0];
 	}
@@ -430,7 +280,7 @@ TEST_F(sim, same_cpu_switch_skips_register_writes)
 	if (ncpu < 2)
 		SKIP(return, "one CPU");
 	pin_to_cpu(ncpu - 1);
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
 	starts(&k0, &l0);
 	for (i = 0; i < 100; i++)
 		usleep(1000);
@@ -455,7 +305,7 @@ TEST_F(sim, info_and_events)
 	struct pctr_event ev;
 	char backend[32];
 
-	ASSERT_EQ(0, pctr_get_info(self->fd, &info));
+	ASSERT_EQ(0, pctr_get_info(self->m.fd, &info));
 	EXPECT_STREQ("sim", info.pi_backend);
 	EXPECT_EQ(PCTR_BACKEND_SIM, info.pi_backend_id);
 	EXPECT_TRUE(info.pi_caps & PCTR_CAP_COUNTERS);
@@ -466,15 +316,13 @@ TEST_F(sim, info_and_events)
 	ASSERT_LT(0, info.pi_nevents);
 	memset(&ev, 0, sizeof(ev));
 	ev.pe_index = 0;
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCEVENT, &ev));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCEVENT, &ev));
 	EXPECT_NE(0, strlen(ev.pe_name));
 	ev.pe_index = info.pi_nevents;
-	EXPECT_EQ(-1, ioctl(self->fd, PCIOCEVENT, &ev));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(ENOENT, ioc(self->m.fd, PCIOCEVENT, &ev));
 	ev.pe_index = 0;
 	ev.pe_flags = 1;
-	EXPECT_EQ(-1, ioctl(self->fd, PCIOCEVENT, &ev));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, ioc(self->m.fd, PCIOCEVENT, &ev));
 }
 
 /* Functions read back as set; a new function starts from zero. */
@@ -483,14 +331,14 @@ TEST_F(sim, functions_read_back)
 	struct pctr_pcr pcr;
 	struct pctrst st;
 
-	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
-	ASSERT_EQ(0, set(self->fd, PCTR_FIXED(0), PCTR_U | PCTR_EN));
-	st = rd(self->fd);
+	ASSERT_EQ(0, set(self->m.fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, PCTR_FIXED(0), PCTR_U | PCTR_EN));
+	st = rd_now(self->m.fd);
 	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[1]);
 	EXPECT_EQ(PCTR_U | PCTR_EN, st.pctr_fn[PCTR_FIXED(0)]);
 	EXPECT_EQ(0, st.pctr_fn[0]);
 
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCGETPCR, &pcr));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCGETPCR, &pcr));
 	EXPECT_EQ(FN(EV_DIV), pcr.pcr_evtsel[1]);
 	EXPECT_EQ(0x2, pcr.pcr_fixed_ctrl);	/* fixed 0: user only */
 
@@ -498,8 +346,8 @@ TEST_F(sim, functions_read_back)
 	memset(&pcr, 0, sizeof(pcr));
 	pcr.pcr_evtsel[2] = FN(EV_TICKS);
 	pcr.pcr_fixed_ctrl = 0x3 << 4;		/* fixed 1: user + kernel */
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCSETPCR, &pcr));
-	st = rd(self->fd);
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCSETPCR, &pcr));
+	st = rd_now(self->m.fd);
 	EXPECT_EQ(0, st.pctr_fn[1]);
 	EXPECT_EQ(FN(EV_TICKS), st.pctr_fn[2]);
 	EXPECT_EQ(0, st.pctr_fn[PCTR_FIXED(0)]);
@@ -509,12 +357,12 @@ TEST_F(sim, functions_read_back)
 	/* Zero and preset. */
 	struct pctr_preset ps = { .ps_ctr = 2, .ps_value = 1ULL << 60 };
 
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCPRESET, &ps));
-	st = rd(self->fd);
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCPRESET, &ps));
+	st = rd_now(self->m.fd);
 	EXPECT_GE(st.pctr_hwc[2], 1ULL << 60);
 	EXPECT_LT(st.pctr_hwc[2], (1ULL << 60) + (1ULL << 40));
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCZERO));
-	st = rd(self->fd);
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCZERO));
+	st = rd_now(self->m.fd);
 	EXPECT_LT(st.pctr_hwc[2], 1ULL << 40);
 }
 
@@ -526,55 +374,49 @@ TEST_F(sim, set_errors)
 	int ro;
 
 	/* Absent slots. */
-	EXPECT_EQ(-1, set(self->fd, 4, FN(EV_DIV)));
+	EXPECT_EQ(-1, set(self->m.fd, 4, FN(EV_DIV)));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, set(self->fd, PCTR_FIXED(2), FIXFN));
+	EXPECT_EQ(-1, set(self->m.fd, PCTR_FIXED(2), FIXFN));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, set(self->fd, PCTR_NUM - 1, FIXFN));
+	EXPECT_EQ(-1, set(self->m.fd, PCTR_NUM - 1, FIXFN));
 	EXPECT_EQ(EINVAL, errno);
 	/* Unknown event, reserved and unsupported bits. */
-	EXPECT_EQ(-1, set(self->fd, 0, FN(0x7f)));
+	EXPECT_EQ(-1, set(self->m.fd, 0, FN(0x7f)));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | (1ULL << 19)));
+	EXPECT_EQ(-1, set(self->m.fd, 0, FN(EV_DIV) | (1ULL << 19)));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | (1ULL << 50)));
+	EXPECT_EQ(-1, set(self->m.fd, 0, FN(EV_DIV) | (1ULL << 50)));
 	EXPECT_EQ(EINVAL, errno);
 	/* A fixed counter's event is the hardware's. */
-	EXPECT_EQ(-1, set(self->fd, FIX_DIV, FIXFN | 0x02));
+	EXPECT_EQ(-1, set(self->m.fd, FIX_DIV, FIXFN | 0x02));
 	EXPECT_EQ(EINVAL, errno);
 	/* Enabled, but counting in neither mode. */
-	EXPECT_EQ(-1, set(self->fd, 0, PCTR_FN(EV_DIV, 0, PCTR_EN)));
+	EXPECT_EQ(-1, set(self->m.fd, 0, PCTR_FN(EV_DIV, 0, PCTR_EN)));
 	EXPECT_EQ(EINVAL, errno);
 
 	/* SETPCR checks every field, and changes nothing when one is bad. */
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
 	memset(&pcr, 0, sizeof(pcr));
 	pcr.pcr_evtsel[1] = FN(EV_DIV);
 	pcr.pcr_evtsel[3] = FN(0x7f);
-	EXPECT_EQ(-1, ioctl(self->fd, PCIOCSETPCR, &pcr));
-	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(FN(EV_DIV), rd(self->fd).pctr_fn[0]);
-	EXPECT_EQ(0, rd(self->fd).pctr_fn[1]);
+	EXPECT_EQ(EINVAL, ioc(self->m.fd, PCIOCSETPCR, &pcr));
+	EXPECT_EQ(FN(EV_DIV), rd_now(self->m.fd).pctr_fn[0]);
+	EXPECT_EQ(0, rd_now(self->m.fd).pctr_fn[1]);
 	memset(&pcr, 0, sizeof(pcr));
 	pcr.pcr_reserved[0] = 1;
-	EXPECT_EQ(-1, ioctl(self->fd, PCIOCSETPCR, &pcr));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, ioc(self->m.fd, PCIOCSETPCR, &pcr));
 	memset(&pcr, 0, sizeof(pcr));
 	pcr.pcr_evtsel[7] = FN(EV_DIV);		/* counter 7 does not exist */
-	EXPECT_EQ(-1, ioctl(self->fd, PCIOCSETPCR, &pcr));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, ioc(self->m.fd, PCIOCSETPCR, &pcr));
 
 	/* PRESET: absent slot, free slot, flags. */
 	ps.ps_ctr = 9;
-	EXPECT_EQ(-1, ioctl(self->fd, PCIOCPRESET, &ps));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, ioc(self->m.fd, PCIOCPRESET, &ps));
 	ps.ps_ctr = 2;
-	EXPECT_EQ(-1, ioctl(self->fd, PCIOCPRESET, &ps));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, ioc(self->m.fd, PCIOCPRESET, &ps));
 	ps.ps_ctr = 0;
 	ps.ps_flags = 1;
-	EXPECT_EQ(-1, ioctl(self->fd, PCIOCPRESET, &ps));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, ioc(self->m.fd, PCIOCPRESET, &ps));
 
 	/* Without write access: EPERM before anything else. */
 	ro = open(PCTR_DEV, O_RDONLY);
@@ -590,40 +432,36 @@ TEST_F(sim, set_errors)
 TEST_F(sim, any_thread_needs_perfmon)
 {
 	pid_t pid;
-	int status;
 
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		if (setresuid(65534, 65534, 65534))
 			_exit(10);
-		if (set(self->fd, 0, FN(EV_DIV) | PCTR_ANY) != -1)
+		if (set(self->m.fd, 0, FN(EV_DIV) | PCTR_ANY) != -1)
 			_exit(11);
 		if (errno != EPERM)
 			_exit(12);
 		/* Unprivileged self-monitoring works. */
-		if (set(self->fd, 0, FN(EV_DIV)))
+		if (set(self->m.fd, 0, FN(EV_DIV)))
 			_exit(13);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, wait_exit(pid));
 	/* With the capability (root here) the same function is accepted. */
-	EXPECT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_ANY));
+	EXPECT_EQ(0, set(self->m.fd, 0, FN(EV_DIV) | PCTR_ANY));
 	/* A malformed function is EINVAL before the privilege is asked. */
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		if (setresuid(65534, 65534, 65534))
 			_exit(10);
-		if (set(self->fd, 1, FN(0x7f) | PCTR_ANY) != -1 ||
+		if (set(self->m.fd, 1, FN(0x7f) | PCTR_ANY) != -1 ||
 		    errno != EINVAL)
 			_exit(14);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, wait_exit(pid));
 }
 
 /* A forked child starts with no counters; the parent's keep counting. */
@@ -631,21 +469,20 @@ TEST_F(sim, fork_child_starts_clean)
 {
 	struct pctrst st;
 	pid_t pid;
-	int status, i;
+	int i;
 
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		st = rd(self->fd);
+		st = rd_now(self->m.fd);
 		for (i = 0; i < PCTR_NUM; i++)
 			if (st.pctr_fn[i] || st.pctr_hwc[i])
 				_exit(1);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
-	st = rd(self->fd);
+	EXPECT_EQ(0, wait_exit(pid));
+	st = rd_now(self->m.fd);
 	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[0]);
 	EXPECT_GT(st.pctr_hwc[0], 0);
 }
@@ -653,22 +490,16 @@ TEST_F(sim, fork_child_starts_clean)
 /* exec starts a new program with no counters. */
 TEST_F(sim, exec_starts_clean)
 {
-	char fdarg[16];
 	pid_t pid;
-	int status;
 
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (set(self->fd, 0, FN(EV_DIV)))
+		if (set(self->m.fd, 0, FN(EV_DIV)))
 			_exit(20);
-		snprintf(fdarg, sizeof(fdarg), "%d", self->fd);
-		execl("/proc/self/exe", "ctx_test", "--check-clean", fdarg,
-		      (char *)NULL);
-		_exit(21);
+		exec_self("ctx_test", "--check-clean", self->m.fd);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, wait_exit(pid));
 }
 
 /* The thread's context goes with it: the module can then be unloaded. */
@@ -678,20 +509,18 @@ TEST_F(sim, exec_starts_clean)
  */
 TEST_F(sim, context_ends_with_thread)
 {
-	struct worker w = { .fd = self->fd, .busy = 1, .sec = 0.05 };
-	pthread_t t;
+	struct worker w = { .fd = self->m.fd, .busy = 1, .sec = 0.05 };
 
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/taken"));
-	ASSERT_EQ(0, pthread_create(&t, NULL, worker_fn, &w));
-	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, run_thread(worker_fn, &w));
 	ASSERT_EQ(0, w.err);
 	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
 	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/taken"));
 
 	/* Taken with the first context, held while one exists. */
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
 	EXPECT_EQ(1, read_long(PCTR_SYSFS "/taken"));
-	ASSERT_EQ(0, set(self->fd, 0, 0));
+	ASSERT_EQ(0, set(self->m.fd, 0, 0));
 	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/taken"));
 }
 
@@ -701,20 +530,20 @@ TEST_F(sim, context_ends_with_thread)
  */
 TEST_F(sim, rmmod_refused_while_counting)
 {
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	close(self->fd);
-	self->fd = -1;
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	close(self->m.fd);
+	self->m.fd = -1;
 	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
 	EXPECT_EQ(-1, unload());
 	EXPECT_TRUE(errno == EAGAIN || errno == EBUSY);
 	EXPECT_TRUE(loaded());
 	/* Freeing the last function ends the context. */
-	self->fd = open(PCTR_DEV, O_RDWR);
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, set(self->fd, 0, 0));
+	self->m.fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, self->m.fd);
+	ASSERT_EQ(0, set(self->m.fd, 0, 0));
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
-	close(self->fd);
-	self->fd = -1;
+	close(self->m.fd);
+	self->m.fd = -1;
 	EXPECT_EQ(0, unload());
 }
 
@@ -731,16 +560,16 @@ TEST_F(sim, close_from_another_thread)
 	struct pctrst st;
 	int fd2;
 
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, pthread_create(&t, NULL, closer, &self->fd));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, pthread_create(&t, NULL, closer, &self->m.fd));
 	spin(0.1);
 	ASSERT_EQ(0, pthread_join(t, NULL));
-	self->fd = -1;
+	self->m.fd = -1;
 	/* The counters belong to the thread, not the descriptor. */
 	spin(0.1);
 	fd2 = open(PCTR_DEV, O_RDONLY);
 	ASSERT_LE(0, fd2);
-	st = rd(fd2);
+	st = rd_now(fd2);
 	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[0]);
 	EXPECT_GT(st.pctr_hwc[0], expected_events(self, 0.1));
 	close(fd2);

@@ -50,17 +50,14 @@ static void slab_shrink_all(void)
 	closedir(dir);
 }
 
-static int slab_snapshot(struct slab_snap *s)
+/* /proc/slabinfo's active objects, after shrinking every cache. */
+static int slab_read(struct slab_snap *s)
 {
 	char line[512];
 	FILE *f;
 
-	/* Files and much else are freed after an RCU grace period. */
-	sync();
-	usleep(1500 * 1000);
 	slab_shrink_all();
 	f = fopen("/proc/slabinfo", "r");
-
 	if (!f)
 		return -1;
 	s->n = 0;
@@ -74,6 +71,16 @@ static int slab_snapshot(struct slab_snap *s)
 	return 0;
 }
 
+static long slab_total(const struct slab_snap *s)
+{
+	long t = 0;
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		t += s->active[i];
+	return t;
+}
+
 static long slab_active(const struct slab_snap *s, const char *name)
 {
 	int i;
@@ -81,6 +88,47 @@ static long slab_active(const struct slab_snap *s, const char *name)
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->name[i], name))
 			return s->active[i];
+	return 0;
+}
+
+/*
+ * The floor of every cache: files and much else are freed through RCU
+ * callbacks, which run late when the machine is busy, and other work
+ * allocates for a while; neither can make a count lower than the
+ * objects really in use.  So wait for two grace periods (membarrier's
+ * global command waits for one), then read the counts every 200 ms
+ * and keep each cache's minimum, until the total has not found a new
+ * low for 2 s (at most 30 s).  A leaked object never goes away, so it
+ * stays in the floor; what RCU and the rest of the system hold for a
+ * while does not.
+ */
+static int slab_snapshot(struct slab_snap *s)
+{
+	static struct slab_snap cur;
+	long low, t;
+	int i, j, calm = 0;
+
+	sync();
+	syscall(__NR_membarrier, 1 /* MEMBARRIER_CMD_GLOBAL */, 0);
+	syscall(__NR_membarrier, 1, 0);
+	if (slab_read(s))
+		return -1;
+	low = slab_total(s);
+	for (i = 0; i < 150 && calm < 10; i++) {
+		usleep(200 * 1000);
+		if (slab_read(&cur))
+			return -1;
+		for (j = 0; j < s->n; j++) {
+			long v = slab_active(&cur, s->name[j]);
+
+			if (v < s->active[j])
+				s->active[j] = v;
+		}
+		t = slab_total(s);
+		calm = t < low ? 0 : calm + 1;
+		if (t < low)
+			low = t;
+	}
 	return 0;
 }
 
@@ -94,8 +142,7 @@ FIXTURE_SETUP(module)
 		SKIP(return, "loading modules needs root");
 	if (access(module_path(), R_OK))
 		SKIP(return, "no module file at %s", module_path());
-	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
-		self->params[0] = '\0';
+	bench_params(self->params, sizeof(self->params));
 	if (loaded())
 		ASSERT_EQ(0, unload()) TH_LOG("rmmod pctr: %s", strerror(errno));
 }
@@ -152,10 +199,12 @@ static int listed(const char *name, char list[][40], int n)
 
 /*
  * insmod/rmmod many times: every cycle works, the device comes and goes,
- * and no slab cache grows by an object per cycle.  Caches swing by a slab
- * or two with unrelated activity, so a cache that grows by half an object
- * per cycle is only a suspect; it is a leak if it grows as much again over
- * a second run of cycles.
+ * and no slab cache grows by an object per cycle.  Counts are floors
+ * (slab_snapshot()), so what RCU frees late does not count.  A cache
+ * whose floor grows by half an object per cycle is a suspect; it is a
+ * leak if it grows in proportion again, by half an object per cycle
+ * over twice as many cycles: a leak grows with the cycles, noise does
+ * not.
  */
 TEST_F_TIMEOUT(module, load_unload_leaves_nothing, 600)
 {
@@ -178,10 +227,10 @@ TEST_F_TIMEOUT(module, load_unload_leaves_nothing, 600)
 		return;
 	for (i = 0; i < n; i++)
 		TH_LOG("suspect: %s grew by >= %d objects", suspects[i], CYCLES / 2);
-	for (i = 0; i < CYCLES; i++)
+	for (i = 0; i < 2 * CYCLES; i++)
 		ASSERT_EQ(0, cycle(self->params));
 	ASSERT_EQ(0, slab_snapshot(&s2));
-	m = slab_grown(&s1, &s2, CYCLES / 2, again, 16);
+	m = slab_grown(&s1, &s2, CYCLES, again, 16);
 	leak = NULL;
 	for (i = 0; i < n && !leak; i++)
 		if (listed(suspects[i], again, m))

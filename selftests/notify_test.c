@@ -23,47 +23,10 @@
 
 #include "kselftest_harness.h"
 
-#define EV_TICKS	0x01
-#define EV_DIV		0x02
-#define FIX_DIV		PCTR_FIXED(1)
-#define FN(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
-#define FIXFN		(PCTR_U | PCTR_K | PCTR_EN)
 #define SIM_DIV		1000
 
 /* Where the main program's code lies: most overflows interrupt it. */
 extern char __executable_start[], etext[];
-
-static int set(int fd, unsigned int slot, uint64_t fn)
-{
-	return ioctl(fd, PCIOCS(slot), &fn);
-}
-
-static int preset(int fd, unsigned int slot, uint64_t value)
-{
-	struct pctr_preset ps = { .ps_ctr = slot, .ps_value = value };
-
-	return ioctl(fd, PCIOCPRESET, &ps);
-}
-
-/* PCIOCRD into @st: 0, or the errno. */
-static int rd(int fd, struct pctrst *st)
-{
-	memset(st, 0xa5, sizeof(*st));
-	return ioctl(fd, PCIOCRD, st) ? errno : 0;
-}
-
-static int sopts(int fd, uint32_t flags, uint32_t signo)
-{
-	struct pctr_opts o = { .po_flags = flags, .po_signo = signo };
-
-	return ioctl(fd, PCIOCSOPTS, &o) ? errno : 0;
-}
-
-static int gopts(int fd, struct pctr_opts *o)
-{
-	memset(o, 0xa5, sizeof(*o));
-	return ioctl(fd, PCIOCGOPTS, o) ? errno : 0;
-}
 
 /* The default overflow signal reads back as 0 or as SIGIO. */
 static int default_signo(uint32_t signo)
@@ -127,22 +90,7 @@ static void ovf_handler(int sig, siginfo_t *si, void *uc)
 
 static int on_signal(int sig)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = ovf_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	return sigaction(sig, &sa, NULL);
-}
-
-static int block(int sig, int how)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	return pthread_sigmask(how, &set, NULL);
+	return on_siginfo(sig, ovf_handler);
 }
 
 /*
@@ -169,126 +117,36 @@ static int spin_until_pending(int sig, double sec)
 {
 	double end = thread_cpu_sec() + sec;
 	volatile long i;
-	sigset_t p;
 
 	for (;;) {
 		for (i = 0; i < 20000; i++)
 			;
-		sigemptyset(&p);
-		sigpending(&p);
-		if (sigismember(&p, sig))
+		if (sig_pending(sig))
 			return 0;
 		if (thread_cpu_sec() > end)
 			return -1;
 	}
 }
 
-/* Take a pending blocked @sig: its si_code, or -1. */
-static int take_pending(int sig, siginfo_t *si)
-{
-	struct timespec zero = { 0, 0 };
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	memset(si, 0, sizeof(*si));
-	if (sigtimedwait(&set, si, &zero) != sig)
-		return -1;
-	return si->si_code;
-}
-
 /* --- fixtures -------------------------------------------------------- */
 
-struct sim_self {
-	char	params[256];
-	int	fd;
-	uint64_t khz;
-};
-
-static void reload_sim(struct __test_metadata *_metadata, struct sim_self *s,
-		       const char *params)
-{
-	struct pctr_info info;
-
-	s->fd = -1;
-	if (geteuid() != 0)
-		SKIP(return, "reloading the module needs root");
-	if (access(module_path(), R_OK))
-		SKIP(return, "no module file at %s", module_path());
-	if (read_text("/pctr/params.used", s->params, sizeof(s->params)))
-		s->params[0] = '\0';
-	ASSERT_EQ(0, unload_wait());
-	ASSERT_EQ(0, load(params)) TH_LOG("insmod %s: %s", params,
-					  strerror(errno));
-	s->fd = open(PCTR_DEV, O_RDWR);
-	ASSERT_LE(0, s->fd);
-	ASSERT_EQ(0, pctr_get_info(s->fd, &info));
-	s->khz = info.pi_tsc_khz;
-	ASSERT_NE(0, s->khz);
-}
-
-static void restore_module(struct __test_metadata *_metadata,
-			   struct sim_self *s)
-{
-	int fd;
-
-	/* This thread's context holds the module: end it first. */
-	fd = open(PCTR_DEV, O_RDWR);
-	if (fd >= 0) {
-		EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
-		close(fd);
-	}
-	if (s->fd >= 0)
-		close(s->fd);
-	EXPECT_EQ(0, unload_wait());
-	EXPECT_EQ(0, load(s->params));
-}
-
-/*
- * (The 6.1 harness runs the test after a SKIP in the setup: the tests
- * and the teardown do nothing unless the setup got to the end.)
- */
 FIXTURE(sim) {
-	struct sim_self s;
-	int fd;
-	uint64_t khz;
-	int ready;
+	struct reloaded m;
 };
 
 FIXTURE_SETUP(sim)
 {
-	reload_sim(_metadata, &self->s, "pmu=sim sim_div=1000");
-	self->fd = self->s.fd;
-	self->khz = self->s.khz;
-	g_fd = self->fd;
-	self->ready = self->fd >= 0;
+	reload_with(_metadata, &self->m, "pmu=sim sim_div=1000");
+	g_fd = self->m.fd;
 }
 
 FIXTURE_TEARDOWN(sim)
 {
-	if (self->ready)
-		restore_module(_metadata, &self->s);
+	reload_restore(_metadata, &self->m);
 }
 
 /* The sim without overflow interrupts: no notification either. */
-FIXTURE(nonotify) {
-	struct sim_self s;
-	int fd;
-	int ready;
-};
-
-FIXTURE_SETUP(nonotify)
-{
-	reload_sim(_metadata, &self->s, "pmu=sim sim_overflow=0");
-	self->fd = self->s.fd;
-	self->ready = self->fd >= 0;
-}
-
-FIXTURE_TEARDOWN(nonotify)
-{
-	if (self->ready)
-		restore_module(_metadata, &self->s);
-}
+RELOAD_FIXTURE(nonotify, "pmu=sim sim_overflow=0");
 
 /* Events of 0x02 in @sec seconds of running. */
 static double div_events(uint64_t khz, double sec)
@@ -300,26 +158,23 @@ static double div_events(uint64_t khz, double sec)
 
 TEST_F(sim, int_accepted_with_cap_notify)
 {
-	struct pctr_info info;
 	struct pctr_pcr pcr;
 	struct pctrst st;
 
-	if (!self->ready)
-		return;
-	ASSERT_EQ(0, pctr_get_info(self->fd, &info));
-	EXPECT_TRUE(info.pi_caps & PCTR_CAP_NOTIFY);
-	EXPECT_TRUE(info.pi_caps & PCTR_CAP_OVERFLOW);
+	RETURN_IF_SKIPPED();
+	EXPECT_EQ(PCTR_CAP_NOTIFY | PCTR_CAP_OVERFLOW, pctr_caps(self->m.fd) &
+		  (PCTR_CAP_NOTIFY | PCTR_CAP_OVERFLOW));
 
 	/* General and fixed slots both take PCTR_INT. */
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
-	ASSERT_EQ(0, set(self->fd, FIX_DIV, FIXFN | PCTR_INT));
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, set(self->m.fd, FIX_DIV, FIXFN | PCTR_INT));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_EQ(FN(EV_DIV) | PCTR_INT, st.pctr_fn[0]);
 	EXPECT_EQ(FIXFN | PCTR_INT, st.pctr_fn[FIX_DIV]);
 
 	/* GETPCR: the bit in the event select, bit 3 of the fixed nibble. */
 	memset(&pcr, 0xa5, sizeof(pcr));
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCGETPCR, &pcr));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCGETPCR, &pcr));
 	EXPECT_EQ(FN(EV_DIV) | PCTR_INT, pcr.pcr_evtsel[0]);
 	EXPECT_EQ(0xbULL << 4, pcr.pcr_fixed_ctrl);
 
@@ -327,8 +182,8 @@ TEST_F(sim, int_accepted_with_cap_notify)
 	memset(&pcr, 0, sizeof(pcr));
 	pcr.pcr_evtsel[1] = FN(EV_DIV) | PCTR_INT;
 	pcr.pcr_fixed_ctrl = 0xbULL;		/* fixed 0: K, U, INT */
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCSETPCR, &pcr));
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCSETPCR, &pcr));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_EQ(0, st.pctr_fn[0]);
 	EXPECT_EQ(FN(EV_DIV) | PCTR_INT, st.pctr_fn[1]);
 	EXPECT_EQ(FIXFN | PCTR_INT, st.pctr_fn[PCTR_FIXED(0)]);
@@ -337,27 +192,25 @@ TEST_F(sim, int_accepted_with_cap_notify)
 
 TEST_F(nonotify, int_is_eopnotsupp_without_cap_notify)
 {
-	struct pctr_info info;
 	struct pctr_pcr pcr;
 	struct pctrst st;
 
-	if (!self->ready)
-		return;
-	ASSERT_EQ(0, pctr_get_info(self->fd, &info));
-	EXPECT_FALSE(info.pi_caps & PCTR_CAP_NOTIFY);
-	EXPECT_TRUE(info.pi_caps & PCTR_CAP_COUNTERS);
-	EXPECT_EQ(-1, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
+	RETURN_IF_SKIPPED();
+	/* Counters, no notification. */
+	EXPECT_EQ(PCTR_CAP_COUNTERS, pctr_caps(self->m.fd) &
+		  (PCTR_CAP_NOTIFY | PCTR_CAP_COUNTERS));
+	EXPECT_EQ(-1, set(self->m.fd, 0, FN(EV_DIV) | PCTR_INT));
 	EXPECT_EQ(EOPNOTSUPP, errno);
-	EXPECT_EQ(-1, set(self->fd, FIX_DIV, FIXFN | PCTR_INT));
+	EXPECT_EQ(-1, set(self->m.fd, FIX_DIV, FIXFN | PCTR_INT));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	memset(&pcr, 0, sizeof(pcr));
 	pcr.pcr_evtsel[0] = FN(EV_DIV) | PCTR_INT;
-	EXPECT_EQ(-1, ioctl(self->fd, PCIOCSETPCR, &pcr));
+	EXPECT_EQ(-1, ioctl(self->m.fd, PCIOCSETPCR, &pcr));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	/* Nothing was half set up; without the bit all is well. */
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_TRUE(st_clean(&st));
-	EXPECT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
+	EXPECT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
 }
 
 /* --- exact periods --------------------------------------------------- */
@@ -435,7 +288,7 @@ static void exact_periods(struct __test_metadata *_metadata, int fd,
 	 * presets, so the two slots stay exactly 2^64 - P apart; the next
 	 * overflow freezes them and leaves the signal pending.
 	 */
-	ASSERT_EQ(0, block(SIGIO, SIG_BLOCK));
+	ASSERT_EQ(0, sig_mask(SIGIO, SIG_BLOCK));
 	ASSERT_EQ(0, ioctl(fd, PCIOCRESTART));
 	ASSERT_EQ(0, rd(fd, &a));
 	EXPECT_EQ(-P, a.pctr_hwc[islot] - a.pctr_hwc[oslot]);
@@ -454,7 +307,7 @@ static void exact_periods(struct __test_metadata *_metadata, int fd,
 	/* Still frozen after the signal was taken. */
 	ASSERT_EQ(0, rd(fd, &b));
 	EXPECT_EQ(P, b.pctr_hwc[oslot]);
-	ASSERT_EQ(0, block(SIGIO, SIG_UNBLOCK));
+	ASSERT_EQ(0, sig_mask(SIGIO, SIG_UNBLOCK));
 	/* And free: no signal comes any more. */
 	ASSERT_EQ(0, set(fd, islot, 0));
 	ASSERT_EQ(0, set(fd, oslot, 0));
@@ -462,17 +315,15 @@ static void exact_periods(struct __test_metadata *_metadata, int fd,
 
 TEST_F_TIMEOUT(sim, exact_periods_general, 120)
 {
-	if (!self->ready)
-		return;
-	exact_periods(_metadata, self->fd, 0, FN(EV_DIV), 1, FN(EV_DIV));
+	RETURN_IF_SKIPPED();
+	exact_periods(_metadata, self->m.fd, 0, FN(EV_DIV), 1, FN(EV_DIV));
 }
 
 /* The notifying slot a fixed counter, the other a general one. */
 TEST_F_TIMEOUT(sim, exact_periods_fixed, 120)
 {
-	if (!self->ready)
-		return;
-	exact_periods(_metadata, self->fd, FIX_DIV, FIXFN, 0, FN(EV_DIV));
+	RETURN_IF_SKIPPED();
+	exact_periods(_metadata, self->m.fd, FIX_DIV, FIXFN, 0, FN(EV_DIV));
 }
 
 /* The handler restarts: signals keep coming, one per P events of CPU. */
@@ -481,23 +332,22 @@ TEST_F_TIMEOUT(sim, signals_follow_run_time, 120)
 	const uint64_t P = 200000;
 	double c0, c1, want;
 
-	if (!self->ready)
-		return;
+	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, on_signal(SIGIO));
 	nsig = 0;
 	restart_left = 1000;
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
-	ASSERT_EQ(0, preset(self->fd, 0, -P));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, preset(self->m.fd, 0, -P));
 	c0 = thread_cpu_sec();
 	spin_cpu(1.0);
 	c1 = thread_cpu_sec();
 	restart_left = 0;
-	want = div_events(self->khz, c1 - c0) / P;
+	want = div_events(self->m.khz, c1 - c0) / P;
 	TH_LOG("%d signals in %.3f s of CPU (expected about %.1f)", nsig,
 	       c1 - c0, want);
 	EXPECT_GE(nsig, (int)(want * 0.5));
 	EXPECT_LE(nsig, (int)(want * 1.3) + 1);
-	ASSERT_EQ(0, set(self->fd, 0, 0));
+	ASSERT_EQ(0, set(self->m.fd, 0, 0));
 }
 
 /* --- restart and presets --------------------------------------------- */
@@ -509,47 +359,46 @@ TEST_F_TIMEOUT(sim, restart_restores_presets, 120)
 	struct pctrst st;
 	siginfo_t si;
 
-	if (!self->ready)
-		return;
+	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, on_signal(SIGIO));
-	ASSERT_EQ(0, block(SIGIO, SIG_BLOCK));
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
-	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
-	ASSERT_EQ(0, set(self->fd, 2, FN(EV_DIV)));
+	ASSERT_EQ(0, sig_mask(SIGIO, SIG_BLOCK));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, set(self->m.fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, 2, FN(EV_DIV)));
 
 	/* Not frozen: restart still sets every slot to its preset. */
-	ASSERT_EQ(0, preset(self->fd, 1, 12345));
+	ASSERT_EQ(0, preset(self->m.fd, 1, 12345));
 	spin(0.05);
-	ASSERT_EQ(0, rd(self->fd, &st));
-	EXPECT_GT(st.pctr_hwc[1], 12345 + div_events(self->khz, 0.02));
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
+	EXPECT_GT(st.pctr_hwc[1], 12345 + div_events(self->m.khz, 0.02));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_LE(12345, st.pctr_hwc[1]);
-	EXPECT_GT(12345 + div_events(self->khz, 0.01), st.pctr_hwc[1]);
+	EXPECT_GT(12345 + div_events(self->m.khz, 0.01), st.pctr_hwc[1]);
 	/* Slots 0 and 2 have preset 0 and restarted from 0 with slot 1. */
 	EXPECT_EQ(st.pctr_hwc[1] - 12345, st.pctr_hwc[0]);
 	EXPECT_EQ(st.pctr_hwc[0], st.pctr_hwc[2]);
 
 	/* The same function again keeps the preset; another drops it. */
-	ASSERT_EQ(0, preset(self->fd, 2, 5555));
-	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
-	ASSERT_EQ(0, set(self->fd, 2, other_fn));
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, preset(self->m.fd, 2, 5555));
+	ASSERT_EQ(0, set(self->m.fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, 2, other_fn));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_LE(12345, st.pctr_hwc[1]);
 	EXPECT_GT(5555, st.pctr_hwc[2]);
 
 	/* Overflow: slot 1 froze near 12345 + P (it was preset earlier). */
-	ASSERT_EQ(0, preset(self->fd, 0, -P));
+	ASSERT_EQ(0, preset(self->m.fd, 0, -P));
 	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
 	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_EQ(0, st.pctr_hwc[0]);
 	EXPECT_LE(12345 + P, st.pctr_hwc[1]);
-	EXPECT_GT(12345 + P + div_events(self->khz, 0.2), st.pctr_hwc[1]);
+	EXPECT_GT(12345 + P + div_events(self->m.khz, 0.2), st.pctr_hwc[1]);
 
 	/* Restart: every slot from its preset, counting again. */
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_LE(12345, st.pctr_hwc[1]);
 	EXPECT_GT(12345 + P / 2, st.pctr_hwc[1]);
 	EXPECT_EQ(-P, st.pctr_hwc[0] - (st.pctr_hwc[1] - 12345));
@@ -558,13 +407,13 @@ TEST_F_TIMEOUT(sim, restart_restores_presets, 120)
 	/* A full period from the presets: exact. */
 	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
 	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_EQ(0, st.pctr_hwc[0]);
 	EXPECT_EQ(12345 + P, st.pctr_hwc[1]);
 	EXPECT_EQ(P, st.pctr_hwc[2]);
 	EXPECT_EQ(other_fn, st.pctr_fn[2]);
-	ASSERT_EQ(0, set(self->fd, 0, 0));
-	ASSERT_EQ(0, block(SIGIO, SIG_UNBLOCK));
+	ASSERT_EQ(0, set(self->m.fd, 0, 0));
+	ASSERT_EQ(0, sig_mask(SIGIO, SIG_UNBLOCK));
 }
 
 /* --- the counter page -------------------------------------------------- */
@@ -597,13 +446,12 @@ TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
 	siginfo_t si;
 	void *m;
 
-	if (!self->ready)
-		return;
+	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, on_signal(SIGIO));
-	ASSERT_EQ(0, block(SIGIO, SIG_BLOCK));
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
-	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
-	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_EQ(0, sig_mask(SIGIO, SIG_BLOCK));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, set(self->m.fd, 1, FN(EV_DIV)));
+	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->m.fd, 0);
 	ASSERT_NE(MAP_FAILED, m);
 	pg = m;
 	ASSERT_EQ(0, page_copy(pg, &c));
@@ -611,10 +459,10 @@ TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
 	EXPECT_NE(0, c.pg_slot[0].ps_mask);
 	EXPECT_NE(0, c.pg_slot[1].ps_mask);
 
-	ASSERT_EQ(0, preset(self->fd, 0, -P));
+	ASSERT_EQ(0, preset(self->m.fd, 0, -P));
 	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
 	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
 	/* The second period is exact. */
 	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
 	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
@@ -625,7 +473,7 @@ TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
 	EXPECT_EQ(0, c.pg_slot[1].ps_mask);
 	EXPECT_EQ(0, c.pg_slot[0].ps_sum);
 	EXPECT_EQ(P, c.pg_slot[1].ps_sum);
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_EQ(P, st.pctr_hwc[1]);
 	/* Still so a while later. */
 	spin(0.05);
@@ -634,15 +482,15 @@ TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
 	EXPECT_EQ(P, c.pg_slot[1].ps_sum);
 
 	/* Restarted: running counters again. */
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
 	ASSERT_EQ(0, page_copy(pg, &c));
 	EXPECT_FALSE(c.pg_flags & PCTR_PG_FROZEN) TH_LOG("pg_flags %#x",
 							 c.pg_flags);
 	EXPECT_NE(0, c.pg_slot[0].ps_mask);
 	EXPECT_NE(0, c.pg_slot[1].ps_mask);
-	ASSERT_EQ(0, set(self->fd, 0, 0));
+	ASSERT_EQ(0, set(self->m.fd, 0, 0));
 	munmap(m, PCTR_PAGE_SIZE);
-	ASSERT_EQ(0, block(SIGIO, SIG_UNBLOCK));
+	ASSERT_EQ(0, sig_mask(SIGIO, SIG_UNBLOCK));
 }
 
 /* --- options ------------------------------------------------------------ */
@@ -662,20 +510,19 @@ TEST_F_TIMEOUT(sim, opts_signal_and_errors, 120)
 		{ 0, SIGUSR1, 1 }, { 0, SIGUSR1, 2 }, { 0, SIGUSR1, 3 },
 	};
 
-	if (!self->ready)
-		return;
+	RETURN_IF_SKIPPED();
 	/* No context: GOPTS gives zeros, SOPTS is EINVAL. */
-	ASSERT_EQ(0, gopts(self->fd, &o));
+	ASSERT_EQ(0, gopts(self->m.fd, &o));
 	EXPECT_TRUE(opts_zero(&o));
-	EXPECT_EQ(EINVAL, sopts(self->fd, 0, SIGUSR1));
-	EXPECT_EQ(EINVAL, sopts(self->fd, PCTR_O_INHERIT, 0));
-	EXPECT_EQ(EINVAL, sopts(self->fd, 0, 0));
+	EXPECT_EQ(EINVAL, sopts(self->m.fd, 0, SIGUSR1));
+	EXPECT_EQ(EINVAL, sopts(self->m.fd, PCTR_O_INHERIT, 0));
+	EXPECT_EQ(EINVAL, sopts(self->m.fd, 0, 0));
 
-	ASSERT_EQ(0, set(self->fd, 1, FN(EV_DIV)));
-	ASSERT_EQ(0, gopts(self->fd, &o));
+	ASSERT_EQ(0, set(self->m.fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, gopts(self->m.fd, &o));
 	EXPECT_TRUE(opts_default(&o, 0)) TH_LOG("po_signo %u", o.po_signo);
-	ASSERT_EQ(0, sopts(self->fd, 0, SIGUSR1));
-	ASSERT_EQ(0, gopts(self->fd, &o));
+	ASSERT_EQ(0, sopts(self->m.fd, 0, SIGUSR1));
+	ASSERT_EQ(0, gopts(self->m.fd, &o));
 	EXPECT_EQ(0, o.po_flags);
 	EXPECT_EQ(SIGUSR1, o.po_signo);
 	EXPECT_EQ(0, o.po_reserved[0] | o.po_reserved[1] | o.po_reserved[2]);
@@ -687,21 +534,21 @@ TEST_F_TIMEOUT(sim, opts_signal_and_errors, 120)
 
 		if (bad[i].res)
 			b.po_reserved[bad[i].res - 1] = 1;
-		EXPECT_EQ(-1, ioctl(self->fd, PCIOCSOPTS, &b))
+		EXPECT_EQ(-1, ioctl(self->m.fd, PCIOCSOPTS, &b))
 			TH_LOG("case %d", i);
 		EXPECT_EQ(EINVAL, errno) TH_LOG("case %d", i);
 	}
 	/* Unchanged by the refused calls. */
-	ASSERT_EQ(0, gopts(self->fd, &o));
+	ASSERT_EQ(0, gopts(self->m.fd, &o));
 	EXPECT_EQ(0, o.po_flags);
 	EXPECT_EQ(SIGUSR1, o.po_signo);
 
 	/* Both fields read back; the highest real-time signal is valid. */
-	ASSERT_EQ(0, sopts(self->fd, PCTR_O_INHERIT, 64));
-	ASSERT_EQ(0, gopts(self->fd, &o));
+	ASSERT_EQ(0, sopts(self->m.fd, PCTR_O_INHERIT, 64));
+	ASSERT_EQ(0, gopts(self->m.fd, &o));
 	EXPECT_EQ(PCTR_O_INHERIT, o.po_flags);
 	EXPECT_EQ(64, o.po_signo);
-	ASSERT_EQ(0, sopts(self->fd, 0, SIGUSR1));
+	ASSERT_EQ(0, sopts(self->m.fd, 0, SIGUSR1));
 
 	/* SIGUSR1 it is, three periods, and no SIGIO. */
 	ASSERT_EQ(0, on_signal(SIGIO));
@@ -709,8 +556,8 @@ TEST_F_TIMEOUT(sim, opts_signal_and_errors, 120)
 	ASSERT_EQ(0, on_signal(SIGRTMIN + 2));
 	nsig = 0;
 	restart_left = 2;
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV) | PCTR_INT));
-	ASSERT_EQ(0, preset(self->fd, 0, -P));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV) | PCTR_INT));
+	ASSERT_EQ(0, preset(self->m.fd, 0, -P));
 	ASSERT_EQ(0, spin_until(&nsig, 3, 20.0));
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(SIGUSR1, recs[i].signo) TH_LOG("signal %d", i);
@@ -723,10 +570,10 @@ TEST_F_TIMEOUT(sim, opts_signal_and_errors, 120)
 	/* Frozen now.  A real-time signal, then the default again. */
 	spin(0.02);
 	ASSERT_EQ(3, nsig);
-	ASSERT_EQ(0, sopts(self->fd, 0, SIGRTMIN + 2));
+	ASSERT_EQ(0, sopts(self->m.fd, 0, SIGRTMIN + 2));
 	nsig = 0;
 	restart_left = 1;
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
 	ASSERT_EQ(0, spin_until(&nsig, 2, 20.0));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(SIGRTMIN + 2, recs[i].signo) TH_LOG("signal %d", i);
@@ -736,19 +583,19 @@ TEST_F_TIMEOUT(sim, opts_signal_and_errors, 120)
 
 	spin(0.02);
 	ASSERT_EQ(2, nsig);
-	ASSERT_EQ(0, sopts(self->fd, 0, 0));
-	ASSERT_EQ(0, gopts(self->fd, &o));
+	ASSERT_EQ(0, sopts(self->m.fd, 0, 0));
+	ASSERT_EQ(0, gopts(self->m.fd, &o));
 	EXPECT_TRUE(opts_default(&o, 0)) TH_LOG("po_signo %u", o.po_signo);
 	nsig = 0;
 	restart_left = 1;
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCRESTART));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
 	ASSERT_EQ(0, spin_until(&nsig, 2, 20.0));
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(SIGIO, recs[i].signo) TH_LOG("signal %d", i);
 		EXPECT_EQ(PCTR_SI_OVERFLOW, recs[i].code);
 		EXPECT_EQ(P, recs[i].st.pctr_hwc[1]);
 	}
-	ASSERT_EQ(0, set(self->fd, 0, 0));
+	ASSERT_EQ(0, set(self->m.fd, 0, 0));
 }
 
 /* Options belong to the thread: another thread sees its own (none). */
@@ -764,20 +611,17 @@ static void *gopts_thread(void *arg)
 TEST_F(sim, opts_are_per_thread)
 {
 	struct pctr_opts o;
-	pthread_t t;
 
-	if (!self->ready)
-		return;
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, sopts(self->fd, 0, SIGUSR2));
-	ASSERT_EQ(0, pthread_create(&t, NULL, gopts_thread, &o));
-	ASSERT_EQ(0, pthread_join(t, NULL));
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, sopts(self->m.fd, 0, SIGUSR2));
+	ASSERT_EQ(0, run_thread(gopts_thread, &o));
 	EXPECT_TRUE(opts_zero(&o));
 	/* Releasing the context drops its options. */
-	ASSERT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
-	ASSERT_EQ(0, gopts(self->fd, &o));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRELEASE));
+	ASSERT_EQ(0, gopts(self->m.fd, &o));
 	EXPECT_TRUE(opts_zero(&o));
-	EXPECT_EQ(EINVAL, sopts(self->fd, 0, SIGUSR2));
+	EXPECT_EQ(EINVAL, sopts(self->m.fd, 0, SIGUSR2));
 }
 
 /* --- inheritance ---------------------------------------------------------- */
@@ -840,35 +684,33 @@ TEST_F_TIMEOUT(sim, inherit_to_threads, 60)
 	struct tres early, late, sub;
 	struct pctrst st, st2;
 	struct pctr_opts o;
-	pthread_t te, tl;
+	pthread_t te;
 	uint64_t run, bound;
 
-	if (!self->ready)
-		return;
+	RETURN_IF_SKIPPED();
 	memset(&early, 0, sizeof(early));
 	memset(&late, 0, sizeof(late));
 	memset(&sub, 0, sizeof(sub));
 	late.sub = &sub;
 	sem_init(&early.go, 0, 0);
 
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, set(self->fd, FIX_DIV, FIXFN));
-	ASSERT_EQ(0, preset(self->fd, 0, INH_PRESET));
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, FIX_DIV, FIXFN));
+	ASSERT_EQ(0, preset(self->m.fd, 0, INH_PRESET));
 	ASSERT_EQ(0, pthread_create(&te, NULL, early_thread, &early));
-	ASSERT_EQ(0, sopts(self->fd, PCTR_O_INHERIT, 0));
-	ASSERT_EQ(0, gopts(self->fd, &o));
+	ASSERT_EQ(0, sopts(self->m.fd, PCTR_O_INHERIT, 0));
+	ASSERT_EQ(0, gopts(self->m.fd, &o));
 	EXPECT_EQ(PCTR_O_INHERIT, o.po_flags);
 
 	/* The parent's own value runs well past its preset first. */
 	spin_cpu(0.3);
-	ASSERT_EQ(0, rd(self->fd, &st));
+	ASSERT_EQ(0, rd(self->m.fd, &st));
 	run = st.pctr_hwc[0] - INH_PRESET;
-	ASSERT_LT(div_events(self->khz, 0.15), run);
+	ASSERT_LT(div_events(self->m.khz, 0.15), run);
 	bound = run / 2;
 
-	ASSERT_EQ(0, pthread_create(&tl, NULL, late_thread, &late));
-	ASSERT_EQ(0, pthread_join(tl, NULL));
-	ASSERT_EQ(0, rd(self->fd, &st2));
+	ASSERT_EQ(0, run_thread(late_thread, &late));
+	ASSERT_EQ(0, rd(self->m.fd, &st2));
 	ASSERT_EQ(0, late.err);
 	TH_LOG("parent at %llu; new thread starts at %llu, fixed %llu, then %llu",
 	       (unsigned long long)st.pctr_hwc[0],
@@ -883,7 +725,7 @@ TEST_F_TIMEOUT(sim, inherit_to_threads, 60)
 	EXPECT_GT(INH_PRESET + bound, late.st0.pctr_hwc[0]);
 	EXPECT_GT(bound, late.st0.pctr_hwc[FIX_DIV]);
 	/* It counts its own run time. */
-	EXPECT_LT(late.st0.pctr_hwc[0] + div_events(self->khz, 0.1),
+	EXPECT_LT(late.st0.pctr_hwc[0] + div_events(self->m.khz, 0.1),
 		  late.st1.pctr_hwc[0]);
 	EXPECT_EQ(late.st1.pctr_hwc[0] - INH_PRESET,
 		  late.st1.pctr_hwc[FIX_DIV]);
@@ -891,7 +733,7 @@ TEST_F_TIMEOUT(sim, inherit_to_threads, 60)
 		TH_LOG("po_flags %#x po_signo %u", late.o.po_flags,
 		       late.o.po_signo);
 	/* ... which is not added to the parent's, who slept in join. */
-	EXPECT_GT(div_events(self->khz, 0.1),
+	EXPECT_GT(div_events(self->m.khz, 0.1),
 		  st2.pctr_hwc[0] - st.pctr_hwc[0]);
 	/* Its own thread inherits in turn. */
 	EXPECT_EQ(0, sub.err);
@@ -910,24 +752,20 @@ TEST_F_TIMEOUT(sim, inherit_to_threads, 60)
 TEST_F(sim, no_inherit_without_option)
 {
 	struct tres r;
-	pthread_t t;
 
-	if (!self->ready)
-		return;
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, preset(self->fd, 0, INH_PRESET));
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, preset(self->m.fd, 0, INH_PRESET));
 	memset(&r, 0, sizeof(r));
-	ASSERT_EQ(0, pthread_create(&t, NULL, sub_thread, &r));
-	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, run_thread(sub_thread, &r));
 	ASSERT_EQ(0, r.err);
 	EXPECT_TRUE(st_clean(&r.st0));
 
 	/* Set, then cleared again: nothing either. */
-	ASSERT_EQ(0, sopts(self->fd, PCTR_O_INHERIT, 0));
-	ASSERT_EQ(0, sopts(self->fd, 0, 0));
+	ASSERT_EQ(0, sopts(self->m.fd, PCTR_O_INHERIT, 0));
+	ASSERT_EQ(0, sopts(self->m.fd, 0, 0));
 	memset(&r, 0, sizeof(r));
-	ASSERT_EQ(0, pthread_create(&t, NULL, sub_thread, &r));
-	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, run_thread(sub_thread, &r));
 	ASSERT_EQ(0, r.err);
 	EXPECT_TRUE(st_clean(&r.st0));
 }
@@ -965,20 +803,19 @@ TEST_F_TIMEOUT(sim, inherit_to_processes, 60)
 	pid_t pid, gpid;
 	int status, rc;
 
-	if (!self->ready)
-		return;
-	ASSERT_EQ(0, set(self->fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, preset(self->fd, 0, INH_PRESET));
-	ASSERT_EQ(0, sopts(self->fd, PCTR_O_INHERIT, SIGUSR2));
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, preset(self->m.fd, 0, INH_PRESET));
+	ASSERT_EQ(0, sopts(self->m.fd, PCTR_O_INHERIT, SIGUSR2));
 	spin_cpu(0.3);
-	ASSERT_EQ(0, rd(self->fd, &st));
-	ASSERT_LT(div_events(self->khz, 0.15), st.pctr_hwc[0] - INH_PRESET);
+	ASSERT_EQ(0, rd(self->m.fd, &st));
+	ASSERT_LT(div_events(self->m.khz, 0.15), st.pctr_hwc[0] - INH_PRESET);
 	bound = (st.pctr_hwc[0] - INH_PRESET) / 2;
 
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		rc = check_inherited(self->fd, bound, self->khz);
+		rc = check_inherited(self->m.fd, bound, self->m.khz);
 		if (rc)
 			_exit(rc);
 		/* The grandchild inherits from the child. */
@@ -986,7 +823,7 @@ TEST_F_TIMEOUT(sim, inherit_to_processes, 60)
 		if (gpid < 0)
 			_exit(20);
 		if (gpid == 0)
-			_exit(check_inherited(self->fd, bound, self->khz));
+			_exit(check_inherited(self->m.fd, bound, self->m.khz));
 		if (waitpid(gpid, &status, 0) != gpid || !WIFEXITED(status))
 			_exit(21);
 		_exit(WEXITSTATUS(status) ? 30 + WEXITSTATUS(status) : 0);
@@ -1050,14 +887,11 @@ static void set_up_notify_inherit(struct __test_metadata *_metadata, int fd)
 TEST_F_TIMEOUT(sim, inherit_notify_slot_thread, 60)
 {
 	struct nres r;
-	pthread_t t;
 
-	if (!self->ready)
-		return;
-	set_up_notify_inherit(_metadata, self->fd);
+	RETURN_IF_SKIPPED();
+	set_up_notify_inherit(_metadata, self->m.fd);
 	memset(&r, 0, sizeof(r));
-	ASSERT_EQ(0, pthread_create(&t, NULL, notified_thread, &r));
-	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, run_thread(notified_thread, &r));
 	ASSERT_EQ(0, r.err);
 
 	/* One signal, the new thread's, at once. */
@@ -1077,7 +911,7 @@ TEST_F_TIMEOUT(sim, inherit_notify_slot_thread, 60)
 	EXPECT_EQ(5000, r.st1.pctr_hwc[1]);
 	/* Restarted from the presets, together. */
 	EXPECT_EQ(0, r.rs);
-	EXPECT_LT(5000 + div_events(self->khz, 0.02), r.st2.pctr_hwc[1]);
+	EXPECT_LT(5000 + div_events(self->m.khz, 0.02), r.st2.pctr_hwc[1]);
 	EXPECT_EQ(r.st2.pctr_hwc[1] - 5000, r.st2.pctr_hwc[0] + NOTIFY_FAR)
 		TH_LOG("slot 0 %llu, slot 1 %llu",
 		       (unsigned long long)r.st2.pctr_hwc[0],
@@ -1088,15 +922,13 @@ TEST_F_TIMEOUT(sim, inherit_notify_slot_fork, 60)
 {
 	struct nres *r;
 	pid_t pid;
-	int status;
 
-	if (!self->ready)
-		return;
+	RETURN_IF_SKIPPED();
 	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, r);
 	memset(r, 0, sizeof(*r));
-	set_up_notify_inherit(_metadata, self->fd);
+	set_up_notify_inherit(_metadata, self->m.fd);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -1107,9 +939,7 @@ TEST_F_TIMEOUT(sim, inherit_notify_slot_fork, 60)
 			_exit(0);
 		_exit(1);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("signal %d", WTERMSIG(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, wait_exit(pid)) TH_LOG("128 + n: killed by signal n");
 	EXPECT_EQ(0, nsig);
 	ASSERT_EQ(0, r->err);
 	EXPECT_EQ(1, r->got);
@@ -1119,7 +949,7 @@ TEST_F_TIMEOUT(sim, inherit_notify_slot_fork, 60)
 	EXPECT_EQ(UINT64_MAX, r->st1.pctr_hwc[0]);
 	EXPECT_EQ(5000, r->st1.pctr_hwc[1]);
 	EXPECT_EQ(0, r->rs);
-	EXPECT_LT(5000 + div_events(self->khz, 0.02), r->st2.pctr_hwc[1]);
+	EXPECT_LT(5000 + div_events(self->m.khz, 0.02), r->st2.pctr_hwc[1]);
 	EXPECT_EQ(r->st2.pctr_hwc[1] - 5000, r->st2.pctr_hwc[0] + NOTIFY_FAR);
 	munmap(r, sizeof(*r));
 }
@@ -1129,28 +959,20 @@ TEST_F_TIMEOUT(sim, inherit_notify_slot_fork, 60)
 /* exec drops the counters, the options and inheritance. */
 TEST_F(sim, exec_clears_notify_and_inherit)
 {
-	char fdarg[16];
 	pid_t pid;
-	int status;
 
-	if (!self->ready)
-		return;
+	RETURN_IF_SKIPPED();
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (set(self->fd, 0, FN(EV_DIV) | PCTR_INT) ||
-		    set(self->fd, 1, FN(EV_DIV)) ||
-		    preset(self->fd, 0, -NOTIFY_FAR) ||
-		    sopts(self->fd, PCTR_O_INHERIT, SIGUSR1))
+		if (set(self->m.fd, 0, FN(EV_DIV) | PCTR_INT) ||
+		    set(self->m.fd, 1, FN(EV_DIV)) ||
+		    preset(self->m.fd, 0, -NOTIFY_FAR) ||
+		    sopts(self->m.fd, PCTR_O_INHERIT, SIGUSR1))
 			_exit(20);
-		snprintf(fdarg, sizeof(fdarg), "%d", self->fd);
-		execl("/proc/self/exe", "notify_test", "--check-exec", fdarg,
-		      (char *)NULL);
-		_exit(21);
+		exec_self("notify_test", "--check-exec", self->m.fd);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("signal %d", WTERMSIG(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, wait_exit(pid)) TH_LOG("128 + n: killed by signal n");
 }
 
 static void *exec_thread(void *arg)

@@ -23,13 +23,6 @@
 
 #include "kselftest_harness.h"
 
-#define FN(ev)	PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
-
-static int reload(const char *params)
-{
-	return unload_wait() ?: load(params);
-}
-
 static uint64_t rd_fn0(pctr_t *p)
 {
 	struct pctrst st;
@@ -40,19 +33,15 @@ static uint64_t rd_fn0(pctr_t *p)
 }
 
 FIXTURE(page) {
-	char	params[256];
-	pctr_t	*p;
+	struct reloaded	m;
+	pctr_t		*p;
 };
 
 /* The sim, with a 16-bit counter so inline reads cross many wraps. */
 FIXTURE_SETUP(page)
 {
 	self->p = NULL;
-	if (geteuid() != 0)
-		SKIP(return, "reloading the module needs root");
-	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
-		self->params[0] = '\0';
-	ASSERT_EQ(0, reload("pmu=sim sim_width=16 sim_div=64"));
+	reload_with(_metadata, &self->m, "pmu=sim sim_width=16 sim_div=64");
 	self->p = pctr_open(O_RDWR);
 	ASSERT_NE(NULL, self->p);
 	ASSERT_EQ(0, pctr_set(self->p, 0, FN(0x02)));
@@ -66,7 +55,7 @@ FIXTURE_TEARDOWN(page)
 		EXPECT_EQ(0, pctr_release(self->p));
 		pctr_close(self->p);
 	}
-	EXPECT_EQ(0, reload(self->params));
+	reload_restore(_metadata, &self->m);
 }
 
 /* Only a read-only, one-page, offset-0 mapping; never writable later. */
@@ -198,16 +187,12 @@ TEST_F_TIMEOUT(page, retries_under_oversubscription, 120)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int n = 2 * ncpu, i;
 	struct reader *r = calloc(n, sizeof(*r));
-	pthread_t *t = calloc(n, sizeof(*t));
 	unsigned long reads = 0, retries = 0;
 
 	ASSERT_NE(NULL, r);
-	for (i = 0; i < n; i++) {
-		r[i].sec = 1.5;
-		ASSERT_EQ(0, pthread_create(&t[i], NULL, reader_fn, &r[i]));
-	}
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, pthread_join(t[i], NULL));
+		r[i].sec = 1.5;
+	ASSERT_EQ(0, run_threads(n, reader_fn, r, sizeof(r[0])));
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, r[i].err);
 		EXPECT_EQ(0, r[i].backwards) TH_LOG("reader %d", i);
@@ -222,7 +207,6 @@ TEST_F_TIMEOUT(page, retries_under_oversubscription, 120)
 	       n, ncpu, reads, retries);
 	EXPECT_GT(retries, 0);
 	free(r);
-	free(t);
 }
 
 /* The virtual TSC counts the thread's own run time, not a sleep. */
@@ -349,10 +333,8 @@ static void *map_and_leave(void *arg)
 TEST_F(page, page_of_ended_thread_is_dead)
 {
 	const volatile struct pctr_page *pg = NULL;
-	pthread_t t;
 
-	ASSERT_EQ(0, pthread_create(&t, NULL, map_and_leave, &pg));
-	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, run_thread(map_and_leave, &pg));
 	ASSERT_NE(NULL, pg);
 	/*
 	 * pthread_join() returns once the kernel cleared the thread's tid,

@@ -9,7 +9,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +28,23 @@
 
 #include <linux/pctr.h>
 #include "pctr.h"
+#include "kselftest_harness.h"
 
 #define PCTR_DEV	"/dev/pctr"
 #define PCTR_SYSFS	"/sys/class/misc/pctr"
+#define CPU_BINDINGS	PCTR_SYSFS "/cpu_bindings"
+
+/*
+ * The simulated PMU (pmu=sim) counts TSC ticks: event 0x01 and fixed
+ * counter 0 one per tick, event 0x02 and fixed counter 1 one per
+ * sim_div ticks.
+ */
+#define EV_TICKS	0x01
+#define EV_DIV		0x02
+#define FIX_TICKS	PCTR_FIXED(0)
+#define FIX_DIV		PCTR_FIXED(1)
+#define FN(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
+#define FIXFN		(PCTR_U | PCTR_K | PCTR_EN)
 
 /* Read a small text file into buf, without the trailing newline. */
 static inline int read_text(const char *path, char *buf, size_t len)
@@ -187,6 +204,20 @@ static inline int unload_wait(void)
 	return -1;
 }
 
+/*
+ * In a child: exec this program again as "@argv0 @flag @fd", which its
+ * main() answers; exit 21 if the exec fails.
+ */
+static inline void __attribute__((noreturn))
+exec_self(const char *argv0, const char *flag, int fd)
+{
+	char fdarg[16];
+
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	execl("/proc/self/exe", argv0, flag, fdarg, (char *)NULL);
+	_exit(21);
+}
+
 /* --- time ------------------------------------------------------------- */
 
 static inline double now_sec(void)
@@ -230,6 +261,14 @@ static inline int pctr_get_info(int fd, struct pctr_info *info)
 	return ioctl(fd, PCIOCINFO, info);
 }
 
+/* PCIOCINFO's capabilities (PCTR_CAP_*); 0 if the call fails. */
+static inline uint32_t pctr_caps(int fd)
+{
+	struct pctr_info info;
+
+	return pctr_get_info(fd, &info) ? 0 : info.pi_caps;
+}
+
 /* No function and no value in any slot of a PCIOCRD result. */
 static inline int st_clean(const struct pctrst *st)
 {
@@ -244,6 +283,16 @@ static inline int st_clean(const struct pctrst *st)
 static inline pid_t gettid_(void)
 {
 	return syscall(SYS_gettid);
+}
+
+/* Wait for child @pid: its exit status, 128 + the signal that killed it, or -1. */
+static inline int wait_exit(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /*
@@ -261,5 +310,234 @@ static inline int interrupt_detach(pid_t pid)
 	sig = (status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(status);
 	return ptrace(PTRACE_DETACH, pid, 0, (void *)(long)sig) ? -1 : 0;
 }
+
+/* --- the ioctls, in a line each ----------------------------------- */
+
+/* A call's errno, or 0: for calls that return 0 or -1. */
+static inline int err_of(int ret)
+{
+	return ret ? errno : 0;
+}
+
+/* An ioctl's errno, or 0. */
+static inline int ioc(int fd, unsigned long req, void *arg)
+{
+	return err_of(ioctl(fd, req, arg));
+}
+
+/* PCIOCS: program @slot with @fn (0: free it).  0 or -1 (errno). */
+static inline int set(int fd, unsigned int slot, uint64_t fn)
+{
+	return ioctl(fd, PCIOCS(slot), &fn);
+}
+
+/* PCIOCPRESET: 0 or -1 (errno). */
+static inline int preset(int fd, unsigned int slot, uint64_t value)
+{
+	struct pctr_preset ps = { .ps_ctr = slot, .ps_value = value };
+
+	return ioctl(fd, PCIOCPRESET, &ps);
+}
+
+/* PCIOCRD into @st (filled with 0xa5 first): 0, or the errno. */
+static inline int rd(int fd, struct pctrst *st)
+{
+	memset(st, 0xa5, sizeof(*st));
+	return ioc(fd, PCIOCRD, st);
+}
+
+/* PCIOCRD's result, all zero if the call failed. */
+static inline struct pctrst rd_now(int fd)
+{
+	struct pctrst st;
+
+	if (rd(fd, &st))
+		memset(&st, 0, sizeof(st));
+	return st;
+}
+
+/* PCIOCSOPTS: 0, or the errno. */
+static inline int sopts(int fd, uint32_t flags, uint32_t signo)
+{
+	struct pctr_opts o = { .po_flags = flags, .po_signo = signo };
+
+	return ioc(fd, PCIOCSOPTS, &o);
+}
+
+/* PCIOCGOPTS into @o (filled with 0xa5 first): 0, or the errno. */
+static inline int gopts(int fd, struct pctr_opts *o)
+{
+	memset(o, 0xa5, sizeof(*o));
+	return ioc(fd, PCIOCGOPTS, o);
+}
+
+/* --- signals ---------------------------------------------------------- */
+
+/* Handle @sig with @fn (SA_SIGINFO, system calls restarted). */
+static inline int on_siginfo(int sig, void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
+/* Block (SIG_BLOCK) or unblock (SIG_UNBLOCK) @sig in this thread. */
+static inline int sig_mask(int sig, int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	return pthread_sigmask(how, &set, NULL);
+}
+
+static inline int sig_pending(int sig)
+{
+	sigset_t p;
+
+	sigemptyset(&p);
+	sigpending(&p);
+	return sigismember(&p, sig);
+}
+
+/* Take a pending blocked @sig: its si_code, or -1 if none. */
+static inline int take_pending(int sig, siginfo_t *si)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	memset(si, 0, sizeof(*si));
+	if (sigtimedwait(&set, si, &zero) != sig)
+		return -1;
+	return si->si_code;
+}
+
+/* --- threads ---------------------------------------------------------- */
+
+/*
+ * Run @fn in @n threads at once, the i-th on @args + i * @size, and wait
+ * for them all: 0, or -1 if a thread could not be made.
+ */
+static inline int run_threads(int n, void *(*fn)(void *), void *args,
+			      size_t size)
+{
+	pthread_t *t = calloc(n, sizeof(*t));
+	int i, made, ret = 0;
+
+	if (!t)
+		return -1;
+	for (made = 0; made < n; made++)
+		if (pthread_create(&t[made], NULL, fn,
+				   (char *)args + made * size)) {
+			ret = -1;
+			break;
+		}
+	for (i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	return ret;
+}
+
+/* Run @fn(@arg) in a thread of its own and wait for it: 0 or -1. */
+static inline int run_thread(void *(*fn)(void *), void *arg)
+{
+	return run_threads(1, fn, arg, 0);
+}
+
+/* --- a fixture that reloads the module (root) --------------------------- */
+
+/*
+ * The parameters the bench loaded the module with (tools/vm/init writes
+ * them), so a test that reloads it can restore them.
+ */
+static inline void bench_params(char *buf, size_t len)
+{
+	if (read_text("/pctr/params.used", buf, len))
+		buf[0] = '\0';
+}
+
+struct reloaded {
+	char		params[256];	/* the bench's, restored afterwards */
+	int		fd;		/* /dev/pctr, read-write, or -1 */
+	uint64_t	khz;		/* the TSC rate PCIOCINFO gives */
+	int		ready;		/* the setup got to its end */
+};
+
+/*
+ * Reload the module with @params and open it; remember what to restore.
+ * The 6.1 harness runs the test even after a SKIP in the setup: tests
+ * and teardowns check m->ready.
+ */
+static inline void reload_with(struct __test_metadata *_metadata,
+			       struct reloaded *m, const char *params)
+{
+	struct pctr_info info;
+
+	m->fd = -1;
+	m->ready = 0;
+	if (geteuid() != 0)
+		SKIP(return, "reloading the module needs root");
+	if (access(module_path(), R_OK))
+		SKIP(return, "no module file at %s", module_path());
+	bench_params(m->params, sizeof(m->params));
+	ASSERT_EQ(0, unload_wait());
+	ASSERT_EQ(0, load(params)) TH_LOG("insmod %s: %s", params,
+					  strerror(errno));
+	m->fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, m->fd);
+	ASSERT_EQ(0, pctr_get_info(m->fd, &info));
+	m->khz = info.pi_tsc_khz;
+	ASSERT_NE(0, m->khz);
+	m->ready = 1;
+}
+
+/*
+ * End this thread's context (it holds the module), close m->fd, and
+ * load the module again with the bench's parameters.
+ */
+static inline void reload_restore(struct __test_metadata *_metadata,
+				  struct reloaded *m)
+{
+	int fd;
+
+	if (!m->ready)
+		return;
+	fd = open(PCTR_DEV, O_RDWR);
+	if (fd >= 0) {
+		EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+		close(fd);
+	}
+	if (m->fd >= 0)
+		close(m->fd);
+	m->fd = -1;
+	EXPECT_EQ(0, unload_wait());
+	EXPECT_EQ(0, load(m->params));
+}
+
+/*
+ * A fixture @name whose tests run on the module loaded with @params:
+ * self->m.fd is open on it, self->m.khz the TSC rate.
+ */
+#define RELOAD_FIXTURE(name, params)					\
+	FIXTURE(name) {							\
+		struct reloaded m;					\
+	};								\
+	FIXTURE_SETUP(name) { reload_with(_metadata, &self->m, params); } \
+	FIXTURE_TEARDOWN(name) { reload_restore(_metadata, &self->m); }
+
+/*
+ * The first line of a test on such a fixture: nothing to do if the setup
+ * was skipped (the 6.1 harness runs the test anyway).
+ */
+#define RETURN_IF_SKIPPED() do {					\
+	if (!self->m.ready)						\
+		return;							\
+} while (0)
 
 #endif /* _PCTR_TEST_H */

@@ -1,22 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Everything at once: threads that program counters, map their pages,
- * read inline, release, close descriptors other threads use, exit and
- * are replaced, a process that forks and execs, and rmmod attempted all
- * the while.  The kernel must stay quiet (the VM bench fails the run on
- * any warning), rmmod must fail while anything counts, and once every
- * thread is gone nothing may be left: no context, the counters given
- * back, the module unloadable.
- *
- * The second test does the same for the newer paths: overflow signals
- * whose handler restarts the counters while the thread presets,
- * disables, enables, releases and re-programs them; a thread with
- * PCTR_O_INHERIT making threads and processes (some of them exec); a
- * process binding CPUs, which invalidates every thread's counters; a
- * tracer binding a thread of another process, reading it while another
- * thread closes the descriptor or the target is killed; and rmmod
- * attempts.  Each call's errno must be one its state allows, and
- * counts that must hold still or keep in step must do so.
+ * Overflow signals, inheritance and bindings all at once: signals whose
+ * handler restarts the counters while the thread presets, disables,
+ * enables, releases and re-programs them; a thread with PCTR_O_INHERIT
+ * making threads and processes (some of them exec); a process binding
+ * CPUs, which invalidates every thread's counters; a tracer binding a
+ * thread of another process, reading it while another thread closes the
+ * descriptor or the target is killed; and rmmod attempts.  Each call's
+ * errno must be one its state allows, and counts that must hold still
+ * or keep in step must do so.  (lifecycle_stress_test.c stresses the
+ * plain counting paths the same way.)
  */
 #include "pctr_test.h"
 
@@ -24,6 +17,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -32,179 +26,6 @@
 
 #include "kselftest_harness.h"
 
-#define FN(ev)	PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
-#define WORKERS	8
-
-static atomic_int stop;
-static atomic_int shared_fd = -1;
-static atomic_ulong rounds, unexpected;
-
-/* One worker's life: a few rounds of counting, then it ends. */
-static void *worker(void *arg)
-{
-	unsigned int seed = (uintptr_t)arg, i;
-	uint64_t last = 0, v;
-	pctr_t *p;
-	int fd;
-
-	for (i = 0; i < 20 && !atomic_load(&stop); i++) {
-		p = pctr_open(O_RDWR);
-		if (!p)
-			continue;
-		/*
-		 * Hand a descriptor of this file to the closer: whichever of
-		 * its close and ours comes last releases the file, from
-		 * either thread.
-		 */
-		fd = atomic_exchange(&shared_fd, dup(p->fd));
-		if (fd >= 0)
-			close(fd);
-		if (pctr_set(p, rand_r(&seed) % 4, FN(0x02)) == 0 &&
-		    pctr_map(p) == 0) {
-			for (int k = 0; k < 2000; k++) {
-				v = pctr_read(p, 0);
-				if (v != (uint64_t)-1 && v < last)
-					atomic_fetch_add(&unexpected, 1);
-				last = v == (uint64_t)-1 ? last : v;
-			}
-		}
-		last = 0;
-		switch (rand_r(&seed) % 3) {
-		case 0:
-			pctr_release(p);	/* end the context now */
-			break;
-		case 1:
-			break;			/* leave it to thread exit */
-		case 2:
-			pctr_set(p, 0, 0);	/* free slot 0 only */
-			break;
-		}
-		pctr_close(p);
-		atomic_fetch_add(&rounds, 1);
-	}
-	return NULL;
-}
-
-/* Closes descriptors other threads are using. */
-static void *closer(void *arg)
-{
-	int fd;
-
-	while (!atomic_load(&stop)) {
-		fd = atomic_exchange(&shared_fd, -1);
-		if (fd >= 0)
-			close(fd);
-		usleep(100);
-	}
-	return NULL;
-}
-
-/* Workers end and are replaced until told to stop. */
-static void *spawner(void *arg)
-{
-	pthread_t t[WORKERS];
-	uintptr_t n = 1;
-	int i;
-
-	while (!atomic_load(&stop)) {
-		for (i = 0; i < WORKERS; i++)
-			pthread_create(&t[i], NULL, worker, (void *)n++);
-		for (i = 0; i < WORKERS; i++)
-			pthread_join(t[i], NULL);
-	}
-	return NULL;
-}
-
-/* A process that counts, forks a counting child, and execs. */
-static void fork_exec_churn(void)
-{
-	pid_t pid;
-	pctr_t *p;
-
-	p = pctr_open(O_RDWR);
-	if (p && !pctr_set(p, 1, FN(0x02)) && !pctr_map(p))
-		pctr_read(p, 1);
-	pid = fork();
-	if (pid == 0) {
-		pctr_t *c = pctr_open(O_RDWR);
-
-		if (c && !pctr_set(c, 0, FN(0x02)))
-			pctr_map(c);
-		execl("/bin/true", "true", (char *)NULL);
-		_exit(1);
-	}
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	/* This is the test's own thread: end its counters. */
-	if (p)
-		pctr_release(p);
-	pctr_close(p);
-}
-
-FIXTURE(stress) {
-	char params[256];
-};
-
-FIXTURE_SETUP(stress)
-{
-	if (geteuid() != 0)
-		SKIP(return, "reloading the module needs root");
-	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
-		self->params[0] = '\0';
-	ASSERT_EQ(0, unload_wait());
-	ASSERT_EQ(0, load("pmu=sim sim_width=16 sim_div=64"));
-}
-
-FIXTURE_TEARDOWN(stress)
-{
-	EXPECT_EQ(0, unload_wait());
-	EXPECT_EQ(0, load(self->params));
-}
-
-TEST_F_TIMEOUT(stress, everything_at_once, 120)
-{
-	unsigned long refused = 0, attempts = 0;
-	pthread_t sp, cl;
-	double end;
-	int i;
-
-	ASSERT_EQ(0, pthread_create(&sp, NULL, spawner, NULL));
-	ASSERT_EQ(0, pthread_create(&cl, NULL, closer, NULL));
-	end = now_sec() + 4.0;
-	while (now_sec() < end) {
-		/* rmmod at any moment: refused while something counts. */
-		attempts++;
-		if (unload() == 0) {
-			/* Nothing counted at that instant: bring it back. */
-			ASSERT_EQ(0, load("pmu=sim sim_width=16 sim_div=64"));
-		} else {
-			ASSERT_TRUE(errno == EAGAIN || errno == EBUSY)
-				TH_LOG("rmmod: %s", strerror(errno));
-			refused++;
-		}
-		fork_exec_churn();
-		usleep(2000);
-	}
-	atomic_store(&stop, 1);
-	ASSERT_EQ(0, pthread_join(sp, NULL));
-	ASSERT_EQ(0, pthread_join(cl, NULL));
-	i = atomic_exchange(&shared_fd, -1);
-	if (i >= 0)
-		close(i);
-	TH_LOG("%lu counting rounds; rmmod refused %lu of %lu attempts",
-	       atomic_load(&rounds), refused, attempts);
-	EXPECT_EQ(0, atomic_load(&unexpected));
-	EXPECT_GT(atomic_load(&rounds), 50);
-	EXPECT_GT(refused, 0);
-
-	/* Every thread is gone: nothing may be left behind. */
-	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
-	EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/taken"));
-	EXPECT_EQ(0, unload_wait());
-	EXPECT_FALSE(loaded());
-}
-
-/* ===================================================================== */
 /*
  * The newer paths all at once, on the sim with sim_div=4096 (event 0x02
  * and fixed counter 1 count one event per 4096 TSC ticks, event 0x01
@@ -239,11 +60,6 @@ TEST_F_TIMEOUT(stress, everything_at_once, 120)
  *   the module unloads.
  */
 
-#define EV_TICKS	0x01
-#define EV_DIV		0x02
-#define FIX_TICKS	PCTR_FIXED(0)
-#define FIX_DIV		PCTR_FIXED(1)
-#define FIXFN		(PCTR_U | PCTR_K | PCTR_EN)
 #define NB_SIM_DIV	4096
 #define NB_PARAMS	"pmu=sim sim_width=24 sim_div=4096"
 #define NB_SECONDS	12.0
@@ -251,7 +67,6 @@ TEST_F_TIMEOUT(stress, everything_at_once, 120)
 #define NB_PLAIN	2		/* workers without */
 #define NB_POOL		8		/* descriptors waiting for the closer */
 #define NB_NMSG		12		/* unexpected events described */
-#define CPU_BINDINGS	PCTR_SYSFS "/cpu_bindings"
 
 #define NB_STATS(X)							\
 	X(wk_threads) X(reads) X(read_eagain) X(page_maps) X(page_reads)	\
@@ -310,36 +125,6 @@ static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
 	va_end(ap);
 }
 
-static int rd(int fd, struct pctrst *st)
-{
-	memset(st, 0, sizeof(*st));
-	return ioctl(fd, PCIOCRD, st) ? errno : 0;
-}
-
-static int ioc(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) ? errno : 0;
-}
-
-static int set_slot(int fd, unsigned int slot, uint64_t fn)
-{
-	return ioc(fd, PCIOCS(slot), &fn);
-}
-
-static int preset_slot(int fd, unsigned int slot, uint64_t value)
-{
-	struct pctr_preset ps = { .ps_ctr = slot, .ps_value = value };
-
-	return ioc(fd, PCIOCPRESET, &ps);
-}
-
-static int sopts(int fd, uint32_t flags, uint32_t signo)
-{
-	struct pctr_opts o = { .po_flags = flags, .po_signo = signo };
-
-	return ioc(fd, PCIOCSOPTS, &o);
-}
-
 static const char *en(int e)
 {
 	return e ? strerror(e) : "success";
@@ -353,37 +138,12 @@ static void spin_us(unsigned int us)
 	spin(us / 1e6);
 }
 
-static int sigio_pending(void)
-{
-	sigset_t p;
-
-	sigemptyset(&p);
-	sigpending(&p);
-	return sigismember(&p, SIGIO);
-}
-
 /* Take a pending (blocked) SIGIO: its si_code, or -1 if none. */
 static int take_sigio(void)
 {
-	struct timespec zero = { 0, 0 };
 	siginfo_t si;
-	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGIO);
-	memset(&si, 0, sizeof(si));
-	if (sigtimedwait(&set, &si, &zero) != SIGIO)
-		return -1;
-	return si.si_code;
-}
-
-static void block_sigio(int how)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGIO);
-	pthread_sigmask(how, &set, NULL);
+	return take_pending(SIGIO, &si);
 }
 
 /* --- the overflow signal --------------------------------------------- */
@@ -578,13 +338,13 @@ static void wk_program(struct wk *w)
 		pcr.pcr_fixed_ctrl = 0x3ULL << 4;	/* fixed 1: K, U */
 		e = ioc(w->fd, PCIOCSETPCR, &pcr);
 	} else {
-		e = set_slot(w->fd, 0, w->f0);
+		e = err_of(set(w->fd, 0, w->f0));
 		if (!e)
-			e = set_slot(w->fd, 1, FN(EV_DIV));
+			e = err_of(set(w->fd, 1, FN(EV_DIV)));
 		if (!e)
-			e = set_slot(w->fd, FIX_DIV, FIXFN);
+			e = err_of(set(w->fd, FIX_DIV, FIXFN));
 		if (!e)
-			e = set_slot(w->fd, 3, FN(EV_TICKS));
+			e = err_of(set(w->fd, 3, FN(EV_TICKS)));
 		/*
 		 * A CPU binding made and ended between two of these calls
 		 * invalidated the context: the next call must say EAGAIN,
@@ -605,11 +365,11 @@ static void wk_program(struct wk *w)
 		p = rnd(&w->seed, 1000000);
 	w->q = 1000000 + rnd(&w->seed, 1000000);
 	if (!e)
-		e = preset_slot(w->fd, 0, p);
+		e = err_of(preset(w->fd, 0, p));
 	if (!e)
-		e = preset_slot(w->fd, FIX_DIV, w->q);
+		e = err_of(preset(w->fd, FIX_DIV, w->q));
 	if (!e)
-		e = preset_slot(w->fd, 3, rnd(&w->seed, 1 << 20));
+		e = err_of(preset(w->fd, 3, rnd(&w->seed, 1 << 20)));
 	if (!e && w->notify) {
 		ST(opts);
 		e = sopts(w->fd, 0, rnd(&w->seed, 2) ? SIGIO : 0);
@@ -779,12 +539,12 @@ static void wk_frozen_probe(struct wk *w)
 	unsigned int s;
 
 	ST(frozen_probes);
-	block_sigio(SIG_BLOCK);
+	sig_mask(SIGIO, SIG_BLOCK);
 	e = ioc(w->fd, PCIOCENABLE, NULL);
 	if (!wk_errno_ok(w, e, EINVAL, "PCIOCENABLE (probe)") || e)
 		goto out;
 	w->disabled = 0;
-	e = preset_slot(w->fd, 0, -ps);
+	e = err_of(preset(w->fd, 0, -ps));
 	if (!wk_errno_ok(w, e, EINVAL, "PCIOCPRESET (probe)") || e)
 		goto out;
 	e = ioc(w->fd, PCIOCRESTART, NULL);
@@ -797,7 +557,7 @@ static void wk_frozen_probe(struct wk *w)
 		ST(drained);
 	cpu_end = thread_cpu_sec() + 0.5;
 	wall_end = now_sec() + 5;
-	while (!(pending = sigio_pending()) && !NB_STOP() &&
+	while (!(pending = sig_pending(SIGIO)) && !NB_STOP() &&
 	       thread_cpu_sec() < cpu_end && now_sec() < wall_end)
 		spin_us(20);
 	ea = rd(w->fd, &a);
@@ -833,7 +593,7 @@ static void wk_frozen_probe(struct wk *w)
 		restarted();
 	w->have_last = 0;
 out:
-	block_sigio(SIG_UNBLOCK);
+	sig_mask(SIGIO, SIG_UNBLOCK);
 }
 
 /* Give a descriptor of this file to the closer. */
@@ -869,7 +629,7 @@ static void wk_unprogrammed_op(struct wk *w)
 	ST(unprog_ops);
 	switch (rnd(&w->seed, 6)) {
 	case 0:
-		e = preset_slot(w->fd, s, 5);
+		e = err_of(preset(w->fd, s, 5));
 		wk_errno_ok(w, e, EINVAL, "PCIOCPRESET");
 		break;
 	case 1:
@@ -934,11 +694,11 @@ static void *nb_worker(void *arg)
 				ST(presets);
 				t_reset++;
 				if (rnd(&w.seed, 2)) {
-					e = preset_slot(w.fd, 0, w.notify ?
+					e = err_of(preset(w.fd, 0, w.notify ?
 						-(p_base / 4 + rnd(&w.seed, 2 * p_base) + 50) :
-						rnd(&w.seed, 1000000));
+						rnd(&w.seed, 1000000)));
 				} else {
-					e = preset_slot(w.fd, 3, rnd(&w.seed, 1 << 23));
+					e = err_of(preset(w.fd, 3, rnd(&w.seed, 1 << 23)));
 				}
 				if (wk_errno_ok(&w, e, EINVAL, "PCIOCPRESET") &&
 				    e == EAGAIN)
@@ -1151,9 +911,9 @@ static int inh_program(int with_int, struct inh *cur, unsigned int *seed)
 	cur->p0 = with_int ? -(3 * p_base + rnd(seed, p_base)) :
 			     777000 + rnd(seed, 1000);
 	cur->pf = 5000000 + rnd(seed, 1000000);
-	e = set_slot(g_fd, 0, cur->f0);
+	e = err_of(set(g_fd, 0, cur->f0));
 	if (!e)
-		e = set_slot(g_fd, FIX_DIV, FIXFN);
+		e = err_of(set(g_fd, FIX_DIV, FIXFN));
 	/* Never slot 0 lost to a CPU binding made and ended meanwhile. */
 	if (!e) {
 		e = rd(g_fd, &st);
@@ -1165,9 +925,9 @@ static int inh_program(int with_int, struct inh *cur, unsigned int *seed)
 		}
 	}
 	if (!e)
-		e = preset_slot(g_fd, 0, cur->p0);
+		e = err_of(preset(g_fd, 0, cur->p0));
 	if (!e)
-		e = preset_slot(g_fd, FIX_DIV, cur->pf);
+		e = err_of(preset(g_fd, FIX_DIV, cur->pf));
 	if (!e)
 		e = sopts(g_fd, PCTR_O_INHERIT, rnd(seed, 2) ? SIGIO : 0);
 	if (e && e != EAGAIN)
@@ -1219,7 +979,7 @@ static void *nb_inheritor(void *arg)
 				r = inh_child(&ts[k]);
 				if (ts[k].what == 4 && !r && have_true) {
 					/* A signal on the way would kill it. */
-					block_sigio(SIG_BLOCK);
+					sig_mask(SIGIO, SIG_BLOCK);
 					execl("/bin/true", "true", (char *)NULL);
 					_exit(90);
 				}
@@ -1270,6 +1030,23 @@ static void *nb_inheritor(void *arg)
 	}
 	ioctl(g_fd, PCIOCRELEASE);
 	return NULL;
+}
+
+/*
+ * Release a bound descriptor: it is this thread's own again, with
+ * nothing programmed.
+ */
+static void release_bound(int fd, const char *what)
+{
+	struct pctrst st;
+	int e;
+
+	e = ioc(fd, PCIOCRELEASE, NULL);
+	if (e)
+		note("PCIOCRELEASE (%s): %s", what, en(e));
+	e = rd(fd, &st);
+	if (e || !st_clean(&st))
+		note("released %s reads: %s", what, en(e));
 }
 
 /* --- the CPU binder ------------------------------------------------------- */
@@ -1346,13 +1123,7 @@ static void __attribute__((noreturn)) cpu_binder(unsigned int seed)
 			atomic_fetch_add(&S->cpu_bound_us,
 					 (unsigned long)((now_sec() - t0) * 1e6));
 			if (rnd(&seed, 2)) {
-				e = ioc(fd, PCIOCRELEASE, NULL);
-				if (e)
-					note("PCIOCRELEASE (CPU): %s", en(e));
-				/* The descriptor is this thread's again: nothing. */
-				e = rd(fd, &st);
-				if (e || !st_clean(&st))
-					note("released CPU binding reads: %s", en(e));
+				release_bound(fd, "CPU binding");
 			}
 		}
 		close(fd);
@@ -1612,7 +1383,6 @@ static void bind_racing_exec(struct bread *r, pid_t *tgt, int e)
 static void __attribute__((noreturn)) thread_binder(unsigned int seed)
 {
 	struct pctr_bind b;
-	struct pctrst st;
 	struct sigaction sa;
 	struct bread r;
 	pthread_t t;
@@ -1679,12 +1449,7 @@ static void __attribute__((noreturn)) thread_binder(unsigned int seed)
 		switch (mode) {
 		case 0:
 			bread_some(&r, 2 + rnd(&seed, 6), &seed, "bound");
-			e = ioc(fd, PCIOCRELEASE, NULL);
-			if (e)
-				note("PCIOCRELEASE (thread binding): %s", en(e));
-			e = rd(fd, &st);
-			if (e || !st_clean(&st))
-				note("released thread binding reads: %s", en(e));
+			release_bound(fd, "thread binding");
 			close(fd);
 			break;
 		case 1:
@@ -1730,33 +1495,8 @@ final:
 
 /* --- the test ------------------------------------------------------------ */
 
-FIXTURE(stress_nb) {
-	char	params[256];
-	int	ready;
-};
-
-FIXTURE_SETUP(stress_nb)
-{
-	self->ready = 0;
-	if (geteuid() != 0)
-		SKIP(return, "reloading the module and binding CPUs need root");
-	if (access(module_path(), R_OK))
-		SKIP(return, "no module file at %s", module_path());
-	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
-		self->params[0] = '\0';
-	ASSERT_EQ(0, unload_wait());
-	ASSERT_EQ(0, load(NB_PARAMS));
-	/* (The 6.1 harness runs the test even after a SKIP above.) */
-	self->ready = 1;
-}
-
-FIXTURE_TEARDOWN(stress_nb)
-{
-	if (!self->ready)
-		return;
-	EXPECT_EQ(0, unload_wait());
-	EXPECT_EQ(0, load(self->params));
-}
+/* Its descriptor (g_fd) holds the module all along. */
+RELOAD_FIXTURE(stress_nb, NB_PARAMS);
 
 static pid_t nb_fork(void (*fn)(unsigned int), unsigned int seed)
 {
@@ -1767,34 +1507,35 @@ static pid_t nb_fork(void (*fn)(unsigned int), unsigned int seed)
 	return pid;
 }
 
-static int nb_reap(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+/* Figures that must not be 0: each path ran. */
+#define RAN(n)	{ #n, offsetof(struct nb_shared, n) }
+static const struct {
+	const char	*name;
+	size_t		off;
+} ran[] = {
+	RAN(restarts), RAN(frozen_checks), RAN(sync_checks),
+	RAN(still_checks), RAN(read_eagain), RAN(inh_seen), RAN(cpu_binds),
+	RAN(th_binds), RAN(th_close_in_read), RAN(th_kills), RAN(th_execs),
+	RAN(rmmod_refused),
+};
+#undef RAN
 
 TEST_F_TIMEOUT(stress_nb, notify_inherit_bind_at_once, 150)
 {
 	pthread_t sp, cl, ih;
 	struct pctr_info info;
-	struct sigaction sa;
 	pid_t cpub, thb;
 	double end;
 	int i, fd;
 
-	if (!self->ready)
-		return;
+	RETURN_IF_SKIPPED();
 	S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, S);
 	memset(S, 0, sizeof(*S));
 	for (i = 0; i < NB_POOL; i++)
 		atomic_store(&nb_pool[i], -1);
-	g_fd = open(PCTR_DEV, O_RDWR);
-	ASSERT_LE(0, g_fd);
+	g_fd = self->m.fd;
 	ASSERT_EQ(0, pctr_get_info(g_fd, &info));
 	ASSERT_EQ(PCTR_BACKEND_SIM, info.pi_backend_id);
 	ASSERT_TRUE(info.pi_caps & PCTR_CAP_NOTIFY);
@@ -1808,11 +1549,7 @@ TEST_F_TIMEOUT(stress_nb, notify_inherit_bind_at_once, 150)
 	       ULL(info.pi_tsc_khz), ULL(p_base), nb_ncpu,
 	       have_true ? "children exec /bin/true" : "no /bin/true to exec");
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = nb_on_sigio;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	ASSERT_EQ(0, sigaction(SIGIO, &sa, NULL));
+	ASSERT_EQ(0, on_siginfo(SIGIO, nb_on_sigio));
 
 	/* The processes first, from this thread, which has no counters. */
 	cpub = nb_fork(cpu_binder, 1);
@@ -1840,14 +1577,15 @@ TEST_F_TIMEOUT(stress_nb, notify_inherit_bind_at_once, 150)
 	ASSERT_EQ(0, pthread_join(sp, NULL));
 	ASSERT_EQ(0, pthread_join(cl, NULL));
 	ASSERT_EQ(0, pthread_join(ih, NULL));
-	EXPECT_EQ(0, nb_reap(cpub));
-	EXPECT_EQ(0, nb_reap(thb));
+	EXPECT_EQ(0, wait_exit(cpub));
+	EXPECT_EQ(0, wait_exit(thb));
 	for (i = 0; i < NB_POOL; i++) {
 		fd = atomic_exchange(&nb_pool[i], -1);
 		if (fd >= 0)
 			close(fd);
 	}
 	close(g_fd);
+	self->m.fd = -1;
 
 #define V(n)	atomic_load(&S->n)
 	TH_LOG("workers: %lu threads; %lu reads (%lu EAGAIN), %lu inline "
@@ -1896,18 +1634,9 @@ TEST_F_TIMEOUT(stress_nb, notify_inherit_bind_at_once, 150)
 		       en(atomic_load(&S->sig_bad_errno)));
 	EXPECT_EQ(0, V(unexpected));
 	/* Each path ran. */
-	EXPECT_LT(0, V(restarts));
-	EXPECT_LT(0, V(frozen_checks));
-	EXPECT_LT(0, V(sync_checks));
-	EXPECT_LT(0, V(still_checks));
-	EXPECT_LT(0, V(read_eagain));
-	EXPECT_LT(0, V(inh_seen));
-	EXPECT_LT(0, V(cpu_binds));
-	EXPECT_LT(0, V(th_binds));
-	EXPECT_LT(0, V(th_close_in_read));
-	EXPECT_LT(0, V(th_kills));
-	EXPECT_LT(0, V(th_execs));
-	EXPECT_LT(0, V(rmmod_refused));
+	for (i = 0; i < (int)(sizeof(ran) / sizeof(ran[0])); i++)
+		EXPECT_LT(0, atomic_load((atomic_ulong *)((char *)S + ran[i].off)))
+			TH_LOG("never happened: %s", ran[i].name ?: "?");
 	if (have_true)
 		EXPECT_LT(0, V(inh_execs));
 #undef V
