@@ -58,8 +58,8 @@ CPC_MAJOR	:= $(firstword $(subst ., ,$(CPC_VERSION)))
 CPC_SONAME	:= libcpc.so.$(CPC_MAJOR)
 CPC_SRCS	:= $(wildcard libcpc/*.c)
 CPC_OBJS	:= $(patsubst libcpc/%.c,$(B)/libcpc/%.o,$(CPC_SRCS))
-# The installed headers: every one but the internals.
-CPC_HDRS	:= $(filter-out libcpc/impl.h,$(wildcard libcpc/*.h))
+# The installed headers: lib*.h (the internals are named otherwise).
+CPC_HDRS	:= $(wildcard libcpc/lib*.h)
 CPC_SO		:= $(B)/lib/libcpc.so.$(CPC_VERSION)
 CPC_LIBS	:= $(B)/lib/libcpc.a $(CPC_SO) $(B)/lib/$(CPC_SONAME) \
 		   $(B)/lib/libcpc.so $(B)/lib/libcpc.pc

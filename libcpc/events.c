@@ -16,6 +16,7 @@
 #endif
 
 #include "impl.h"
+#include "events.h"
 
 /* The bits of a function that select what a general counter counts. */
 #define CPC_FN_EVENT_BITS	(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_E | \
@@ -47,7 +48,7 @@ int cpc_load_events(cpc_t *cpc)
 	return 0;
 }
 
-const struct cpc_event *cpc_find_event(cpc_t *cpc, const char *name)
+static const struct cpc_event *cpc_find_event(cpc_t *cpc, const char *name)
 {
 	unsigned int i;
 
@@ -103,7 +104,7 @@ static const char *cpc_generic_native(cpc_t *cpc, const struct cpc_generic *g)
 }
 
 /* The backend event generic event @name stands for here, or NULL. */
-const char *cpc_generic_to_native(cpc_t *cpc, const char *name)
+static const char *cpc_generic_to_native(cpc_t *cpc, const char *name)
 {
 	unsigned int i;
 
@@ -114,8 +115,21 @@ const char *cpc_generic_to_native(cpc_t *cpc, const char *name)
 	return NULL;
 }
 
+/* Counters a request may name with picnum: general, then fixed. */
+uint_t cpc_npic(cpc_t *cpc)
+{
+	const struct pctr_info *in = &cpc->pc->info;
+	uint_t g = in->pi_ngeneral, f = in->pi_nfixed;
+
+	if (g > PCTR_MAX_GENERAL)
+		g = PCTR_MAX_GENERAL;
+	if (f > PCTR_MAX_FIXED)
+		f = PCTR_MAX_FIXED;
+	return g + f;
+}
+
 /* The pctr slot of counter @picno (see libcpc.h), 0 if there is none. */
-uint64_t cpc_pic_slot(cpc_t *cpc, uint_t picno)
+static uint64_t cpc_pic_slot(cpc_t *cpc, uint_t picno)
 {
 	const struct pctr_info *in = &cpc->pc->info;
 
@@ -315,7 +329,7 @@ int cpc_resolve(cpc_t *cpc, const char *fn_name, struct cpc_request *req)
 		if (!ret)
 			return cpc_err(cpc, fn_name, CPC_INVALID_EVENT, EINVAL,
 				       "no event named \"%s\" on %s",
-				       req->event, cpc_cciname(cpc));
+				       req->event, cpc->cciname);
 		req->slots = cpc->general_slots;
 	}
 	if (!req->slots)
