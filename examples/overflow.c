@@ -182,18 +182,20 @@ static void emt_handler(int sig, siginfo_t *si, void *arg)
 	errno = saved_errno;
 }
 
-/* The computation: the same little arithmetic on an array each time. */
+/* The computation: the same pseudo-random walk over an array each time. */
 static double work(void)
 {
-	static double a[4096];
+	static unsigned int a[4096];
+	unsigned int x = 2463534242u, i;
 	double sum = 0;
-	int i, rep;
 
-	for (rep = 0; rep < 10; rep++)
-		for (i = 0; i < 4096; i++) {
-			a[i] = a[i] * 0.5 + i;
-			sum += a[i];
-		}
+	for (i = 0; i < 40960; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		a[x % 4096] += i;
+		sum += a[i % 4096];
+	}
 	return sum;
 }
 

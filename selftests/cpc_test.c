@@ -100,6 +100,29 @@ FIXTURE_TEARDOWN(cpc)
 	EXPECT_EQ(0, reload(self->params));
 }
 
+/* A buffer for @set in each cpc_buf_t ** given, up to NULL; 0 if all made. */
+static int make_bufs(cpc_t *cpc, cpc_set_t *set, ...)
+{
+	cpc_buf_t **b;
+	va_list ap;
+	int ret = 0;
+
+	va_start(ap, set);
+	while ((b = va_arg(ap, cpc_buf_t **)))
+		if (!(*b = cpc_buf_create(cpc, set)))
+			ret = -1;
+	va_end(ap);
+	return ret;
+}
+
+/* Reap forked child @pid (its status in @status): it exited 0. */
+#define EXPECT_CHILD_OK(pid, status) do {				\
+		ASSERT_EQ(pid, waitpid(pid, &(status), 0));		\
+		EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x",	\
+						      status);		\
+		EXPECT_EQ(0, WEXITSTATUS(status));			\
+	} while (0)
+
 /* errno and the handler's subcode of a call expected to fail. */
 #define EXPECT_FAIL(call, err, sub) do {				\
 		nerrors = 0;						\
@@ -161,26 +184,17 @@ TEST_F(cpc, add_request_einval)
 					U | 0x100, 0, NULL),
 		    EINVAL, CPC_REQ_INVALID_FLAGS);
 	/* Attributes. */
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&bad_name), EINVAL,
-		    CPC_INVALID_ATTRIBUTE);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&no_name), EINVAL,
-		    CPC_INVALID_ATTRIBUTE);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					NULL), EINVAL, CPC_INVALID_ARGUMENT);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&umask_big), EINVAL,
-		    CPC_ATTRIBUTE_OUT_OF_RANGE);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&edge_two), EINVAL,
-		    CPC_ATTRIBUTE_OUT_OF_RANGE);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&pic_none), EINVAL, CPC_INVALID_PICNUM);
+#define EXPECT_ATTR_FAIL(attr, sub)					\
+	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1, \
+					attr), EINVAL, sub)
+	EXPECT_ATTR_FAIL(&bad_name, CPC_INVALID_ATTRIBUTE);
+	EXPECT_ATTR_FAIL(&no_name, CPC_INVALID_ATTRIBUTE);
+	EXPECT_ATTR_FAIL(NULL, CPC_INVALID_ARGUMENT);
+	EXPECT_ATTR_FAIL(&umask_big, CPC_ATTRIBUTE_OUT_OF_RANGE);
+	EXPECT_ATTR_FAIL(&edge_two, CPC_ATTRIBUTE_OUT_OF_RANGE);
+	EXPECT_ATTR_FAIL(&pic_none, CPC_INVALID_PICNUM);
 	/* The sim's named events are general-counter events only. */
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&pic_fixed), EINVAL,
-		    CPC_PIC_NOT_CAPABLE);
+	EXPECT_ATTR_FAIL(&pic_fixed, CPC_PIC_NOT_CAPABLE);
 
 	/* A set of another handle. */
 	other = cpc_open(CPC_VER_CURRENT);
@@ -268,12 +282,7 @@ TEST_F(cpc, sample_counts_run_time)
 				 0, NULL);
 	ASSERT_EQ(0, i0);
 	ASSERT_EQ(1, i1);
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	d = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
-	ASSERT_NE(NULL, d);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, &d, NULL));
 
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
 	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
@@ -416,12 +425,7 @@ TEST_F(cpc, buffer_arithmetic)
 					 U, 0, NULL));
 	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
 					 0, U, 0, NULL));
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	d = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
-	ASSERT_NE(NULL, d);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, &d, NULL));
 
 	ASSERT_EQ(0, cpc_buf_set(self->cpc, a, 0, 100));
 	ASSERT_EQ(0, cpc_buf_set(self->cpc, a, 1, 7));
@@ -649,10 +653,7 @@ TEST_F(cpc, raw_codes_and_attributes)
 	EXPECT_EQ(-1, slot);
 	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "0X02", 0, U,
 					 0, NULL));
-	buf = cpc_buf_create(self->cpc, self->set);
-	b0 = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, buf);
-	ASSERT_NE(NULL, b0);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &buf, &b0, NULL));
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
 	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 0, NULL, &slot));
 	EXPECT_EQ(2, slot);		/* picnum 2 */
@@ -853,6 +854,32 @@ TEST_F(cpc, set_bound_elsewhere_is_left_alone)
 
 /* --- overflow signals (CPC_OVF_NOTIFY_EMT) ---------------------------- */
 
+/*
+ * Request 0 of @set counts @event from @preset and signals at the wrap;
+ * request 1 counts the same from 0.
+ */
+static int add_signalling_pair(cpc_t *cpc, cpc_set_t *set, const char *event,
+			       uint64_t preset)
+{
+	if (cpc_set_add_request(cpc, set, event, preset,
+				U | CPC_OVF_NOTIFY_EMT, 0, NULL) != 0 ||
+	    cpc_set_add_request(cpc, set, event, 0, U, 0, NULL) != 1)
+		return -1;
+	return 0;
+}
+
+/* @fn catches SIGEMT (SA_SIGINFO, SA_RESTART); the old action in *@old. */
+static int catch_emt(void (*fn)(int, siginfo_t *, void *),
+		     struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	return sigaction(SIGEMT, &sa, old);
+}
+
 #define OVF_P		20000ULL	/* sim_ticks_div events in a period */
 #define OVF_N		12
 
@@ -912,17 +939,14 @@ static void note_preset0(void *arg, int index, const char *event,
  */
 TEST_F_TIMEOUT(cpc, overflow_signals, 120)
 {
-	struct sigaction sa, old;
 	uint64_t fn, want = 0, v0, v1, preset;
+	struct sigaction old;
 	cpc_buf_t *buf;
 	double end;
 	int k;
 
-	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
-					 -OVF_P, U | CPC_OVF_NOTIFY_EMT, 0,
-					 NULL));
-	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
-					 0, U, 0, NULL));
+	ASSERT_EQ(0, add_signalling_pair(self->cpc, self->set, "sim_ticks_div",
+					 -OVF_P));
 	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 0, &fn, NULL));
 	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS_DIV, 0, PCTR_U | PCTR_INT | PCTR_EN),
 		  fn);
@@ -936,10 +960,7 @@ TEST_F_TIMEOUT(cpc, overflow_signals, 120)
 	ovf.buf = cpc_buf_create(self->cpc, self->set);
 	ASSERT_NE(NULL, ovf.buf);
 	ovf.period = OVF_P;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = ovf_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	ASSERT_EQ(0, sigaction(SIGEMT, &sa, &old));
+	ASSERT_EQ(0, catch_emt(ovf_handler, &old));
 
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
 	end = now_sec() + 60;
@@ -1073,9 +1094,7 @@ TEST_F(cpc, inherit_to_threads)
 	double ms;
 
 	ADD_TWO(self);
-	ma = cpc_buf_create(self->cpc, self->set);
-	mb = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, mb);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &ma, &mb, NULL));
 	kid_init(&k, self->cpc, self->set);
 	kid_init(&early, self->cpc, self->set);
 	ASSERT_NE(NULL, early.c);
@@ -1154,9 +1173,7 @@ TEST_F(cpc, inherit_to_children)
 	pid_t pid;
 
 	ADD_TWO(self);
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, NULL));
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set,
 				     CPC_BIND_LWP_INHERIT));
 	pid = fork();
@@ -1190,9 +1207,7 @@ TEST_F(cpc, inherit_to_children)
 			r |= 64;
 		_exit(r);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_CHILD_OK(pid, status);
 	spin_cpu(0.01);
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
 	cpc_buf_get(self->cpc, a, 0, &v);
@@ -1239,9 +1254,7 @@ TEST_F(cpc, fork_without_inherit)
 			r |= 32;
 		_exit(r);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_CHILD_OK(pid, status);
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
 	cpc_buf_get(self->cpc, a, 0, &v);
 	EXPECT_GT(v, PRE0);
@@ -1334,28 +1347,22 @@ static int emt_ok(const struct emt_seen *e)
  */
 TEST_F_TIMEOUT(cpc, inherit_overflow_signals, 90)
 {
-	struct sigaction sa, old;
+	struct sigaction old;
 	struct emt_seen got;
 	uint64_t preset, v;
 	int status;
 	pthread_t t;
 	pid_t pid;
 
-	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
-					 -BIG, U | CPC_OVF_NOTIFY_EMT, 0,
-					 NULL));
-	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
-					 0, U, 0, NULL));
+	ASSERT_EQ(0, add_signalling_pair(self->cpc, self->set, "sim_ticks_div",
+					 -BIG));
 	memset(&inh, 0, sizeof(inh));
 	inh.cpc = self->cpc;
 	inh.set = self->set;
 	inh.buf = cpc_buf_create(self->cpc, self->set);
 	ASSERT_NE(NULL, inh.buf);
 	inh.binder = syscall(SYS_gettid);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = inh_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	ASSERT_EQ(0, sigaction(SIGEMT, &sa, &old));
+	ASSERT_EQ(0, catch_emt(inh_handler, &old));
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set,
 				     CPC_BIND_LWP_INHERIT));
 
@@ -1374,9 +1381,7 @@ TEST_F_TIMEOUT(cpc, inherit_overflow_signals, 90)
 		emt_wait();
 		_exit(emt_ok(&emt) ? 0 : 1 + emt.sigs);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_CHILD_OK(pid, status);
 
 	/* The binder's own counters and preset are as they were. */
 	EXPECT_EQ(0, inh.binder_sigs);
@@ -1411,7 +1416,11 @@ static void usr1(int sig)
 		_exit(3);
 }
 
-static pid_t spinning_child(int *rfd)
+/*
+ * A child that spins until killed, once @arm (its signal handlers, which
+ * write to usr1_fd) returned 0; *@rfd reads what they write.
+ */
+static pid_t armed_child(int *rfd, int (*arm)(void))
 {
 	volatile unsigned long x = 0;
 	int p[2];
@@ -1424,8 +1433,7 @@ static pid_t spinning_child(int *rfd)
 	if (pid == 0) {
 		close(p[0]);
 		usr1_fd = p[1];
-		signal(SIGUSR1, usr1);
-		if (write(p[1], "r", 1) != 1)
+		if (arm() || write(p[1], "r", 1) != 1)
 			_exit(1);
 		for (;;)
 			x++;
@@ -1437,6 +1445,16 @@ static pid_t spinning_child(int *rfd)
 	}
 	*rfd = p[0];
 	return pid;
+}
+
+static int arm_usr1(void)
+{
+	return signal(SIGUSR1, usr1) == SIG_ERR;
+}
+
+static pid_t spinning_child(int *rfd)
+{
+	return armed_child(rfd, arm_usr1);
 }
 
 /* 0 once @fd gives the byte @want within @sec seconds. */
@@ -1483,9 +1501,7 @@ TEST_F_TIMEOUT(cpc, cpu_binding, 60)
 					 NULL));
 	ASSERT_EQ(0, cpc_set_add_request(self->cpc, other, "sim_ticks", 0, US,
 					 0, NULL));
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	d = cpc_buf_create(self->cpc, self->set);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, &d, NULL));
 	lb = cpc_buf_create(self->cpc, lwp);
 	ASSERT_NE(NULL, lb);
 	ASSERT_EQ(0, sched_getaffinity(0, sizeof(before), &before));
@@ -1658,9 +1674,7 @@ TEST_F(cpc, unprivileged)
 			r |= 16;
 		_exit(r);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_CHILD_OK(pid, status);
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/cpu_bindings"));
 }
 
@@ -1705,11 +1719,7 @@ TEST_F_TIMEOUT(cpc, pctx_binding, 60)
 
 	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
 					 US, 0, NULL));
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	c = cpc_buf_create(self->cpc, self->set);
-	d = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, d);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, &c, &d, NULL));
 	kid = spinning_child(&rfd);
 	ASSERT_LT(0, kid);
 	self->kid = kid;
@@ -1834,38 +1844,20 @@ static void on_alarm(int sig)
 		_exit(3);
 }
 
-static pid_t alarmed_child(int *rfd)
+static int arm_alarm(void)
 {
 	struct itimerval it = { { 0, 200 }, { 0, 200 } };
 	struct sigaction sa;
-	volatile unsigned long x = 0;
-	int p[2];
-	pid_t pid;
-	char c;
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		usr1_fd = p[1];
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_alarm;
-		sa.sa_flags = SA_RESTART;
-		if (sigaction(SIGALRM, &sa, NULL) ||
-		    setitimer(ITIMER_REAL, &it, NULL) ||
-		    write(p[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			x++;
-	}
-	close(p[1]);
-	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'r') {
-		close(p[0]);
-		return -1;
-	}
-	*rfd = p[0];
-	return pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	return sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static pid_t alarmed_child(int *rfd)
+{
+	return armed_child(rfd, arm_alarm);
 }
 
 /*
