@@ -262,24 +262,32 @@ int cpc_set_bound_elsewhere_(const cpc_set_t *set)
 /*
  * End @set's binding and forget it.  In a forked child only the child's
  * own copies are dropped (each kind's unbind says how).
+ *
+ * The set is unbound before anything is torn down: an overflow signal
+ * may come at the return of any system call here, and its handler's
+ * cpc_set_sample(), cpc_request_preset() and cpc_set_restart() must then
+ * fail with EINVAL, not read a page that is being unmapped.
  */
 void cpc_set_unbind_(cpc_set_t *set)
 {
 	const struct cpc_binding *kind = set->bound;
 	struct cpc_lwp *me = cpc_self_();
+	int inherited = me->inherited == set && !me->set;
 	unsigned int i;
 
 	if (!kind)
 		return;
-	kind->unbind(set);
 	set->bound = NULL;
-	set->inherit = 0;
-	for (i = 0; i < set->nreqs; i++)
-		set->reqs[i].slot = -1;
 	if (me->set == set)
 		me->set = NULL;
 	if (me->inherited == set)
 		cpc_self_forget_(me);
+	/* Seen so by a signal handler on this thread from here on. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	kind->unbind(set, inherited);
+	set->inherit = 0;
+	for (i = 0; i < set->nreqs; i++)
+		set->reqs[i].slot = -1;
 }
 
 /* Unbind @set unless another living thread owns its binding. */

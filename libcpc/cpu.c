@@ -207,7 +207,7 @@ static int cpc_cpu_unbind_check(cpc_t *cpc, cpc_set_t *set)
  * End the binding and put the binder's affinity back.  A forked child
  * closes its copy of the descriptor only: the parent's binding stays.
  */
-static void cpc_cpu_unbind(cpc_set_t *set)
+static void cpc_cpu_unbind(cpc_set_t *set, int inherited)
 {
 	struct cpc_lwp *me = cpc_self_();
 

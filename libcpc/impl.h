@@ -58,7 +58,8 @@ struct cpc_request {
  * What a binding kind does for the calls that act on any bound set.  A
  * bind (cpc_bind_curlwp, cpc_bind_cpu, cpc_bind_pctx) fills in the set
  * and then points set->bound at its kind's table; cpc_set_unbind_()
- * ends the binding through the table and clears the pointer.
+ * clears the pointer, then ends the binding through the table, so that
+ * a signal handler that samples meanwhile finds the set unbound.
  */
 struct cpc_binding {
 	/*
@@ -76,8 +77,11 @@ struct cpc_binding {
 	 * part only), -1 (reported) if it may not.  NULL: always 0.
 	 */
 	int		(*unbind_check)(cpc_t *cpc, cpc_set_t *set);
-	/* End the binding. */
-	void		(*unbind)(cpc_set_t *set);
+	/*
+	 * End the binding; the set is marked unbound already.  @inherited:
+	 * the calling thread counted it by inheritance (and bound none).
+	 */
+	void		(*unbind)(cpc_set_t *set, int inherited);
 };
 
 struct __cpc_set {

@@ -224,22 +224,25 @@ static int cpc_lwp_unbind_check(cpc_t *cpc, cpc_set_t *set)
  * made since may sit where it was), and the bound descriptors are shared
  * with the parent, whose bindings stay.
  */
-static void cpc_lwp_unbind(cpc_set_t *set)
+static void cpc_lwp_unbind(cpc_set_t *set, int inherited)
 {
 	struct cpc_lwp *me = cpc_self_();
 
 	if (set->pid != me->pid) {
 		/* The child's own inherited counters end with it. */
-		if (set->inherit && me->inherited == set && !me->set)
+		if (set->inherit && inherited)
 			ioctl(set->pc.fd, PCIOCRELEASE);
-		set->pc.page = NULL;
-	} else if (set->tid == me->tid) {
-		pctr_release(&set->pc);
-	} else if (set->pc.page) {
-		/* The binder exited: only the mapping is left. */
-		munmap((void *)set->pc.page, PCTR_PAGE_SIZE);
-		set->pc.page = NULL;
+	} else {
+		/*
+		 * The binder's counters end (and signal no more) before its
+		 * page goes; if the binder exited, only the mapping is left.
+		 */
+		if (set->tid == me->tid)
+			ioctl(set->pc.fd, PCIOCRELEASE);
+		if (set->pc.page)
+			munmap((void *)set->pc.page, PCTR_PAGE_SIZE);
 	}
+	set->pc.page = NULL;
 }
 
 /*

@@ -395,7 +395,7 @@ static int cpc_pctx_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
  * End the binding and leave the capture's list.  A forked child closes
  * its copy of the descriptor only: the parent's binding stays.
  */
-static void cpc_pctx_unbind(cpc_set_t *set)
+static void cpc_pctx_unbind(cpc_set_t *set, int inherited)
 {
 	cpc_set_t **pp;
 

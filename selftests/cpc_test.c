@@ -994,6 +994,85 @@ TEST_F_TIMEOUT(cpc, overflow_signals, 120)
 	sigaction(SIGEMT, &old, NULL);
 }
 
+/*
+ * Example 2 of cpc_bind_curlwp(3CPC) ends with cpc_unbind() right after
+ * its loop while overflow signals still come (issue 15: it died with
+ * SIGSEGV there).  A signal that comes while cpc_unbind() tears the
+ * binding down, or after it, must find the set unbound: the handler's
+ * cpc_set_sample() fails with EINVAL, and never reads a page already
+ * unmapped.  Short periods and many binds, so that signals come during
+ * the unbinds; then one sent after each unbind, for certain.
+ */
+#define STORM_P		20000ULL	/* sim_ticks in a period */
+#define STORM_BINDS	300
+
+enum { STORM_BOUND, STORM_UNBINDING, STORM_UNBOUND };
+
+static struct {
+	cpc_t		*cpc;
+	cpc_set_t	*set;
+	cpc_buf_t	*buf;
+	volatile sig_atomic_t state;	/* STORM_* */
+	int		n[3];		/* signals in each state */
+	int		einval[3];	/* of which cpc_set_sample() refused */
+	int		sampled_unbound; /* sampled after cpc_unbind() */
+	int		other;		/* any other failure */
+} storm;
+
+/* Example 2's handler: sample, preset, restart. */
+static void storm_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno, st = storm.state;
+
+	storm.n[st]++;
+	if (cpc_set_sample(storm.cpc, storm.set, storm.buf)) {
+		if (errno == EINVAL && st != STORM_BOUND)
+			storm.einval[st]++;
+		else
+			storm.other++;
+	} else if (st == STORM_UNBOUND) {
+		storm.sampled_unbound++;
+	} else if (cpc_request_preset(storm.cpc, 0, -STORM_P) ||
+		   cpc_set_restart(storm.cpc, storm.set)) {
+		storm.other++;
+	}
+	errno = saved;
+}
+
+TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
+{
+	struct sigaction old;
+	int k;
+
+	ASSERT_EQ(0, add_signalling_pair(self->cpc, self->set, "sim_ticks",
+					 -STORM_P));
+	memset(&storm, 0, sizeof(storm));
+	storm.cpc = self->cpc;
+	storm.set = self->set;
+	storm.buf = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, storm.buf);
+	ASSERT_EQ(0, catch_emt(storm_handler, &old));
+	for (k = 0; k < STORM_BINDS; k++) {
+		storm.state = STORM_BOUND;
+		ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+		spin_cpu(0.0002);
+		storm.state = STORM_UNBINDING;
+		ASSERT_EQ(0, cpc_unbind(self->cpc, self->set));
+		storm.state = STORM_UNBOUND;
+		raise(SIGEMT);
+	}
+	sigaction(SIGEMT, &old, NULL);
+	TH_LOG("%d signals while bound, %d during cpc_unbind (%d refused), %d after",
+	       storm.n[STORM_BOUND], storm.n[STORM_UNBINDING],
+	       storm.einval[STORM_UNBINDING], storm.n[STORM_UNBOUND]);
+	EXPECT_LT(STORM_BINDS, storm.n[STORM_BOUND]);
+	EXPECT_EQ(STORM_BINDS, storm.n[STORM_UNBOUND]);
+	EXPECT_EQ(STORM_BINDS, storm.einval[STORM_UNBOUND]);
+	EXPECT_EQ(0, storm.sampled_unbound);
+	EXPECT_EQ(0, storm.other);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
+}
+
 /* Without overflow interrupts: the request is taken, the bind is not. */
 TEST_F(cpc, overflow_needs_capability)
 {
