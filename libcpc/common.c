@@ -26,24 +26,47 @@
 
 /* --- error reporting ------------------------------------------------ */
 
-/* The default handler: "libcpc: function: message" on stderr. */
+/*
+ * The default handler: "libcpc: function: message" on stderr, in one
+ * write so that messages from several threads do not mix.  The message
+ * ends with its newline, as every message given to a handler does.
+ */
 static void cpc_default_errfn(const char *fn, int subcode, const char *fmt,
 			      va_list ap)
 {
-	char msg[512];
+	char msg[600];
+	int n;
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "libcpc: %s: %s\n", fn, msg);
+	n = snprintf(msg, sizeof(msg), "libcpc: %s: ", fn);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = 0;
+	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
+	fputs(msg, stderr);
 }
 
+/*
+ * Report through the handle's handler (the default one without), set
+ * errno, return -1.  As on Solaris, the format a handler is given ends
+ * with a newline, which the messages here leave out: a handler that
+ * prints it as it is (cpustat's does) prints one message a line.
+ */
 int cpc_err(cpc_t *cpc, const char *fn, int subcode, int err,
 	    const char *fmt, ...)
 {
 	cpc_errhndlr_t *h = cpc && cpc->errfn ? cpc->errfn : cpc_default_errfn;
+	size_t len = strlen(fmt);
+	const char *f = fmt;
+	char line[512];
 	va_list ap;
 
+	if (len + 2 <= sizeof(line)) {
+		memcpy(line, fmt, len);
+		line[len] = '\n';
+		line[len + 1] = '\0';
+		f = line;
+	}
 	va_start(ap, fmt);
-	h(fn, subcode, fmt, ap);
+	h(fn, subcode, f, ap);
 	va_end(ap);
 	errno = err;
 	return -1;

@@ -21,7 +21,7 @@
 #include "pctr.h"
 #include "libcpc.h"
 
-#define CPC_NAME_MAX	128
+#define CPC_NAME_MAX	CPC_MAX_EVENT_LEN
 
 struct cpc_event {
 	char		name[48];

@@ -164,6 +164,7 @@ TEST_F(cpc, add_request_einval)
 	cpc_attr_t umask_big = { "umask", 256 }, edge_two = { "edge", 2 };
 	cpc_attr_t pic_none = { "picnum", SIM_GENERAL + SIM_FIXED };
 	cpc_attr_t pic_fixed = { "picnum", SIM_GENERAL };
+	cpc_attr_t pic_fixed1 = { "picnum", SIM_GENERAL + 1 };
 	cpc_attr_t pic0 = { "picnum", 0 };
 	cpc_t *other;
 	cpc_set_t *s = self->set, *os;
@@ -193,8 +194,11 @@ TEST_F(cpc, add_request_einval)
 	EXPECT_ATTR_FAIL(&umask_big, CPC_ATTRIBUTE_OUT_OF_RANGE);
 	EXPECT_ATTR_FAIL(&edge_two, CPC_ATTRIBUTE_OUT_OF_RANGE);
 	EXPECT_ATTR_FAIL(&pic_none, CPC_INVALID_PICNUM);
-	/* The sim's named events are general-counter events only. */
-	EXPECT_ATTR_FAIL(&pic_fixed, CPC_PIC_NOT_CAPABLE);
+	/* Fixed counters 0 and 1 count sim_ticks and sim_ticks_div only. */
+	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks_div_umask",
+					0, U, 1, &pic_fixed), EINVAL,
+		    CPC_PIC_NOT_CAPABLE);
+	EXPECT_ATTR_FAIL(&pic_fixed1, CPC_PIC_NOT_CAPABLE);
 
 	/* A set of another handle. */
 	other = cpc_open(CPC_VER_CURRENT);
@@ -600,7 +604,16 @@ TEST_F(cpc, walkers)
 	EXPECT_EQ(3, w.n);
 	memset(&w, 0, sizeof(w));
 	cpc_walk_events_pic(self->cpc, SIM_GENERAL, &w, note_pic);
-	EXPECT_EQ(0, w.n);		/* fixed: no named events */
+	EXPECT_EQ(1, w.n);		/* fixed counter 0 */
+	EXPECT_TRUE(has(&w, "sim_ticks"));
+	memset(&w, 0, sizeof(w));
+	cpc_walk_events_pic(self->cpc, SIM_GENERAL + 1, &w, note_pic);
+	EXPECT_EQ(1, w.n);
+	EXPECT_TRUE(has(&w, "sim_ticks_div"));
+	memset(&w, 0, sizeof(w));
+	cpc_walk_generic_events_pic(self->cpc, SIM_GENERAL, &w, note_pic);
+	EXPECT_EQ(1, w.n);
+	EXPECT_TRUE(has(&w, "PAPI_tot_cyc"));
 	memset(&w, 0, sizeof(w));
 	cpc_walk_events_pic(self->cpc, 99, &w, note_pic);
 	EXPECT_EQ(0, w.n);
@@ -633,6 +646,54 @@ TEST_F(cpc, walkers)
 	EXPECT_FAIL(cpc_set_add_request(self->cpc, self->set, "PAPI_br_ins",
 					0, U, 0, NULL), EINVAL,
 		    CPC_INVALID_EVENT);
+}
+
+/*
+ * The fixed counters are named per pic, as cpustat's "pic4=..." needs:
+ * the event cpc_walk_events_pic() lists for a fixed counter's pic goes
+ * to that counter, with no event bits of its own, and counts there.
+ */
+TEST_F(cpc, fixed_counters_by_pic)
+{
+	cpc_attr_t pic4 = { "picnum", SIM_GENERAL };
+	cpc_attr_t pic5 = { "picnum", SIM_GENERAL + 1 };
+	uint64_t fn, v0, v1, v2;
+	cpc_buf_t *buf;
+	int slot;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 U, 1, &pic4));
+	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
+					 0, U, 1, &pic5));
+	/* The same name without picnum is the general counters' event. */
+	ASSERT_EQ(2, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 U, 0, NULL));
+	buf = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 0, &fn, &slot));
+	EXPECT_EQ(PCTR_FIXED(0), slot);
+	EXPECT_EQ(PCTR_U | PCTR_EN, fn);
+	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 1, &fn, &slot));
+	EXPECT_EQ(PCTR_FIXED(1), slot);
+	EXPECT_EQ(PCTR_U | PCTR_EN, fn);
+	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 2, &fn, &slot));
+	EXPECT_GT(SIM_GENERAL, slot);
+	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS, 0, PCTR_U | PCTR_EN), fn);
+	spin_cpu(0.05);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, buf));
+	cpc_buf_get(self->cpc, buf, 0, &v0);
+	cpc_buf_get(self->cpc, buf, 1, &v1);
+	cpc_buf_get(self->cpc, buf, 2, &v2);
+	TH_LOG("fixed 0 %llu, fixed 1 %llu, general %llu",
+	       (unsigned long long)v0, (unsigned long long)v1,
+	       (unsigned long long)v2);
+	EXPECT_GT(v0, self->khz * 40);		/* 50 ms of TSC ticks */
+	EXPECT_GT(v0, v1 * (SIM_DIV - 1));
+	EXPECT_LT(v0, v1 * (SIM_DIV + 1));
+	EXPECT_LT(v0 * 0.9, v2);
+	EXPECT_GT(v0 * 1.1, v2);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 }
 
 /* Raw codes and attributes make the function; the sim counts it. */
@@ -708,6 +769,49 @@ TEST_F(cpc, default_error_handler)
 	EXPECT_NE(NULL, strstr(out, "\"nope\" on pctr sim"));
 	EXPECT_NE(NULL, strstr(out, "\nlibcpc: cpc_bind_curlwp: the set has no requests"));
 	EXPECT_EQ('\n', out[n - 1]);
+	EXPECT_EQ(NULL, strstr(out, "\n\n"));
+}
+
+/* What a handler like cpustat's prints: the format as it is. */
+static char printed[1024];
+
+static void print_errfn(const char *fn, int subcode, const char *fmt,
+			va_list ap)
+{
+	size_t n = strlen(printed);
+
+	vsnprintf(printed + n, sizeof(printed) - n, fmt, ap);
+}
+
+/*
+ * Each message a handler is given ends with one newline, as Solaris's
+ * do: two errors printed as they are make two lines.  The longest event
+ * name Solaris allows is looked up (and not found), not refused for its
+ * length.
+ */
+TEST_F(cpc, handler_messages_end_in_newline)
+{
+	char name[CPC_MAX_EVENT_LEN];
+	const char *want = "no event named \"nope\" on ";
+
+	printed[0] = '\0';
+	cpc_seterrhndlr(self->cpc, print_errfn);
+	EXPECT_EQ(-1, cpc_set_add_request(self->cpc, self->set, "nope", 0, U,
+					  0, NULL));
+	EXPECT_EQ(-1, cpc_bind_curlwp(self->cpc, self->set, 0));
+	TH_LOG("printed: %s", printed);
+	EXPECT_EQ(0, strncmp(printed, want, strlen(want)));
+	EXPECT_NE(NULL, strstr(printed, "\nthe set has no requests\n"));
+	EXPECT_EQ('\n', printed[strlen(printed) - 1]);
+	EXPECT_EQ(NULL, strstr(printed, "\n\n"));
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	printed[0] = '\0';
+	EXPECT_EQ(-1, cpc_set_add_request(self->cpc, self->set, name, 0, U,
+					  0, NULL));
+	EXPECT_EQ(0, strncmp(printed, "no event named", 14)) TH_LOG("%s",
+								    printed);
 }
 
 #ifdef CPC_HAVE_PFM
