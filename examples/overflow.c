@@ -209,23 +209,21 @@ static double work(void)
 	return sum;
 }
 
-static const char *env_or(const char *name, const char *dflt)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : dflt;
-}
-
 int main(void)
 {
-	const char *period_s = env_or("PERIOD", "1000000");
+	const char *period_s = getenv("PERIOD");
 	volatile double sink = 0;
 	struct sigaction act;
 	uint64_t period;
 	char *end;
 	int iter;
 
-	event0 = env_or("EVENT0", "PAPI_tot_cyc");
+	/* The settings from the environment, if given. */
+	event0 = getenv("EVENT0");
+	if (!event0 || !*event0)
+		event0 = "PAPI_tot_cyc";
+	if (!period_s || !*period_s)
+		period_s = "1000000";
 	errno = 0;
 	period = strtoull(period_s, &end, 0);
 	if (errno || *end || period == 0)

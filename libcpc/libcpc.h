@@ -52,26 +52,16 @@
 #include <linux/pctr.h>
 #include <libpctx.h>		/* likewise: pctx_t and its calls */
 
+/* CPC_API (what the library exports) and pctx_t come from <libpctx.h>. */
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef CPC_API
-#if defined(__GNUC__) && __GNUC__ >= 4
-#define CPC_API		__attribute__((visibility("default")))
-#else
-#define CPC_API
-#endif
 #endif
 
 /* Solaris types the interface uses. */
 typedef unsigned int uint_t;
 typedef int64_t hrtime_t;
 typedef int processorid_t;
-#ifndef _CPC_PCTX_T
-#define _CPC_PCTX_T
-typedef struct __pctx pctx_t;		/* <libpctx.h> */
-#endif
 
 typedef struct __cpc cpc_t;
 typedef struct __cpc_set cpc_set_t;

@@ -960,16 +960,16 @@ TEST_F(cpc, set_bound_elsewhere_is_left_alone)
 
 /*
  * Request 0 of @set counts @event from @preset and signals at the wrap;
- * request 1 counts the same from 0.
+ * request 1 counts the same from 0.  A buffer for the set, or NULL.
  */
-static int add_signalling_pair(cpc_t *cpc, cpc_set_t *set, const char *event,
-			       uint64_t preset)
+static cpc_buf_t *add_signalling_pair(cpc_t *cpc, cpc_set_t *set,
+				      const char *event, uint64_t preset)
 {
 	if (cpc_set_add_request(cpc, set, event, preset,
 				U | CPC_OVF_NOTIFY_EMT, 0, NULL) != 0 ||
 	    cpc_set_add_request(cpc, set, event, 0, U, 0, NULL) != 1)
-		return -1;
-	return 0;
+		return NULL;
+	return cpc_buf_create(cpc, set);
 }
 
 /* @fn catches SIGEMT (SA_SIGINFO, SA_RESTART); the old action in *@old. */
@@ -1049,15 +1049,14 @@ TEST_F_TIMEOUT(cpc, overflow_signals, 120)
 	double end;
 	int k;
 
-	ASSERT_EQ(0, add_signalling_pair(self->cpc, self->set, "sim_ticks_div",
-					 -OVF_P));
+	buf = add_signalling_pair(self->cpc, self->set, "sim_ticks_div",
+				  -OVF_P);
+	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 0, &fn, NULL));
 	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS_DIV, 0, PCTR_U | PCTR_INT | PCTR_EN),
 		  fn);
 	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 1, &fn, NULL));
 	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS_DIV, 0, PCTR_U | PCTR_EN), fn);
-	buf = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, buf);
 	memset(&ovf, 0, sizeof(ovf));
 	ovf.cpc = self->cpc;
 	ovf.set = self->set;
@@ -1148,13 +1147,12 @@ TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 	struct sigaction old;
 	int k;
 
-	ASSERT_EQ(0, add_signalling_pair(self->cpc, self->set, "sim_ticks",
-					 -STORM_P));
 	memset(&storm, 0, sizeof(storm));
+	storm.buf = add_signalling_pair(self->cpc, self->set, "sim_ticks",
+					-STORM_P);
+	ASSERT_NE(NULL, storm.buf);
 	storm.cpc = self->cpc;
 	storm.set = self->set;
-	storm.buf = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, storm.buf);
 	ASSERT_EQ(0, catch_emt(storm_handler, &old));
 	for (k = 0; k < STORM_BINDS; k++) {
 		storm.state = STORM_BOUND;
@@ -1537,13 +1535,12 @@ TEST_F_TIMEOUT(cpc, inherit_overflow_signals, 90)
 	pthread_t t;
 	pid_t pid;
 
-	ASSERT_EQ(0, add_signalling_pair(self->cpc, self->set, "sim_ticks_div",
-					 -BIG));
 	memset(&inh, 0, sizeof(inh));
+	inh.buf = add_signalling_pair(self->cpc, self->set, "sim_ticks_div",
+				      -BIG);
+	ASSERT_NE(NULL, inh.buf);
 	inh.cpc = self->cpc;
 	inh.set = self->set;
-	inh.buf = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, inh.buf);
 	inh.binder = syscall(SYS_gettid);
 	ASSERT_EQ(0, catch_emt(inh_handler, &old));
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set,
