@@ -59,8 +59,8 @@ CPC_MAJOR	:= $(firstword $(subst ., ,$(CPC_VERSION)))
 CPC_SONAME	:= libcpc.so.$(CPC_MAJOR)
 CPC_SRCS	:= $(wildcard libcpc/*.c)
 CPC_OBJS	:= $(patsubst libcpc/%.c,$(B)/libcpc/%.o,$(CPC_SRCS))
-# The installed headers: every one but the internals.
-CPC_HDRS	:= $(filter-out libcpc/impl.h,$(wildcard libcpc/*.h))
+# The installed headers: lib*.h (the internals are named otherwise).
+CPC_HDRS	:= $(wildcard libcpc/lib*.h)
 CPC_SO		:= $(B)/lib/libcpc.so.$(CPC_VERSION)
 CPC_LIBS	:= $(B)/lib/libcpc.a $(CPC_SO) $(B)/lib/$(CPC_SONAME) \
 		   $(B)/lib/libcpc.so $(B)/lib/libcpc.pc
@@ -219,7 +219,8 @@ $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/li
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ $< $(B)/lib/libpctr.a
 
-$(B)/selftests/cpc_test: selftests/cpc_test.c selftests/pctr_test.h \
+$(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test: $(B)/selftests/%: \
+			 selftests/%.c selftests/pctr_test.h \
 			 $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS) \
 			 uapi/linux/pctr.h
 	@test -n "$(KSFT)" || { echo "kselftest harness not found: run tools/vm/install-deps" >&2; exit 1; }

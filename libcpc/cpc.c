@@ -1,44 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * libcpc: the handle (cpc_open, cpc_close), error reporting and what the
- * CPU offers (cpc_npic, cpc_caps, cpc_cciname, cpc_cpuref).
+ * libcpc: the handle (cpc_open, cpc_close) and what the CPU offers
+ * (cpc_caps, cpc_cciname, cpc_cpuref).  The top of libcpc: see impl.h.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "impl.h"
-
-/* The default handler: "libcpc: function: message" on stderr. */
-static void cpc_default_errfn(const char *fn, int subcode, const char *fmt,
-			      va_list ap)
-{
-	char msg[512];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "libcpc: %s: %s\n", fn, msg);
-}
-
-int cpc_err(cpc_t *cpc, const char *fn, int subcode, int err,
-	    const char *fmt, ...)
-{
-	cpc_errhndlr_t *h = cpc && cpc->errfn ? cpc->errfn : cpc_default_errfn;
-	va_list ap;
-
-	va_start(ap, fmt);
-	h(fn, subcode, fmt, ap);
-	va_end(ap);
-	errno = err;
-	return -1;
-}
-
-void cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)
-{
-	cpc->errfn = fn;
-}
+#include "events.h"
 
 static void cpc_make_cciname(cpc_t *cpc)
 {
@@ -135,19 +107,6 @@ int cpc_close(cpc_t *cpc)
 	pctr_close(cpc->pc);
 	free(cpc);
 	return 0;
-}
-
-/* Counters a request may name with picnum: general, then fixed. */
-uint_t cpc_npic(cpc_t *cpc)
-{
-	const struct pctr_info *in = &cpc->pc->info;
-	uint_t g = in->pi_ngeneral, f = in->pi_nfixed;
-
-	if (g > PCTR_MAX_GENERAL)
-		g = PCTR_MAX_GENERAL;
-	if (f > PCTR_MAX_FIXED)
-		f = PCTR_MAX_FIXED;
-	return g + f;
 }
 
 /*

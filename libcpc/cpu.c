@@ -23,6 +23,8 @@
 
 #include "impl.h"
 
+static const struct cpc_binding cpc_cpu_binding;
+
 /*
  * The calling thread's affinity, in a mask as large as the kernel wants
  * (sched_getaffinity() fails with EINVAL for a smaller one); *@ncpus
@@ -73,113 +75,101 @@ static int cpc_cpu_bind_err(cpc_t *cpc, int err, processorid_t id)
 	return cpc_bind_err(cpc, "cpc_bind_cpu", err, NULL);
 }
 
+/*
+ * Bind descriptor @p to CPU @id with @set's requests in the slots of
+ * @slot, and run the calling thread there only (@cur: room for a mask of
+ * @size bytes), as processor_bind(2) does on Solaris.  The TSC then in
+ * *@tsc0.  -1 (reported) on error, the thread's affinity @old put back.
+ */
+static int cpc_cpu_attach(cpc_t *cpc, pctr_t *p, const cpc_set_t *set,
+			  const int *slot, processorid_t id,
+			  const cpu_set_t *old, cpu_set_t *cur, size_t size,
+			  uint64_t *tsc0)
+{
+	struct pctr_bind pb;
+	struct pctrst st;
+	int err;
+
+	cpc_fill_bind(set, slot, &pb, PCTR_BIND_CPU, id);
+	if (ioctl(p->fd, PCIOCBIND, &pb) < 0)
+		return cpc_cpu_bind_err(cpc, errno, id);
+	CPU_ZERO_S(size, cur);
+	CPU_SET_S(id, size, cur);
+	if (sched_setaffinity(0, size, cur))
+		return cpc_err(cpc, "cpc_bind_cpu", CPC_PBIND_FAILED, errno,
+			       "cannot run the thread on CPU %d", id);
+	if (ioctl(p->fd, PCIOCRD, &st) < 0) {
+		err = errno;
+		sched_setaffinity(0, size, old);
+		return cpc_bind_err(cpc, "cpc_bind_cpu", err, NULL);
+	}
+	*tsc0 = st.pctr_tsc;
+	return 0;
+}
+
 int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 {
-	cpu_set_t *old = NULL, *cur = NULL;
-	int slot[PCTR_NUM], err, ncpus, i;
-	struct pctr_bind pb;
-	struct cpc_lwp *me;
-	struct pctrst st;
+	cpu_set_t *old, *cur = NULL;
+	int slot[PCTR_NUM], err, ncpus;
 	pctr_t *p = NULL;
 	size_t size;
 
-	if (cpc_set_check(cpc, __func__, set))
-		return -1;
-	if (flags)
-		return cpc_err(cpc, __func__, CPC_REQ_INVALID_FLAGS, EINVAL,
-			       "flags must be 0");
 	/*
 	 * A CPU binding has no thread to signal, and pctr refuses PCTR_INT
 	 * in a binding.  EINVAL, as for any request a binding cannot
 	 * count: Solaris's ENOTSUP says the CPU cannot detect overflow,
 	 * which is not the trouble here.
 	 */
-	if (cpc_set_notifies(set))
-		return cpc_err(cpc, __func__, CPC_REQ_INVALID_FLAGS, EINVAL,
-			       "CPC_OVF_NOTIFY_EMT: a CPU binding has no LWP to signal");
+	if (cpc_bind_check(cpc, __func__, set, flags,
+			   "a CPU binding has no LWP to signal"))
+		return -1;
 	if (id < 0)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "no CPU %d", id);
 	if (cpc_prepare(cpc, __func__, set, slot))
 		return -1;
-	me = cpc_self_();
 
 	old = cpc_affinity(&size, &ncpus);
 	if (!old)
 		return cpc_err(cpc, __func__, CPC_PBIND_FAILED, errno,
 			       "cannot read the thread's CPU affinity");
 	if (id >= ncpus) {
-		CPU_FREE(old);
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "no CPU %d", id);
+		cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			"no CPU %d", id);
+		goto fail;
 	}
 	cur = CPU_ALLOC(ncpus);
-	if (!cur) {
-		err = errno;
-		goto fail;
-	}
-	p = pctr_open(O_RDWR);
+	p = cur ? pctr_open(O_RDWR) : NULL;
 	if (!p) {
-		err = errno;
+		if (errno == EACCES || errno == EPERM)
+			cpc_err(cpc, __func__, CPC_RESOURCE_UNAVAIL, EACCES,
+				"%s is not writable by this process",
+				PCTR_DEVICE);
+		else
+			cpc_bind_err(cpc, __func__, errno, NULL);
 		goto fail;
 	}
-	cpc_fill_bind(set, slot, &pb, PCTR_BIND_CPU, id);
-	if (ioctl(p->fd, PCIOCBIND, &pb) < 0) {
-		err = errno;
-		pctr_close(p);
-		CPU_FREE(old);
-		CPU_FREE(cur);
-		return cpc_cpu_bind_err(cpc, err, id);
-	}
-	/* Like processor_bind(2): the calling thread runs on that CPU. */
-	CPU_ZERO_S(size, cur);
-	CPU_SET_S(id, size, cur);
-	if (sched_setaffinity(0, size, cur)) {
-		err = errno;
-		pctr_close(p);
-		CPU_FREE(old);
-		CPU_FREE(cur);
-		return cpc_err(cpc, __func__, CPC_PBIND_FAILED, err,
-			       "cannot run the thread on CPU %d", id);
-	}
-	if (ioctl(p->fd, PCIOCRD, &st) < 0) {
-		err = errno;
-		sched_setaffinity(0, size, old);
-		pctr_close(p);
-		CPU_FREE(old);
-		CPU_FREE(cur);
-		return cpc_bind_err(cpc, __func__, err, NULL);
-	}
-
-	/* The set keeps the descriptor (the page is unused). */
-	set->pc = *p;
-	free(p);
-	for (i = 0; i < (int)set->nreqs; i++)
-		set->reqs[i].slot = slot[i];
-	set->pid = me->pid;
-	set->tid = me->tid;
+	if (cpc_cpu_attach(cpc, p, set, slot, id, old, cur, size, &set->tsc0))
+		goto fail;
 	set->cpu = id;
 	set->oldmask = old;
 	set->curmask = cur;
 	set->masksize = size;
-	set->tsc0 = st.pctr_tsc;
-	set->bound = CPC_BOUND_CPU;
+	cpc_set_take(set, p, slot, cpc_self_()->tid, &cpc_cpu_binding);
 	return 0;
 fail:
+	err = errno;
 	if (p)
 		pctr_close(p);
 	CPU_FREE(old);
 	if (cur)
 		CPU_FREE(cur);
-	if (err == EACCES || err == EPERM)
-		return cpc_err(cpc, __func__, CPC_RESOURCE_UNAVAIL, EACCES,
-			       "%s is not writable by this process",
-			       PCTR_DEVICE);
-	return cpc_bind_err(cpc, __func__, err, NULL);
+	errno = err;
+	return -1;
 }
 
-int cpc_cpu_sample_(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
-		    uint64_t *tick)
+static int cpc_cpu_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
+			  uint64_t *tick)
 {
 	struct cpc_lwp *me = cpc_self_();
 	cpu_set_t *cur = set->curmask;
@@ -204,11 +194,20 @@ int cpc_cpu_sample_(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
 	return 0;
 }
 
+/* cpc_unbind(): only from the binding thread while it lives. */
+static int cpc_cpu_unbind_check(cpc_t *cpc, cpc_set_t *set)
+{
+	if (cpc_set_bound_elsewhere_(set))
+		return cpc_err(cpc, "cpc_unbind", CPC_INVALID_ARGUMENT, EINVAL,
+			       "the set is bound to a CPU by another thread: unbind it there");
+	return 0;
+}
+
 /*
  * End the binding and put the binder's affinity back.  A forked child
  * closes its copy of the descriptor only: the parent's binding stays.
  */
-void cpc_cpu_unbind_(cpc_set_t *set)
+static void cpc_cpu_unbind(cpc_set_t *set, int inherited)
 {
 	struct cpc_lwp *me = cpc_self_();
 
@@ -224,3 +223,10 @@ void cpc_cpu_unbind_(cpc_set_t *set)
 	set->oldmask = NULL;
 	set->curmask = NULL;
 }
+
+static const struct cpc_binding cpc_cpu_binding = {
+	.thread_owned	= 1,
+	.sample		= cpc_cpu_sample,
+	.unbind_check	= cpc_cpu_unbind_check,
+	.unbind		= cpc_cpu_unbind,
+};

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -16,6 +17,7 @@
 #endif
 
 #include "impl.h"
+#include "events.h"
 
 /* The bits of a function that select what a general counter counts. */
 #define CPC_FN_EVENT_BITS	(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_E | \
@@ -24,12 +26,55 @@
 /* Raw event select codes: 8 bits, 12 on AMD. */
 #define CPC_RAW_MAX		0xfff
 
+/*
+ * What the fixed counters count, for backends whose event table lists
+ * general-counter events only: the sim's fixed counter i counts what
+ * its event i does (driver/arch/sim).  Intel's table names its fixed
+ * counters itself.
+ */
+static const char *const cpc_sim_fixed[] = { "sim_ticks", "sim_ticks_div" };
+
+/* Is fixed counter @i named by an event of the table? */
+static int cpc_fixed_named(const cpc_t *cpc, unsigned int i)
+{
+	unsigned int k;
+
+	for (k = 0; k < cpc->nevents; k++)
+		if (cpc->events[k].slots & (1ULL << PCTR_FIXED(i)))
+			return 1;
+	return 0;
+}
+
+/*
+ * Name each fixed counter the table leaves unnamed, where the backend's
+ * is known: an entry of its own (function 0: the counter's event is its
+ * own), so that cpc_walk_events_pic() lists it and "picnum" picks it.
+ */
+static void cpc_name_fixed(cpc_t *cpc)
+{
+	unsigned int i, nfixed = cpc->pc->info.pi_nfixed;
+	struct cpc_event *e;
+
+	if (cpc->pc->info.pi_backend_id != PCTR_BACKEND_SIM)
+		return;
+	for (i = 0; i < nfixed && i < PCTR_MAX_FIXED &&
+		    i < sizeof(cpc_sim_fixed) / sizeof(cpc_sim_fixed[0]); i++) {
+		if (cpc_fixed_named(cpc, i))
+			continue;
+		e = &cpc->events[cpc->nevents++];
+		snprintf(e->name, sizeof(e->name), "%s", cpc_sim_fixed[i]);
+		e->fn = 0;
+		e->slots = 1ULL << PCTR_FIXED(i);
+	}
+}
+
 int cpc_load_events(cpc_t *cpc)
 {
 	unsigned int i, n = cpc->pc->info.pi_nevents;
 	struct pctr_event ev;
 
-	cpc->events = calloc(n ? n : 1, sizeof(*cpc->events));
+	/* Room for the fixed counters' names too. */
+	cpc->events = calloc(n + PCTR_MAX_FIXED, sizeof(*cpc->events));
 	if (!cpc->events)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -44,17 +89,35 @@ int cpc_load_events(cpc_t *cpc)
 		cpc->events[i].slots = ev.pe_slots;
 	}
 	cpc->nevents = i;
+	cpc_name_fixed(cpc);
 	return 0;
 }
 
-const struct cpc_event *cpc_find_event(cpc_t *cpc, const char *name)
+/*
+ * The event named @name that a slot of @slots can count, else the first
+ * of that name (a name may stand for a general and a fixed counter's
+ * event), else NULL.
+ */
+static const struct cpc_event *cpc_find_event_on(cpc_t *cpc, const char *name,
+						 uint64_t slots)
 {
+	const struct cpc_event *first = NULL;
 	unsigned int i;
 
-	for (i = 0; i < cpc->nevents; i++)
-		if (!strcmp(cpc->events[i].name, name))
+	for (i = 0; i < cpc->nevents; i++) {
+		if (strcmp(cpc->events[i].name, name))
+			continue;
+		if (cpc->events[i].slots & slots)
 			return &cpc->events[i];
-	return NULL;
+		if (!first)
+			first = &cpc->events[i];
+	}
+	return first;
+}
+
+static const struct cpc_event *cpc_find_event(cpc_t *cpc, const char *name)
+{
+	return cpc_find_event_on(cpc, name, ~0ULL);
 }
 
 /*
@@ -103,7 +166,7 @@ static const char *cpc_generic_native(cpc_t *cpc, const struct cpc_generic *g)
 }
 
 /* The backend event generic event @name stands for here, or NULL. */
-const char *cpc_generic_to_native(cpc_t *cpc, const char *name)
+static const char *cpc_generic_to_native(cpc_t *cpc, const char *name)
 {
 	unsigned int i;
 
@@ -114,8 +177,21 @@ const char *cpc_generic_to_native(cpc_t *cpc, const char *name)
 	return NULL;
 }
 
+/* Counters a request may name with picnum: general, then fixed. */
+uint_t cpc_npic(cpc_t *cpc)
+{
+	const struct pctr_info *in = &cpc->pc->info;
+	uint_t g = in->pi_ngeneral, f = in->pi_nfixed;
+
+	if (g > PCTR_MAX_GENERAL)
+		g = PCTR_MAX_GENERAL;
+	if (f > PCTR_MAX_FIXED)
+		f = PCTR_MAX_FIXED;
+	return g + f;
+}
+
 /* The pctr slot of counter @picno (see libcpc.h), 0 if there is none. */
-uint64_t cpc_pic_slot(cpc_t *cpc, uint_t picno)
+static uint64_t cpc_pic_slot(cpc_t *cpc, uint_t picno)
 {
 	const struct pctr_info *in = &cpc->pc->info;
 
@@ -280,6 +356,18 @@ static int cpc_apply_attrs(cpc_t *cpc, const char *fn_name,
 	return 0;
 }
 
+/* The slot @req's "picnum" attribute names; every slot without one. */
+static uint64_t cpc_req_pic_slot(cpc_t *cpc, const struct cpc_request *req)
+{
+	unsigned int i;
+
+	for (i = 0; i < req->nattrs; i++)
+		if (!strcmp(req->attrs[i].ca_name, "picnum") &&
+		    req->attrs[i].ca_val <= UINT32_MAX)
+			return cpc_pic_slot(cpc, req->attrs[i].ca_val);
+	return ~0ULL;
+}
+
 /*
  * Fill in @req's function and slots from its event, flags and
  * attributes.  -1 (reported) if they do not make a request.
@@ -291,11 +379,12 @@ int cpc_resolve(cpc_t *cpc, const char *fn_name, struct cpc_request *req)
 	uint64_t code;
 	int ret;
 
-	ev = cpc_find_event(cpc, req->event);
+	ev = cpc_find_event_on(cpc, req->event, cpc_req_pic_slot(cpc, req));
 	if (!ev) {
 		native = cpc_generic_to_native(cpc, req->event);
 		if (native)
-			ev = cpc_find_event(cpc, native);
+			ev = cpc_find_event_on(cpc, native,
+					       cpc_req_pic_slot(cpc, req));
 	}
 	if (ev) {
 		req->fn = ev->fn;
@@ -315,7 +404,7 @@ int cpc_resolve(cpc_t *cpc, const char *fn_name, struct cpc_request *req)
 		if (!ret)
 			return cpc_err(cpc, fn_name, CPC_INVALID_EVENT, EINVAL,
 				       "no event named \"%s\" on %s",
-				       req->event, cpc_cciname(cpc));
+				       req->event, cpc->cciname);
 		req->slots = cpc->general_slots;
 	}
 	if (!req->slots)
@@ -339,8 +428,10 @@ void cpc_walk_events_all(cpc_t *cpc, void *arg,
 {
 	unsigned int i;
 
+	/* Each name once: a fixed counter's entry may repeat one. */
 	for (i = 0; i < cpc->nevents; i++)
-		action(arg, cpc->events[i].name);
+		if (cpc_find_event(cpc, cpc->events[i].name) == &cpc->events[i])
+			action(arg, cpc->events[i].name);
 }
 
 void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
@@ -378,7 +469,7 @@ void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
 	for (i = 0; slot && i < sizeof(cpc_generic_events) /
 				sizeof(cpc_generic_events[0]); i++) {
 		native = cpc_generic_native(cpc, &cpc_generic_events[i]);
-		ev = native ? cpc_find_event(cpc, native) : NULL;
+		ev = native ? cpc_find_event_on(cpc, native, slot) : NULL;
 		if (ev && (ev->slots & slot))
 			action(arg, picno, cpc_generic_events[i].name);
 	}

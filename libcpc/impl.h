@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * libcpc internals: the handle, sets, requests and buffers, and the
- * helpers the files share.
+ * libcpc internals: the handle, sets, requests and buffers, the binding
+ * ops, and the bottom layer (common.c) every other file builds on.
+ *
+ * The files are layered; each calls only the ones below it (and the
+ * binding kinds only through a set's ops):
+ *
+ *   cpc.c                   the handle: open, close, what the CPU offers
+ *   set.c                   sets and requests
+ *   lwp.c cpu.c pctx.c      one binding kind each, with its ops table
+ *   events.c  buf.c         event names to pctr functions; buffers
+ *   common.c                errors, the calling thread, what every
+ *                           binding shares, sample and unbind by the ops
  */
 #ifndef _LIBCPC_IMPL_H
 #define _LIBCPC_IMPL_H
@@ -11,7 +21,7 @@
 #include "pctr.h"
 #include "libcpc.h"
 
-#define CPC_NAME_MAX	128
+#define CPC_NAME_MAX	CPC_MAX_EVENT_LEN
 
 struct cpc_event {
 	char		name[48];
@@ -44,12 +54,34 @@ struct cpc_request {
 	uint64_t	kpreset;	/* the binder's slot preset in the kernel */
 };
 
-/* What a set is bound to (__cpc_set.bound). */
-enum {
-	CPC_UNBOUND,
-	CPC_BOUND_LWP,		/* cpc_bind_curlwp(): the binding thread */
-	CPC_BOUND_CPU,		/* cpc_bind_cpu(): a CPU, own descriptor */
-	CPC_BOUND_PCTX,		/* cpc_bind_pctx(): another process's thread */
+/*
+ * What a binding kind does for the calls that act on any bound set.  A
+ * bind (cpc_bind_curlwp, cpc_bind_cpu, cpc_bind_pctx) fills in the set
+ * and then points set->bound at its kind's table; cpc_set_unbind_()
+ * clears the pointer, then ends the binding through the table, so that
+ * a signal handler that samples meanwhile finds the set unbound.
+ */
+struct cpc_binding {
+	/*
+	 * Only the binding thread can end it (its own counters, its CPU
+	 * affinity): while that thread lives, no other may unbind, rebind
+	 * or destroy the set.
+	 */
+	int		thread_owned;
+	/* cpc_set_sample(): the slots' values and the tick; -1 reported. */
+	int		(*sample)(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
+				  uint64_t *tick);
+	/*
+	 * cpc_unbind() from the calling thread, before the set is unbound:
+	 * 0 to unbind it, 1 if done without (the thread ended its own
+	 * part only), -1 (reported) if it may not.  NULL: always 0.
+	 */
+	int		(*unbind_check)(cpc_t *cpc, cpc_set_t *set);
+	/*
+	 * End the binding; the set is marked unbound already.  @inherited:
+	 * the calling thread counted it by inheritance (and bound none).
+	 */
+	void		(*unbind)(cpc_set_t *set, int inherited);
 };
 
 struct __cpc_set {
@@ -57,7 +89,7 @@ struct __cpc_set {
 	struct __cpc_set *next;
 	struct cpc_request *reqs;
 	unsigned int	nreqs;
-	int		bound;		/* CPC_BOUND_*, CPC_UNBOUND (0) */
+	const struct cpc_binding *bound;	/* NULL: unbound */
 	int		inherit;	/* LWP: bound with CPC_BIND_LWP_INHERIT */
 	/*
 	 * The process that bound it (a forked child has a copy of the set
@@ -95,22 +127,19 @@ struct __cpc_buf {
 	uint64_t	val[];
 };
 
-/* Report an error through the handle's handler and set errno; returns -1. */
+/*
+ * common.c: error reporting.  cpc_err() reports through the handle's
+ * handler, sets errno and returns -1; the others turn a pctr errno into
+ * the report Solaris's libcpc would give.
+ */
 int cpc_err(cpc_t *cpc, const char *fn, int subcode, int err,
 	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* events.c */
-int cpc_load_events(cpc_t *cpc);
-const struct cpc_event *cpc_find_event(cpc_t *cpc, const char *name);
-int cpc_resolve(cpc_t *cpc, const char *fn, struct cpc_request *req);
-const char *cpc_generic_to_native(cpc_t *cpc, const char *name);
-uint64_t cpc_pic_slot(cpc_t *cpc, uint_t picno);
-
-/* set.c */
-int cpc_assign(const struct cpc_request *reqs, unsigned int n, int *slot);
+int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
+		 const struct cpc_request *req);
+int cpc_sample_err(cpc_t *cpc, const char *fn, int err);
 
 /*
- * bind.c: the calling thread as libcpc knows it.  Kept per thread and
+ * common.c: the calling thread as libcpc knows it.  Kept per thread and
  * checked against fork: a forked child starts afresh (see cpc_self_()).
  */
 struct cpc_lwp {
@@ -131,27 +160,22 @@ struct cpc_lwp {
 
 void cpc_self_init_(void);
 struct cpc_lwp *cpc_self_(void);
-int cpc_set_bound_elsewhere_(const cpc_set_t *set);
-void cpc_set_unbind_(cpc_set_t *set);
-int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
-		 const struct cpc_request *req);
-int cpc_sample_err(cpc_t *cpc, const char *fn, int err);
-int cpc_set_notifies(const cpc_set_t *set);
+void cpc_self_forget_(struct cpc_lwp *me);
+
+/* common.c: what the binding kinds share. */
+int cpc_assign(const struct cpc_request *reqs, unsigned int n, int *slot);
 int cpc_set_check(cpc_t *cpc, const char *fn, cpc_set_t *set);
+int cpc_set_bound_elsewhere_(const cpc_set_t *set);
+int cpc_set_unbind_here_(cpc_t *cpc, const char *fn, cpc_set_t *set);
+void cpc_set_unbind_(cpc_set_t *set);
+int cpc_set_notifies(const cpc_set_t *set);
+int cpc_bind_check(cpc_t *cpc, const char *fn, cpc_set_t *set,
+		   uint_t flags, const char *why_no_notify);
 int cpc_prepare(cpc_t *cpc, const char *fn, cpc_set_t *set, int *slot);
 void cpc_fill_bind(const cpc_set_t *set, const int *slot,
 		   struct pctr_bind *pb, unsigned int kind, unsigned int id);
+void cpc_set_take(cpc_set_t *set, pctr_t *p, const int *slot, pid_t tid,
+		  const struct cpc_binding *kind);
 uint64_t cpc_ns_to_ticks(const cpc_t *cpc, uint64_t ns);
-void cpc_sample_time(cpc_buf_t *buf);
-
-/* cpu.c */
-int cpc_cpu_sample_(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
-		    uint64_t *tick);
-void cpc_cpu_unbind_(cpc_set_t *set);
-
-/* pctx.c */
-int cpc_pctx_sample_(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
-		     uint64_t *tick);
-void cpc_pctx_unbind_(cpc_set_t *set);
 
 #endif /* _LIBCPC_IMPL_H */

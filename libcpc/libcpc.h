@@ -47,27 +47,21 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <string.h>		/* as Solaris's: programs rely on it */
 #include <sys/types.h>
 #include <linux/pctr.h>
+#include <libpctx.h>		/* likewise: pctx_t and its calls */
+
+/* CPC_API (what the library exports) and pctx_t come from <libpctx.h>. */
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#if defined(__GNUC__) && __GNUC__ >= 4
-#define CPC_API		__attribute__((visibility("default")))
-#else
-#define CPC_API
 #endif
 
 /* Solaris types the interface uses. */
 typedef unsigned int uint_t;
 typedef int64_t hrtime_t;
 typedef int processorid_t;
-#ifndef _CPC_PCTX_T
-#define _CPC_PCTX_T
-typedef struct __pctx pctx_t;		/* <libpctx.h> */
-#endif
 
 typedef struct __cpc cpc_t;
 typedef struct __cpc_set cpc_set_t;
@@ -80,6 +74,16 @@ typedef struct {
 
 #define CPC_VER_NONE		0
 #define CPC_VER_CURRENT		2
+
+/*
+ * Solaris's limits (<sys/cpc_impl.h> there): the longest event name,
+ * attribute name, cpc_cciname() and cpc_cpuref() strings, each with its
+ * NUL.  Names up to these lengths are accepted.
+ */
+#define CPC_MAX_EVENT_LEN	512
+#define CPC_MAX_ATTR_LEN	32
+#define CPC_MAX_IMPL_NAME	512
+#define CPC_MAX_CPUREF		1024
 
 /* cpc_set_add_request() flags. */
 #define CPC_OVF_NOTIFY_EMT	0x1	/* signal SIGEMT at overflow */

@@ -45,6 +45,8 @@
 #include "impl.h"
 #include "libpctx.h"
 
+static const struct cpc_binding cpc_pctx_binding;
+
 struct __pctx {
 	pid_t		pid;
 	void		*arg;
@@ -109,23 +111,34 @@ void pctx_release(pctx_t *pctx)
 	free(pctx);
 }
 
-/* The thread's run time in ns (schedstat's first field); -1 if gone. */
-static int cpc_run_ns(pid_t pid, pid_t tid, uint64_t *ns)
+/* /proc/<pid>/task/<tid>/<file> into @buf (NUL-terminated); -1 if gone. */
+static int cpc_read_task(pid_t pid, pid_t tid, const char *file, char *buf,
+			 size_t size)
 {
-	char path[64], buf[96];
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		 (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid,
+		 (int)tid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
+	return 0;
+}
+
+/* The thread's run time in ns (schedstat's first field); -1 if gone. */
+static int cpc_run_ns(pid_t pid, pid_t tid, uint64_t *ns)
+{
+	char buf[96];
+
+	if (cpc_read_task(pid, tid, "schedstat", buf, sizeof(buf)))
+		return -1;
 	*ns = strtoull(buf, NULL, 10);
 	return 0;
 }
@@ -133,20 +146,10 @@ static int cpc_run_ns(pid_t pid, pid_t tid, uint64_t *ns)
 /* The state letter of /proc/<pid>/task/<tid>/stat, 0 if unreadable. */
 static char cpc_thread_state(pid_t pid, pid_t tid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char buf[512], *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
-		 (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cpc_read_task(pid, tid, "stat", buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	/* "tid (comm) S ...": comm may hold anything, so the last ')'. */
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
@@ -287,27 +290,22 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
 		  uint_t flags)
 {
 	struct cpc_bind_job job = { 0 };
-	int slot[PCTR_NUM], err, i;
+	int slot[PCTR_NUM], err;
 	struct pctr_bind pb;
 	char path[64], state;
 	pctr_t *p;
 	pid_t tid;
 
-	if (cpc_set_check(cpc, __func__, set))
-		return -1;
-	if (!pctx)
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "no pctx (see pctx_capture)");
-	if (flags)
-		return cpc_err(cpc, __func__, CPC_REQ_INVALID_FLAGS, EINVAL,
-			       "flags must be 0");
 	/*
 	 * pctr cannot signal another process's thread on overflow: it
 	 * refuses PCTR_INT in a binding (EINVAL), and so does this.
 	 */
-	if (cpc_set_notifies(set))
-		return cpc_err(cpc, __func__, CPC_REQ_INVALID_FLAGS, EINVAL,
-			       "CPC_OVF_NOTIFY_EMT: not for another process's thread");
+	if (cpc_bind_check(cpc, __func__, set, flags,
+			   "not for another process's thread"))
+		return -1;
+	if (!pctx)
+		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
+			       "no pctx (see pctx_capture)");
 	/*
 	 * Solaris numbers a process's LWPs from 1; Linux threads have
 	 * system-wide thread IDs.  @id is a thread ID (TID) of the target,
@@ -364,20 +362,13 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
 		return cpc_pctx_bind_err(cpc, job.err, pctx->pid, tid);
 	}
 
-	/* The set keeps the descriptor (the page is unused). */
-	set->pc = *p;
-	free(p);
-	for (i = 0; i < (int)set->nreqs; i++)
-		set->reqs[i].slot = slot[i];
-	set->pid = cpc_self_()->pid;
-	set->tid = tid;
 	set->pctx = pctx;
 	set->pctx_next = pctx->sets;
 	pctx->sets = set;
 	set->tick = 0;
 	if (cpc_run_ns(pctx->pid, tid, &set->run0))
 		set->run0 = 0;
-	set->bound = CPC_BOUND_PCTX;
+	cpc_set_take(set, p, slot, tid, &cpc_pctx_binding);
 	return 0;
 }
 
@@ -385,8 +376,8 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
  * The binding's counts; *@tick the thread's run time since the bind, in
  * TSC cycles (from /proc's schedstat: the last figure once it exited).
  */
-int cpc_pctx_sample_(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
-		     uint64_t *tick)
+static int cpc_pctx_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
+			   uint64_t *tick)
 {
 	struct pctrst st;
 	uint64_t ns;
@@ -404,7 +395,7 @@ int cpc_pctx_sample_(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
  * End the binding and leave the capture's list.  A forked child closes
  * its copy of the descriptor only: the parent's binding stays.
  */
-void cpc_pctx_unbind_(cpc_set_t *set)
+static void cpc_pctx_unbind(cpc_set_t *set, int inherited)
 {
 	cpc_set_t **pp;
 
@@ -423,3 +414,8 @@ void cpc_pctx_unbind_(cpc_set_t *set)
 	set->pctx = NULL;
 	set->pctx_next = NULL;
 }
+
+static const struct cpc_binding cpc_pctx_binding = {
+	.sample		= cpc_pctx_sample,
+	.unbind		= cpc_pctx_unbind,
+};

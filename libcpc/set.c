@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "impl.h"
+#include "events.h"
 
 #define CPC_FLAGS_KNOWN	(CPC_OVF_NOTIFY_EMT | CPC_COUNT_USER | CPC_COUNT_SYSTEM)
 
@@ -42,66 +43,13 @@ int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 	if (!*pp)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "the set was not created with this handle");
-	if (cpc_set_bound_elsewhere_(set))
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set is bound to another thread: unbind it there first");
-	if (set->bound)
-		cpc_set_unbind_(set);
+	if (cpc_set_unbind_here_(cpc, __func__, set))
+		return -1;
 	*pp = set->next;
 	for (i = 0; i < set->nreqs; i++)
 		cpc_request_free(&set->reqs[i]);
 	free(set->reqs);
 	free(set);
-	return 0;
-}
-
-/* Augmenting path from request @i: Kuhn's bipartite matching. */
-static int cpc_match(const struct cpc_request *reqs, unsigned int i,
-		     int *owner, uint64_t *seen, int *slot)
-{
-	uint64_t left = reqs[i].slots & ~*seen, mask;
-	unsigned int s;
-
-	/* A free slot first, so that requests keep the lowest ones. */
-	for (mask = left; mask; mask &= mask - 1) {
-		s = __builtin_ctzll(mask);
-		if (owner[s] < 0) {
-			*seen |= 1ULL << s;
-			owner[s] = i;
-			slot[i] = s;
-			return 1;
-		}
-	}
-	while (left) {
-		s = __builtin_ctzll(left);
-		left &= left - 1;
-		*seen |= 1ULL << s;
-		if (owner[s] < 0 ||
-		    cpc_match(reqs, owner[s], owner, seen, slot)) {
-			owner[s] = i;
-			slot[i] = s;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Give each of @n requests its own slot; -1 if no assignment exists. */
-int cpc_assign(const struct cpc_request *reqs, unsigned int n, int *slot)
-{
-	int owner[PCTR_NUM];
-	unsigned int i;
-	uint64_t seen;
-
-	if (n > PCTR_NUM)
-		return -1;
-	for (i = 0; i < PCTR_NUM; i++)
-		owner[i] = -1;
-	for (i = 0; i < n; i++) {
-		seen = 0;
-		if (!cpc_match(reqs, i, owner, &seen, slot))
-			return -1;
-	}
 	return 0;
 }
 

@@ -100,6 +100,29 @@ FIXTURE_TEARDOWN(cpc)
 	EXPECT_EQ(0, reload(self->params));
 }
 
+/* A buffer for @set in each cpc_buf_t ** given, up to NULL; 0 if all made. */
+static int make_bufs(cpc_t *cpc, cpc_set_t *set, ...)
+{
+	cpc_buf_t **b;
+	va_list ap;
+	int ret = 0;
+
+	va_start(ap, set);
+	while ((b = va_arg(ap, cpc_buf_t **)))
+		if (!(*b = cpc_buf_create(cpc, set)))
+			ret = -1;
+	va_end(ap);
+	return ret;
+}
+
+/* Reap forked child @pid (its status in @status): it exited 0. */
+#define EXPECT_CHILD_OK(pid, status) do {				\
+		ASSERT_EQ(pid, waitpid(pid, &(status), 0));		\
+		EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x",	\
+						      status);		\
+		EXPECT_EQ(0, WEXITSTATUS(status));			\
+	} while (0)
+
 /* errno and the handler's subcode of a call expected to fail. */
 #define EXPECT_FAIL(call, err, sub) do {				\
 		nerrors = 0;						\
@@ -141,6 +164,7 @@ TEST_F(cpc, add_request_einval)
 	cpc_attr_t umask_big = { "umask", 256 }, edge_two = { "edge", 2 };
 	cpc_attr_t pic_none = { "picnum", SIM_GENERAL + SIM_FIXED };
 	cpc_attr_t pic_fixed = { "picnum", SIM_GENERAL };
+	cpc_attr_t pic_fixed1 = { "picnum", SIM_GENERAL + 1 };
 	cpc_attr_t pic0 = { "picnum", 0 };
 	cpc_t *other;
 	cpc_set_t *s = self->set, *os;
@@ -161,26 +185,20 @@ TEST_F(cpc, add_request_einval)
 					U | 0x100, 0, NULL),
 		    EINVAL, CPC_REQ_INVALID_FLAGS);
 	/* Attributes. */
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&bad_name), EINVAL,
-		    CPC_INVALID_ATTRIBUTE);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&no_name), EINVAL,
-		    CPC_INVALID_ATTRIBUTE);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					NULL), EINVAL, CPC_INVALID_ARGUMENT);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&umask_big), EINVAL,
-		    CPC_ATTRIBUTE_OUT_OF_RANGE);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&edge_two), EINVAL,
-		    CPC_ATTRIBUTE_OUT_OF_RANGE);
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&pic_none), EINVAL, CPC_INVALID_PICNUM);
-	/* The sim's named events are general-counter events only. */
-	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1,
-					&pic_fixed), EINVAL,
+#define EXPECT_ATTR_FAIL(attr, sub)					\
+	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks", 0, U, 1, \
+					attr), EINVAL, sub)
+	EXPECT_ATTR_FAIL(&bad_name, CPC_INVALID_ATTRIBUTE);
+	EXPECT_ATTR_FAIL(&no_name, CPC_INVALID_ATTRIBUTE);
+	EXPECT_ATTR_FAIL(NULL, CPC_INVALID_ARGUMENT);
+	EXPECT_ATTR_FAIL(&umask_big, CPC_ATTRIBUTE_OUT_OF_RANGE);
+	EXPECT_ATTR_FAIL(&edge_two, CPC_ATTRIBUTE_OUT_OF_RANGE);
+	EXPECT_ATTR_FAIL(&pic_none, CPC_INVALID_PICNUM);
+	/* Fixed counters 0 and 1 count sim_ticks and sim_ticks_div only. */
+	EXPECT_FAIL(cpc_set_add_request(self->cpc, s, "sim_ticks_div_umask",
+					0, U, 1, &pic_fixed), EINVAL,
 		    CPC_PIC_NOT_CAPABLE);
+	EXPECT_ATTR_FAIL(&pic_fixed1, CPC_PIC_NOT_CAPABLE);
 
 	/* A set of another handle. */
 	other = cpc_open(CPC_VER_CURRENT);
@@ -268,12 +286,7 @@ TEST_F(cpc, sample_counts_run_time)
 				 0, NULL);
 	ASSERT_EQ(0, i0);
 	ASSERT_EQ(1, i1);
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	d = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
-	ASSERT_NE(NULL, d);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, &d, NULL));
 
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
 	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
@@ -416,12 +429,7 @@ TEST_F(cpc, buffer_arithmetic)
 					 U, 0, NULL));
 	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
 					 0, U, 0, NULL));
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	d = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
-	ASSERT_NE(NULL, d);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, &d, NULL));
 
 	ASSERT_EQ(0, cpc_buf_set(self->cpc, a, 0, 100));
 	ASSERT_EQ(0, cpc_buf_set(self->cpc, a, 1, 7));
@@ -596,7 +604,16 @@ TEST_F(cpc, walkers)
 	EXPECT_EQ(3, w.n);
 	memset(&w, 0, sizeof(w));
 	cpc_walk_events_pic(self->cpc, SIM_GENERAL, &w, note_pic);
-	EXPECT_EQ(0, w.n);		/* fixed: no named events */
+	EXPECT_EQ(1, w.n);		/* fixed counter 0 */
+	EXPECT_TRUE(has(&w, "sim_ticks"));
+	memset(&w, 0, sizeof(w));
+	cpc_walk_events_pic(self->cpc, SIM_GENERAL + 1, &w, note_pic);
+	EXPECT_EQ(1, w.n);
+	EXPECT_TRUE(has(&w, "sim_ticks_div"));
+	memset(&w, 0, sizeof(w));
+	cpc_walk_generic_events_pic(self->cpc, SIM_GENERAL, &w, note_pic);
+	EXPECT_EQ(1, w.n);
+	EXPECT_TRUE(has(&w, "PAPI_tot_cyc"));
 	memset(&w, 0, sizeof(w));
 	cpc_walk_events_pic(self->cpc, 99, &w, note_pic);
 	EXPECT_EQ(0, w.n);
@@ -631,6 +648,54 @@ TEST_F(cpc, walkers)
 		    CPC_INVALID_EVENT);
 }
 
+/*
+ * The fixed counters are named per pic, as cpustat's "pic4=..." needs:
+ * the event cpc_walk_events_pic() lists for a fixed counter's pic goes
+ * to that counter, with no event bits of its own, and counts there.
+ */
+TEST_F(cpc, fixed_counters_by_pic)
+{
+	cpc_attr_t pic4 = { "picnum", SIM_GENERAL };
+	cpc_attr_t pic5 = { "picnum", SIM_GENERAL + 1 };
+	uint64_t fn, v0, v1, v2;
+	cpc_buf_t *buf;
+	int slot;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 U, 1, &pic4));
+	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
+					 0, U, 1, &pic5));
+	/* The same name without picnum is the general counters' event. */
+	ASSERT_EQ(2, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 U, 0, NULL));
+	buf = cpc_buf_create(self->cpc, self->set);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 0, &fn, &slot));
+	EXPECT_EQ(PCTR_FIXED(0), slot);
+	EXPECT_EQ(PCTR_U | PCTR_EN, fn);
+	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 1, &fn, &slot));
+	EXPECT_EQ(PCTR_FIXED(1), slot);
+	EXPECT_EQ(PCTR_U | PCTR_EN, fn);
+	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 2, &fn, &slot));
+	EXPECT_GT(SIM_GENERAL, slot);
+	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS, 0, PCTR_U | PCTR_EN), fn);
+	spin_cpu(0.05);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, buf));
+	cpc_buf_get(self->cpc, buf, 0, &v0);
+	cpc_buf_get(self->cpc, buf, 1, &v1);
+	cpc_buf_get(self->cpc, buf, 2, &v2);
+	TH_LOG("fixed 0 %llu, fixed 1 %llu, general %llu",
+	       (unsigned long long)v0, (unsigned long long)v1,
+	       (unsigned long long)v2);
+	EXPECT_GT(v0, self->khz * 40);		/* 50 ms of TSC ticks */
+	EXPECT_GT(v0, v1 * (SIM_DIV - 1));
+	EXPECT_LT(v0, v1 * (SIM_DIV + 1));
+	EXPECT_LT(v0 * 0.9, v2);
+	EXPECT_GT(v0 * 1.1, v2);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+}
+
 /* Raw codes and attributes make the function; the sim counts it. */
 TEST_F(cpc, raw_codes_and_attributes)
 {
@@ -649,10 +714,7 @@ TEST_F(cpc, raw_codes_and_attributes)
 	EXPECT_EQ(-1, slot);
 	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "0X02", 0, U,
 					 0, NULL));
-	buf = cpc_buf_create(self->cpc, self->set);
-	b0 = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, buf);
-	ASSERT_NE(NULL, b0);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &buf, &b0, NULL));
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
 	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 0, NULL, &slot));
 	EXPECT_EQ(2, slot);		/* picnum 2 */
@@ -707,6 +769,49 @@ TEST_F(cpc, default_error_handler)
 	EXPECT_NE(NULL, strstr(out, "\"nope\" on pctr sim"));
 	EXPECT_NE(NULL, strstr(out, "\nlibcpc: cpc_bind_curlwp: the set has no requests"));
 	EXPECT_EQ('\n', out[n - 1]);
+	EXPECT_EQ(NULL, strstr(out, "\n\n"));
+}
+
+/* What a handler like cpustat's prints: the format as it is. */
+static char printed[1024];
+
+static void print_errfn(const char *fn, int subcode, const char *fmt,
+			va_list ap)
+{
+	size_t n = strlen(printed);
+
+	vsnprintf(printed + n, sizeof(printed) - n, fmt, ap);
+}
+
+/*
+ * Each message a handler is given ends with one newline, as Solaris's
+ * do: two errors printed as they are make two lines.  The longest event
+ * name Solaris allows is looked up (and not found), not refused for its
+ * length.
+ */
+TEST_F(cpc, handler_messages_end_in_newline)
+{
+	char name[CPC_MAX_EVENT_LEN];
+	const char *want = "no event named \"nope\" on ";
+
+	printed[0] = '\0';
+	cpc_seterrhndlr(self->cpc, print_errfn);
+	EXPECT_EQ(-1, cpc_set_add_request(self->cpc, self->set, "nope", 0, U,
+					  0, NULL));
+	EXPECT_EQ(-1, cpc_bind_curlwp(self->cpc, self->set, 0));
+	TH_LOG("printed: %s", printed);
+	EXPECT_EQ(0, strncmp(printed, want, strlen(want)));
+	EXPECT_NE(NULL, strstr(printed, "\nthe set has no requests\n"));
+	EXPECT_EQ('\n', printed[strlen(printed) - 1]);
+	EXPECT_EQ(NULL, strstr(printed, "\n\n"));
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	printed[0] = '\0';
+	EXPECT_EQ(-1, cpc_set_add_request(self->cpc, self->set, name, 0, U,
+					  0, NULL));
+	EXPECT_EQ(0, strncmp(printed, "no event named", 14)) TH_LOG("%s",
+								    printed);
 }
 
 #ifdef CPC_HAVE_PFM
@@ -853,6 +958,32 @@ TEST_F(cpc, set_bound_elsewhere_is_left_alone)
 
 /* --- overflow signals (CPC_OVF_NOTIFY_EMT) ---------------------------- */
 
+/*
+ * Request 0 of @set counts @event from @preset and signals at the wrap;
+ * request 1 counts the same from 0.  A buffer for the set, or NULL.
+ */
+static cpc_buf_t *add_signalling_pair(cpc_t *cpc, cpc_set_t *set,
+				      const char *event, uint64_t preset)
+{
+	if (cpc_set_add_request(cpc, set, event, preset,
+				U | CPC_OVF_NOTIFY_EMT, 0, NULL) != 0 ||
+	    cpc_set_add_request(cpc, set, event, 0, U, 0, NULL) != 1)
+		return NULL;
+	return cpc_buf_create(cpc, set);
+}
+
+/* @fn catches SIGEMT (SA_SIGINFO, SA_RESTART); the old action in *@old. */
+static int catch_emt(void (*fn)(int, siginfo_t *, void *),
+		     struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	return sigaction(SIGEMT, &sa, old);
+}
+
 #define OVF_P		20000ULL	/* sim_ticks_div events in a period */
 #define OVF_N		12
 
@@ -912,34 +1043,27 @@ static void note_preset0(void *arg, int index, const char *event,
  */
 TEST_F_TIMEOUT(cpc, overflow_signals, 120)
 {
-	struct sigaction sa, old;
 	uint64_t fn, want = 0, v0, v1, preset;
+	struct sigaction old;
 	cpc_buf_t *buf;
 	double end;
 	int k;
 
-	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
-					 -OVF_P, U | CPC_OVF_NOTIFY_EMT, 0,
-					 NULL));
-	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
-					 0, U, 0, NULL));
+	buf = add_signalling_pair(self->cpc, self->set, "sim_ticks_div",
+				  -OVF_P);
+	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 0, &fn, NULL));
 	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS_DIV, 0, PCTR_U | PCTR_INT | PCTR_EN),
 		  fn);
 	ASSERT_EQ(0, cpc_request_fn(self->cpc, self->set, 1, &fn, NULL));
 	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS_DIV, 0, PCTR_U | PCTR_EN), fn);
-	buf = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, buf);
 	memset(&ovf, 0, sizeof(ovf));
 	ovf.cpc = self->cpc;
 	ovf.set = self->set;
 	ovf.buf = cpc_buf_create(self->cpc, self->set);
 	ASSERT_NE(NULL, ovf.buf);
 	ovf.period = OVF_P;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = ovf_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	ASSERT_EQ(0, sigaction(SIGEMT, &sa, &old));
+	ASSERT_EQ(0, catch_emt(ovf_handler, &old));
 
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
 	end = now_sec() + 60;
@@ -971,6 +1095,84 @@ TEST_F_TIMEOUT(cpc, overflow_signals, 120)
 	EXPECT_EQ(-(OVF_P * (1 + (OVF_N - 1) % 2)), preset);
 	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 	sigaction(SIGEMT, &old, NULL);
+}
+
+/*
+ * Example 2 of cpc_bind_curlwp(3CPC) ends with cpc_unbind() right after
+ * its loop while overflow signals still come (issue 15: it died with
+ * SIGSEGV there).  A signal that comes while cpc_unbind() tears the
+ * binding down, or after it, must find the set unbound: the handler's
+ * cpc_set_sample() fails with EINVAL, and never reads a page already
+ * unmapped.  Short periods and many binds, so that signals come during
+ * the unbinds; then one sent after each unbind, for certain.
+ */
+#define STORM_P		20000ULL	/* sim_ticks in a period */
+#define STORM_BINDS	300
+
+enum { STORM_BOUND, STORM_UNBINDING, STORM_UNBOUND };
+
+static struct {
+	cpc_t		*cpc;
+	cpc_set_t	*set;
+	cpc_buf_t	*buf;
+	volatile sig_atomic_t state;	/* STORM_* */
+	int		n[3];		/* signals in each state */
+	int		einval[3];	/* of which cpc_set_sample() refused */
+	int		sampled_unbound; /* sampled after cpc_unbind() */
+	int		other;		/* any other failure */
+} storm;
+
+/* Example 2's handler: sample, preset, restart. */
+static void storm_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno, st = storm.state;
+
+	storm.n[st]++;
+	if (cpc_set_sample(storm.cpc, storm.set, storm.buf)) {
+		if (errno == EINVAL && st != STORM_BOUND)
+			storm.einval[st]++;
+		else
+			storm.other++;
+	} else if (st == STORM_UNBOUND) {
+		storm.sampled_unbound++;
+	} else if (cpc_request_preset(storm.cpc, 0, -STORM_P) ||
+		   cpc_set_restart(storm.cpc, storm.set)) {
+		storm.other++;
+	}
+	errno = saved;
+}
+
+TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
+{
+	struct sigaction old;
+	int k;
+
+	memset(&storm, 0, sizeof(storm));
+	storm.buf = add_signalling_pair(self->cpc, self->set, "sim_ticks",
+					-STORM_P);
+	ASSERT_NE(NULL, storm.buf);
+	storm.cpc = self->cpc;
+	storm.set = self->set;
+	ASSERT_EQ(0, catch_emt(storm_handler, &old));
+	for (k = 0; k < STORM_BINDS; k++) {
+		storm.state = STORM_BOUND;
+		ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+		spin_cpu(0.0002);
+		storm.state = STORM_UNBINDING;
+		ASSERT_EQ(0, cpc_unbind(self->cpc, self->set));
+		storm.state = STORM_UNBOUND;
+		raise(SIGEMT);
+	}
+	sigaction(SIGEMT, &old, NULL);
+	TH_LOG("%d signals while bound, %d during cpc_unbind (%d refused), %d after",
+	       storm.n[STORM_BOUND], storm.n[STORM_UNBINDING],
+	       storm.einval[STORM_UNBINDING], storm.n[STORM_UNBOUND]);
+	EXPECT_LT(STORM_BINDS, storm.n[STORM_BOUND]);
+	EXPECT_EQ(STORM_BINDS, storm.n[STORM_UNBOUND]);
+	EXPECT_EQ(STORM_BINDS, storm.einval[STORM_UNBOUND]);
+	EXPECT_EQ(0, storm.sampled_unbound);
+	EXPECT_EQ(0, storm.other);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
 }
 
 /* Without overflow interrupts: the request is taken, the bind is not. */
@@ -1073,9 +1275,7 @@ TEST_F(cpc, inherit_to_threads)
 	double ms;
 
 	ADD_TWO(self);
-	ma = cpc_buf_create(self->cpc, self->set);
-	mb = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, mb);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &ma, &mb, NULL));
 	kid_init(&k, self->cpc, self->set);
 	kid_init(&early, self->cpc, self->set);
 	ASSERT_NE(NULL, early.c);
@@ -1154,9 +1354,7 @@ TEST_F(cpc, inherit_to_children)
 	pid_t pid;
 
 	ADD_TWO(self);
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, NULL));
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set,
 				     CPC_BIND_LWP_INHERIT));
 	pid = fork();
@@ -1190,9 +1388,7 @@ TEST_F(cpc, inherit_to_children)
 			r |= 64;
 		_exit(r);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_CHILD_OK(pid, status);
 	spin_cpu(0.01);
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
 	cpc_buf_get(self->cpc, a, 0, &v);
@@ -1239,9 +1435,7 @@ TEST_F(cpc, fork_without_inherit)
 			r |= 32;
 		_exit(r);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_CHILD_OK(pid, status);
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
 	cpc_buf_get(self->cpc, a, 0, &v);
 	EXPECT_GT(v, PRE0);
@@ -1334,28 +1528,21 @@ static int emt_ok(const struct emt_seen *e)
  */
 TEST_F_TIMEOUT(cpc, inherit_overflow_signals, 90)
 {
-	struct sigaction sa, old;
+	struct sigaction old;
 	struct emt_seen got;
 	uint64_t preset, v;
 	int status;
 	pthread_t t;
 	pid_t pid;
 
-	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
-					 -BIG, U | CPC_OVF_NOTIFY_EMT, 0,
-					 NULL));
-	ASSERT_EQ(1, cpc_set_add_request(self->cpc, self->set, "sim_ticks_div",
-					 0, U, 0, NULL));
 	memset(&inh, 0, sizeof(inh));
+	inh.buf = add_signalling_pair(self->cpc, self->set, "sim_ticks_div",
+				      -BIG);
+	ASSERT_NE(NULL, inh.buf);
 	inh.cpc = self->cpc;
 	inh.set = self->set;
-	inh.buf = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, inh.buf);
 	inh.binder = syscall(SYS_gettid);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = inh_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	ASSERT_EQ(0, sigaction(SIGEMT, &sa, &old));
+	ASSERT_EQ(0, catch_emt(inh_handler, &old));
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set,
 				     CPC_BIND_LWP_INHERIT));
 
@@ -1374,9 +1561,7 @@ TEST_F_TIMEOUT(cpc, inherit_overflow_signals, 90)
 		emt_wait();
 		_exit(emt_ok(&emt) ? 0 : 1 + emt.sigs);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_CHILD_OK(pid, status);
 
 	/* The binder's own counters and preset are as they were. */
 	EXPECT_EQ(0, inh.binder_sigs);
@@ -1411,7 +1596,11 @@ static void usr1(int sig)
 		_exit(3);
 }
 
-static pid_t spinning_child(int *rfd)
+/*
+ * A child that spins until killed, once @arm (its signal handlers, which
+ * write to usr1_fd) returned 0; *@rfd reads what they write.
+ */
+static pid_t armed_child(int *rfd, int (*arm)(void))
 {
 	volatile unsigned long x = 0;
 	int p[2];
@@ -1424,8 +1613,7 @@ static pid_t spinning_child(int *rfd)
 	if (pid == 0) {
 		close(p[0]);
 		usr1_fd = p[1];
-		signal(SIGUSR1, usr1);
-		if (write(p[1], "r", 1) != 1)
+		if (arm() || write(p[1], "r", 1) != 1)
 			_exit(1);
 		for (;;)
 			x++;
@@ -1437,6 +1625,16 @@ static pid_t spinning_child(int *rfd)
 	}
 	*rfd = p[0];
 	return pid;
+}
+
+static int arm_usr1(void)
+{
+	return signal(SIGUSR1, usr1) == SIG_ERR;
+}
+
+static pid_t spinning_child(int *rfd)
+{
+	return armed_child(rfd, arm_usr1);
 }
 
 /* 0 once @fd gives the byte @want within @sec seconds. */
@@ -1483,9 +1681,7 @@ TEST_F_TIMEOUT(cpc, cpu_binding, 60)
 					 NULL));
 	ASSERT_EQ(0, cpc_set_add_request(self->cpc, other, "sim_ticks", 0, US,
 					 0, NULL));
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	d = cpc_buf_create(self->cpc, self->set);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, &d, NULL));
 	lb = cpc_buf_create(self->cpc, lwp);
 	ASSERT_NE(NULL, lb);
 	ASSERT_EQ(0, sched_getaffinity(0, sizeof(before), &before));
@@ -1658,9 +1854,7 @@ TEST_F(cpc, unprivileged)
 			r |= 16;
 		_exit(r);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_CHILD_OK(pid, status);
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/cpu_bindings"));
 }
 
@@ -1705,11 +1899,7 @@ TEST_F_TIMEOUT(cpc, pctx_binding, 60)
 
 	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
 					 US, 0, NULL));
-	a = cpc_buf_create(self->cpc, self->set);
-	b = cpc_buf_create(self->cpc, self->set);
-	c = cpc_buf_create(self->cpc, self->set);
-	d = cpc_buf_create(self->cpc, self->set);
-	ASSERT_NE(NULL, d);
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &a, &b, &c, &d, NULL));
 	kid = spinning_child(&rfd);
 	ASSERT_LT(0, kid);
 	self->kid = kid;
@@ -1834,38 +2024,20 @@ static void on_alarm(int sig)
 		_exit(3);
 }
 
-static pid_t alarmed_child(int *rfd)
+static int arm_alarm(void)
 {
 	struct itimerval it = { { 0, 200 }, { 0, 200 } };
 	struct sigaction sa;
-	volatile unsigned long x = 0;
-	int p[2];
-	pid_t pid;
-	char c;
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		usr1_fd = p[1];
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_alarm;
-		sa.sa_flags = SA_RESTART;
-		if (sigaction(SIGALRM, &sa, NULL) ||
-		    setitimer(ITIMER_REAL, &it, NULL) ||
-		    write(p[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			x++;
-	}
-	close(p[1]);
-	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'r') {
-		close(p[0]);
-		return -1;
-	}
-	*rfd = p[0];
-	return pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	return sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static pid_t alarmed_child(int *rfd)
+{
+	return armed_child(rfd, arm_alarm);
 }
 
 /*

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * libcpc: binding a set to the calling thread; sampling, presetting,
- * restarting and unbinding a set, whatever it is bound to (cpu.c and
- * pctx.c bind to CPUs and to other processes' threads).
+ * libcpc: binding a set to the calling thread (cpc_bind_curlwp) and what
+ * only such a set does: presets and restarts (cpc_request_preset,
+ * cpc_set_restart), counting switched off and on (cpc_enable,
+ * cpc_disable), inheritance.  Its ops table (cpc_lwp_binding) samples
+ * and unbinds it for common.c.
  *
  * Binding ends whatever counter context the thread had, programs one
  * pctr slot per request (PCIOCS), applies the presets (PCIOCPRESET),
@@ -22,20 +24,15 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "impl.h"
 
-#ifndef MADV_WIPEONFORK
-#define MADV_WIPEONFORK	18
-#endif
+static const struct cpc_binding cpc_lwp_binding;
 
 /* The overflow signal to ask for: pctr's default where SIGEMT is SIGIO. */
 #if SIGEMT == SIGIO
@@ -44,267 +41,10 @@
 #define CPC_EMT_SIGNO	SIGEMT
 #endif
 
-/*
- * The calling thread.  Initial-exec TLS: using it allocates nothing, even
- * the first time in a thread and in a signal handler.
- */
-static __thread struct cpc_lwp cpc_lwp
-	__attribute__((tls_model("initial-exec")));
-
-/*
- * A word in a MADV_WIPEONFORK page: 1 in the process that set it, 0 in a
- * forked child.  So a fork is noticed at the next call, without a system
- * call, even in a signal handler that runs before fork() has returned in
- * the child (an inherited set's overflow signal does) and so before any
- * pthread_atfork() handler.  NULL if the page could not be made: then
- * every call asks getpid().
- */
-static volatile int *cpc_fork_word;
-static volatile pid_t cpc_pid;
-static pthread_once_t cpc_fork_once = PTHREAD_ONCE_INIT;
-
-static void cpc_fork_word_init(void)
-{
-	long len = sysconf(_SC_PAGESIZE);
-	void *pg;
-
-	if (len <= 0)
-		len = 4096;
-	pg = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (pg == MAP_FAILED)
-		return;
-	if (madvise(pg, len, MADV_WIPEONFORK)) {
-		munmap(pg, len);
-		return;
-	}
-	cpc_pid = getpid();
-	__atomic_store_n((int *)pg, 1, __ATOMIC_RELEASE);
-	cpc_fork_word = pg;
-}
-
-/* Once per process, from cpc_open(): never first from a signal handler. */
-void cpc_self_init_(void)
-{
-	pthread_once(&cpc_fork_once, cpc_fork_word_init);
-}
-
-/*
- * The calling thread's record, reset in a forked child: there the
- * parent's threads and their pages do not exist, and the TLS copied from
- * the forking thread describes the parent.
- */
-struct cpc_lwp *cpc_self_(void)
-{
-	struct cpc_lwp *me = &cpc_lwp;
-	volatile int *fw = cpc_fork_word;
-	pid_t pid;
-
-	if (fw && __atomic_load_n(fw, __ATOMIC_ACQUIRE)) {
-		pid = cpc_pid;
-	} else {
-		pid = getpid();
-		if (fw) {
-			cpc_pid = pid;
-			__atomic_store_n(fw, 1, __ATOMIC_RELEASE);
-		}
-	}
-	if (me->pid != pid) {
-		memset(me, 0, sizeof(*me));
-		me->tid = (pid_t)syscall(SYS_gettid);
-		me->pid = pid;
-	}
-	return me;
-}
-
 /* Did the calling thread bind @set (and not a parent before a fork)? */
 static int cpc_is_binder(const cpc_set_t *set, const struct cpc_lwp *me)
 {
 	return set->pid == me->pid && set->tid == me->tid;
-}
-
-/*
- * Is @set bound to a thread other than this one that is still alive?
- * Only that thread can end its counters (and put its CPU affinity back),
- * so such a set may not be unbound, rebound or destroyed from here.  (A
- * thread that exited took its counters with it: its sets may be cleaned
- * up from anywhere.)  A pctx binding belongs to the descriptor, not to a
- * thread of ours; a forked child's copy of a set is its own.
- */
-int cpc_set_bound_elsewhere_(const cpc_set_t *set)
-{
-	struct cpc_lwp *me;
-
-	if (set->bound != CPC_BOUND_LWP && set->bound != CPC_BOUND_CPU)
-		return 0;
-	me = cpc_self_();
-	if (set->pid != me->pid || set->tid == me->tid)
-		return 0;
-	return syscall(SYS_tgkill, set->pid, set->tid, 0) == 0 ||
-	       errno != ESRCH;
-}
-
-/*
- * End @set's binding and forget it.  In a forked child only the child's
- * own copies are dropped: the parent's page is not mapped there
- * (VM_DONTCOPY: a mapping made since may sit where it was), and the
- * bound descriptors are shared with the parent, whose bindings stay.
- */
-void cpc_set_unbind_(cpc_set_t *set)
-{
-	struct cpc_lwp *me = cpc_self_();
-	unsigned int i;
-
-	switch (set->bound) {
-	case CPC_BOUND_LWP:
-		if (set->pid != me->pid) {
-			/* The child's own inherited counters end with it. */
-			if (set->inherit && me->inherited == set && !me->set)
-				ioctl(set->pc.fd, PCIOCRELEASE);
-			set->pc.page = NULL;
-		} else if (set->tid == me->tid) {
-			pctr_release(&set->pc);
-		} else if (set->pc.page) {
-			/* The binder exited: only the mapping is left. */
-			munmap((void *)set->pc.page, PCTR_PAGE_SIZE);
-			set->pc.page = NULL;
-		}
-		break;
-	case CPC_BOUND_CPU:
-		cpc_cpu_unbind_(set);
-		break;
-	case CPC_BOUND_PCTX:
-		cpc_pctx_unbind_(set);
-		break;
-	}
-	set->bound = CPC_UNBOUND;
-	set->inherit = 0;
-	for (i = 0; i < set->nreqs; i++)
-		set->reqs[i].slot = -1;
-	if (me->set == set)
-		me->set = NULL;
-	if (me->inherited == set) {
-		me->inherited = NULL;
-		me->dirty = 0;
-	}
-}
-
-/* A pctr errno as libcpc reports it, with the handler's subcode. */
-int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
-		 const struct cpc_request *req)
-{
-	switch (err) {
-	case EBUSY:
-		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
-			       "the counters are in use by perf or the NMI watchdog (try sysctl kernel.nmi_watchdog=0), or another process counts this thread");
-	case EAGAIN:
-		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
-			       "per-thread counters are unavailable while a CPU is bound (cpc_bind_cpu)");
-	case ENODEV:
-		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
-			       "pctr has no counters on this CPU");
-	case EOPNOTSUPP:
-		return cpc_err(cpc, fn, CPC_NOT_SUPPORTED, ENOTSUP,
-			       "%s: this CPU cannot signal counter overflow (CPC_OVF_NOTIFY_EMT)",
-			       req ? req->event : "binding");
-	case EPERM:
-	case EACCES:
-		return cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES,
-			       "%s: not permitted (anythr needs CAP_PERFMON)",
-			       req ? req->event : "binding");
-	case EINVAL:
-		return cpc_err(cpc, fn, CPC_PIC_NOT_CAPABLE, EINVAL,
-			       "%s: the counter cannot count it so (pctr function 0x%llx)",
-			       req ? req->event : "binding",
-			       req ? (unsigned long long)req->fn : 0ULL);
-	}
-	return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, err, "%s",
-		       pctr_strerror(err));
-}
-
-/* A failed read of a bound set's counters. */
-int cpc_sample_err(cpc_t *cpc, const char *fn, int err)
-{
-	if (err == EAGAIN)
-		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
-			       "the set's counters were invalidated by a CPU binding (cpc_bind_cpu): unbind it");
-	return cpc_bind_err(cpc, fn, err, NULL);
-}
-
-int cpc_set_check(cpc_t *cpc, const char *fn, cpc_set_t *set)
-{
-	if (!set || set->cpc != cpc)
-		return cpc_err(cpc, fn, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set was not created with this handle");
-	return 0;
-}
-
-/*
- * What every bind does first: check the set, give each request a slot
- * (in @slot) and end the set's old binding.  -1 (reported) on error.
- */
-int cpc_prepare(cpc_t *cpc, const char *fn, cpc_set_t *set, int *slot)
-{
-	if (!set->nreqs)
-		return cpc_err(cpc, fn, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set has no requests");
-	if (!cpc->writable)
-		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EACCES,
-			       "%s is not writable by this process",
-			       PCTR_DEVICE);
-	if (cpc_assign(set->reqs, set->nreqs, slot))
-		return cpc_err(cpc, fn, CPC_CONFLICTING_REQS, EINVAL,
-			       "the requests cannot all be given a counter");
-	if (cpc_set_bound_elsewhere_(set))
-		return cpc_err(cpc, fn, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set is bound to another thread: unbind it there first");
-	if (set->bound)
-		cpc_set_unbind_(set);
-	return 0;
-}
-
-/* Does any request of @set ask for overflow signals? */
-int cpc_set_notifies(const cpc_set_t *set)
-{
-	unsigned int i;
-
-	for (i = 0; i < set->nreqs; i++)
-		if (set->reqs[i].flags & CPC_OVF_NOTIFY_EMT)
-			return 1;
-	return 0;
-}
-
-/* The PCIOCBIND argument for @set with the slots of @slot. */
-void cpc_fill_bind(const cpc_set_t *set, const int *slot,
-		   struct pctr_bind *pb, unsigned int kind, unsigned int id)
-{
-	unsigned int i;
-
-	memset(pb, 0, sizeof(*pb));
-	pb->pb_kind = kind;
-	pb->pb_id = id;
-	for (i = 0; i < set->nreqs; i++) {
-		pb->pb_fn[slot[i]] = set->reqs[i].fn;
-		pb->pb_preset[slot[i]] = set->reqs[i].preset;
-	}
-}
-
-/* @ns of run time in TSC cycles, cpc_buf_tick()'s unit (ns if unknown). */
-uint64_t cpc_ns_to_ticks(const cpc_t *cpc, uint64_t ns)
-{
-	uint64_t khz = cpc->pc->info.pi_tsc_khz;
-
-	if (!khz)
-		return ns;
-	return ns / 1000000 * khz + ns % 1000000 * khz / 1000000;
-}
-
-void cpc_sample_time(cpc_buf_t *buf)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	buf->hrtime = (hrtime_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Do the functions PCIOCRD read for this thread make @set's requests? */
@@ -341,8 +81,8 @@ static int cpc_adopt(cpc_t *cpc, cpc_set_t *set, struct cpc_lwp *me,
 		return -1;
 	}
 	if (me->inherited != set) {
+		cpc_self_forget_(me);
 		me->inherited = set;
-		me->dirty = 0;
 	}
 	return 0;
 }
@@ -353,11 +93,11 @@ static cpc_set_t *cpc_inherited_set(cpc_t *cpc, struct cpc_lwp *me)
 	cpc_set_t *s;
 
 	for (s = cpc->sets; s; s = s->next)
-		if (s == me->inherited && s->bound == CPC_BOUND_LWP &&
+		if (s == me->inherited && s->bound == &cpc_lwp_binding &&
 		    s->inherit)
 			return s;
 	for (s = cpc->sets; s; s = s->next)
-		if (s->bound == CPC_BOUND_LWP && s->inherit &&
+		if (s->bound == &cpc_lwp_binding && s->inherit &&
 		    !cpc_is_binder(s, me) && !cpc_adopt(cpc, s, me, NULL))
 			return s;
 	return NULL;
@@ -388,8 +128,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	if (me->set)
 		cpc_set_unbind_(me->set);
 	/* Its inherited counters, if any, end with the release below. */
-	me->inherited = NULL;
-	me->dirty = 0;
+	cpc_self_forget_(me);
 
 	/* The handle's descriptor, with a page of this thread's own. */
 	set->pc = *cpc->pc;
@@ -427,7 +166,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	 */
 	set->nread = nread;
 	set->inherit = !!(flags & CPC_BIND_LWP_INHERIT);
-	set->bound = CPC_BOUND_LWP;
+	set->bound = &cpc_lwp_binding;
 	me->set = set;
 	for (i = 0; i < set->nreqs; i++) {
 		req = &set->reqs[i];
@@ -457,45 +196,53 @@ fail:
 }
 
 /*
- * Unbind @set.  A thread counting an inheriting set it did not bind (or
- * a forked child) ends its own counters with it: the binder's binding
- * stays (in a forked child, the child's copy of the set is unbound).
+ * cpc_unbind() of an LWP set.  A thread counting an inheriting set it
+ * did not bind (or a forked child) ends its own counters with it: the
+ * binder's binding stays (in a forked child, the child's copy of the set
+ * is unbound).
  */
-int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
+static int cpc_lwp_unbind_check(cpc_t *cpc, cpc_set_t *set)
 {
-	struct cpc_lwp *me;
+	struct cpc_lwp *me = cpc_self_();
 
-	if (cpc_set_check(cpc, __func__, set))
-		return -1;
-	if (!set->bound)
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set is not bound");
-	me = cpc_self_();
-	switch (set->bound) {
-	case CPC_BOUND_LWP:
-		if (cpc_is_binder(set, me))
-			break;
-		if (set->inherit && !me->set && !cpc_adopt(cpc, set, me, NULL)) {
-			ioctl(cpc->pc->fd, PCIOCRELEASE);
-			me->inherited = NULL;
-			me->dirty = 0;
-			if (set->pid == me->pid)
-				return 0;
-			break;
-		}
-		if (set->pid != me->pid)
-			break;		/* a forked child's copy */
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set is bound to another thread");
-	case CPC_BOUND_CPU:
-		if (cpc_set_bound_elsewhere_(set))
-			return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT,
-				       EINVAL,
-				       "the set is bound to a CPU by another thread: unbind it there");
-		break;
+	if (cpc_is_binder(set, me))
+		return 0;
+	if (set->inherit && !me->set && !cpc_adopt(cpc, set, me, NULL)) {
+		ioctl(cpc->pc->fd, PCIOCRELEASE);
+		cpc_self_forget_(me);
+		return set->pid == me->pid;
 	}
-	cpc_set_unbind_(set);
-	return 0;
+	if (set->pid != me->pid)
+		return 0;		/* a forked child's copy */
+	return cpc_err(cpc, "cpc_unbind", CPC_INVALID_ARGUMENT, EINVAL,
+		       "the set is bound to another thread");
+}
+
+/*
+ * End the binding.  In a forked child only the child's own copies are
+ * dropped: the parent's page is not mapped there (VM_DONTCOPY: a mapping
+ * made since may sit where it was), and the bound descriptors are shared
+ * with the parent, whose bindings stay.
+ */
+static void cpc_lwp_unbind(cpc_set_t *set, int inherited)
+{
+	struct cpc_lwp *me = cpc_self_();
+
+	if (set->pid != me->pid) {
+		/* The child's own inherited counters end with it. */
+		if (set->inherit && inherited)
+			ioctl(set->pc.fd, PCIOCRELEASE);
+	} else {
+		/*
+		 * The binder's counters end (and signal no more) before its
+		 * page goes; if the binder exited, only the mapping is left.
+		 */
+		if (set->tid == me->tid)
+			ioctl(set->pc.fd, PCIOCRELEASE);
+		if (set->pc.page)
+			munmap((void *)set->pc.page, PCTR_PAGE_SIZE);
+	}
+	set->pc.page = NULL;
 }
 
 /*
@@ -542,7 +289,7 @@ int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 	if (cpc_set_check(cpc, __func__, set))
 		return -1;
 	me = cpc_self_();
-	if (set->bound != CPC_BOUND_LWP)
+	if (set->bound != &cpc_lwp_binding)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "the set is not bound to the calling LWP");
 	if (cpc_is_binder(set, me)) {
@@ -623,40 +370,6 @@ static int cpc_lwp_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
 	return 0;
 }
 
-int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
-{
-	uint64_t vals[PCTR_NUM], tick = 0;
-	unsigned int i;
-	int ret = -1;
-
-	if (cpc_set_check(cpc, __func__, set))
-		return -1;
-	if (!set->bound)
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the set is not bound");
-	if (!buf || buf->cpc != cpc || buf->n < set->nreqs)
-		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
-			       "the buffer was not made for this set");
-	switch (set->bound) {
-	case CPC_BOUND_LWP:
-		ret = cpc_lwp_sample(cpc, set, vals, &tick);
-		break;
-	case CPC_BOUND_CPU:
-		ret = cpc_cpu_sample_(cpc, set, vals, &tick);
-		break;
-	case CPC_BOUND_PCTX:
-		ret = cpc_pctx_sample_(cpc, set, vals, &tick);
-		break;
-	}
-	if (ret)
-		return -1;
-	buf->tick = tick;
-	cpc_sample_time(buf);
-	for (i = 0; i < set->nreqs; i++)
-		buf->val[i] = vals[set->reqs[i].slot];
-	return 0;
-}
-
 /*
  * cpc_enable(), cpc_disable(): counting of the calling thread's counters
  * on and off, nothing else changed.  They act on counters another
@@ -688,3 +401,10 @@ int cpc_disable(cpc_t *cpc)
 {
 	return cpc_switch(cpc, __func__, PCIOCDISABLE);
 }
+
+static const struct cpc_binding cpc_lwp_binding = {
+	.thread_owned	= 1,
+	.sample		= cpc_lwp_sample,
+	.unbind_check	= cpc_lwp_unbind_check,
+	.unbind		= cpc_lwp_unbind,
+};
