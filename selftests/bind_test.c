@@ -54,6 +54,14 @@ static void thread_bind_init(struct pctr_bind *b, pid_t tid)
 	b->pb_fn[FIX_DIV] = FIXFN;
 }
 
+/* The same for an unprivileged binder: user mode only. */
+static void thread_bind_init_user(struct pctr_bind *b, pid_t tid)
+{
+	thread_bind_init(b, tid);
+	b->pb_fn[0] = FNU(EV_DIV);
+	b->pb_fn[FIX_DIV] = FIXFNU;
+}
+
 static int do_bind(int fd, struct pctr_bind *b)
 {
 	return ioc(fd, PCIOCBIND, b);
@@ -764,8 +772,8 @@ TEST_F(bind, cpu_bind_needs_privilege)
 			_exit(12);
 		if (do_bind(fd, &b) != EACCES)
 			_exit(13);
-		/* Counting for oneself needs nothing. */
-		if (set(fd, 0, FN(EV_DIV)))
+		/* Counting one's own user mode needs nothing. */
+		if (set(fd, 0, FNU(EV_DIV)))
 			_exit(14);
 		_exit(0);
 	}
@@ -1136,7 +1144,7 @@ TEST_F_TIMEOUT(bind, thread_bind_unprivileged, 60)
 		fd = open(PCTR_DEV, O_RDWR);
 		if (fd < 0)
 			_exit(12);
-		thread_bind_init(&b, root);
+		thread_bind_init_user(&b, root);
 		if (do_bind(fd, &b) != EPERM)
 			_exit(13);
 		gpid = fork();
@@ -1145,13 +1153,13 @@ TEST_F_TIMEOUT(bind, thread_bind_unprivileged, 60)
 		if (gpid == 0)
 			for (;;)
 				x++;
-		thread_bind_init(&b, gpid);
+		thread_bind_init_user(&b, gpid);
 		status = traced_bind(fd, gpid, &b);
 		if (status) {
 			kill(gpid, SIGKILL);
 			_exit(status < 0 ? 15 : 16);
 		}
-		if (rd(fd, &a) || a.pctr_fn[0] != FN(EV_DIV))
+		if (rd(fd, &a) || a.pctr_fn[0] != FNU(EV_DIV))
 			_exit(17);
 		usleep(200000);
 		if (rd(fd, &c) || c.pctr_hwc[0] <= a.pctr_hwc[0])

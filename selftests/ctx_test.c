@@ -442,8 +442,8 @@ TEST_F(sim, any_thread_needs_perfmon)
 			_exit(11);
 		if (errno != EPERM)
 			_exit(12);
-		/* Unprivileged self-monitoring works. */
-		if (set(self->m.fd, 0, FN(EV_DIV)))
+		/* Unprivileged self-monitoring of user mode works. */
+		if (set(self->m.fd, 0, FNU(EV_DIV)))
 			_exit(13);
 		_exit(0);
 	}

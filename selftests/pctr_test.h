@@ -45,6 +45,9 @@
 #define FIX_DIV		PCTR_FIXED(1)
 #define FN(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
 #define FIXFN		(PCTR_U | PCTR_K | PCTR_EN)
+/* User mode only: what an unprivileged caller may count. */
+#define FNU(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_EN)
+#define FIXFNU		(PCTR_U | PCTR_EN)
 
 /* Read a small text file into buf, without the trailing newline. */
 static inline int read_text(const char *path, char *buf, size_t len)
