@@ -20,7 +20,6 @@
 
 #include "kselftest_harness.h"
 
-#define EV_TICKS	0x01
 #define UFN		PCTR_FN(EV_TICKS, 0, PCTR_U | PCTR_EN)
 #define KFN		PCTR_FN(EV_TICKS, 0, PCTR_U | PCTR_K | PCTR_EN)
 #define USER_UID	1000
@@ -30,12 +29,12 @@
 #define ALLOW_KERNEL	"/sys/module/pctr/parameters/allow_kernel"
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 
-static int set(int fd, unsigned int slot, uint64_t fn)
+static int set_err(int fd, unsigned int slot, uint64_t fn)
 {
 	return ioctl(fd, PCIOCS(slot), &fn) ? errno : 0;
 }
 
-static int rd(int fd, struct pctrst *st)
+static int rd_err(int fd, struct pctrst *st)
 {
 	memset(st, 0, sizeof(*st));
 	return ioctl(fd, PCIOCRD, st) ? errno : 0;
@@ -141,11 +140,11 @@ static int kernel_refused(void)
 
 	if (fd < 0)
 		return 1;
-	if (set(fd, 1, UFN))			/* the victim */
+	if (set_err(fd, 1, UFN))			/* the victim */
 		return 2;
-	if (set(fd, 0, KFN) != EACCES)
+	if (set_err(fd, 0, KFN) != EACCES)
 		return 3;
-	if (set(fd, PCTR_FIXED(0), PCTR_K | PCTR_EN) != EACCES)
+	if (set_err(fd, PCTR_FIXED(0), PCTR_K | PCTR_EN) != EACCES)
 		return 4;
 	memset(&pcr, 0, sizeof(pcr));
 	pcr.pcr_evtsel[1] = UFN;
@@ -157,7 +156,7 @@ static int kernel_refused(void)
 	if (!ioctl(fd, PCIOCSETPCR, &pcr) || errno != EACCES)
 		return 6;
 	/* A malformed function is EINVAL first, whoever asks. */
-	if (set(fd, 0, PCTR_K) != EINVAL)
+	if (set_err(fd, 0, PCTR_K) != EINVAL)
 		return 7;
 	memset(&bind, 0, sizeof(bind));
 	bind.pb_kind = PCTR_BIND_CPU;
@@ -165,18 +164,18 @@ static int kernel_refused(void)
 	if (!ioctl(fd, PCIOCBIND, &bind) || errno != EACCES)
 		return 8;
 	/* Nothing changed: slot 1 as it was, still counting; 0 free. */
-	if (rd(fd, &a))
+	if (rd_err(fd, &a))
 		return 9;
 	usleep(20000);
 	spin(0.01);
-	if (rd(fd, &b))
+	if (rd_err(fd, &b))
 		return 10;
 	if (a.pctr_fn[1] != UFN || a.pctr_fn[0] || a.pctr_fn[PCTR_FIXED(0)])
 		return 11;
 	if (b.pctr_hwc[1] <= a.pctr_hwc[1])
 		return 12;
 	/* User mode alone is every user's. */
-	if (set(fd, 0, UFN) || set(fd, PCTR_FIXED(0), PCTR_U | PCTR_EN))
+	if (set_err(fd, 0, UFN) || set_err(fd, PCTR_FIXED(0), PCTR_U | PCTR_EN))
 		return 13;
 	close(fd);
 	return 0;
@@ -209,7 +208,7 @@ static int bind_kernel_refused(void)
 		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY);
 		close(pfd[1]);
 		read(pfd[0], &c, 1);
-		_exit(cfd < 0 || rd(cfd, &st) || !st_clean(&st) ? 1 : 0);
+		_exit(cfd < 0 || rd_err(cfd, &st) || !st_clean(&st) ? 1 : 0);
 	}
 	fd = open(PCTR_DEV, O_RDWR);
 	usleep(50000);
@@ -252,9 +251,9 @@ static int never_takes(void)
 
 	if (ro < 0 || rw < 0)
 		return 1;
-	if (set(ro, 0, UFN) != EPERM)
+	if (set_err(ro, 0, UFN) != EPERM)
 		return 2;
-	if (rd(ro, &st) || !st.pctr_tsc)
+	if (rd_err(ro, &st) || !st.pctr_tsc)
 		return 3;
 	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, ro, 0);
 	if (pg == MAP_FAILED)
@@ -274,9 +273,9 @@ static int never_takes(void)
 	if (read_long(TAKEN) != 0 || read_long(CONTEXTS) != 0)
 		return 8;
 	/* Programming does take it, and freeing the slot gives it back. */
-	if (set(rw, 0, UFN) || read_long(TAKEN) != 1)
+	if (set_err(rw, 0, UFN) || read_long(TAKEN) != 1)
 		return 9;
-	if (set(rw, 0, 0) || wait_zero(TAKEN) != 0)
+	if (set_err(rw, 0, 0) || wait_zero(TAKEN) != 0)
 		return 10;
 	return 0;
 }
@@ -386,7 +385,7 @@ static int kernel_accepted(void)
 
 	if (fd < 0)
 		return 1;
-	return set(fd, 0, KFN) ? 2 : 0;
+	return set_err(fd, 0, KFN) ? 2 : 0;
 }
 
 static int kernel_eacces(void)
@@ -395,7 +394,7 @@ static int kernel_eacces(void)
 
 	if (fd < 0)
 		return 1;
-	return set(fd, 0, KFN) == EACCES ? 0 : 2;
+	return set_err(fd, 0, KFN) == EACCES ? 0 : 2;
 }
 
 /* Has the running kernel perf_allow_kernel() out of line (6.12)? */
@@ -475,7 +474,7 @@ TEST_F(sec, failed_cpu_binding_changes_nothing)
 	fd = open(PCTR_DEV, O_RDWR);
 	ASSERT_LE(0, fd);
 	pin_to_cpu(0);
-	ASSERT_EQ(0, set(fd, 0, UFN));
+	ASSERT_EQ(0, set_err(fd, 0, UFN));
 	ASSERT_EQ(0, cpu_online(cpu, 0));
 	memset(&bind, 0, sizeof(bind));
 	bind.pb_kind = PCTR_BIND_CPU;
@@ -486,9 +485,9 @@ TEST_F(sec, failed_cpu_binding_changes_nothing)
 	EXPECT_EQ(ENXIO, err);
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/cpu_bindings"));
 	/* The thread's counters are as valid as before. */
-	EXPECT_EQ(0, rd(fd, &st));
+	EXPECT_EQ(0, rd_err(fd, &st));
 	EXPECT_EQ(UFN, st.pctr_fn[0]);
-	EXPECT_EQ(0, set(fd, 1, UFN));
+	EXPECT_EQ(0, set_err(fd, 1, UFN));
 	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
 	close(fd);
 }
@@ -526,7 +525,7 @@ TEST_F(sec, cpu_offline_online_forgets_registers)
 	if (!child) {
 		fd = open(PCTR_DEV, O_RDWR);
 		pin_to_cpu(cpu);
-		if (fd < 0 || set(fd, 0, UFN))
+		if (fd < 0 || set_err(fd, 0, UFN))
 			_exit(1);
 		/* Settle: sleep and wake on the CPU, kept every time. */
 		usleep(1000);
