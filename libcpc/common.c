@@ -194,6 +194,39 @@ struct cpc_lwp *cpc_self_(void)
 	return me;
 }
 
+/*
+ * A thread that bound a set and exits (its counters end with it) leaves
+ * the set with no binder: its tid is cleared before pthread_join()
+ * returns, so the joiner may clean the set up at once.  A thread-specific
+ * key's destructor is the last of the thread's code that sees its TLS.
+ */
+static pthread_key_t cpc_exit_key;
+static pthread_once_t cpc_exit_once = PTHREAD_ONCE_INIT;
+static int cpc_exit_key_ok;
+
+static void cpc_thread_exit(void *arg)
+{
+	struct cpc_lwp *me = arg;
+
+	if (me->set && me->set->pid == me->pid && me->set->tid == me->tid)
+		__atomic_store_n(&me->set->tid, 0, __ATOMIC_RELEASE);
+}
+
+static void cpc_exit_key_init(void)
+{
+	cpc_exit_key_ok = pthread_key_create(&cpc_exit_key,
+					     cpc_thread_exit) == 0;
+}
+
+/* @me (the calling thread) has bound @set.  Not from a signal handler. */
+void cpc_self_bound_(struct cpc_lwp *me, cpc_set_t *set)
+{
+	me->set = set;
+	pthread_once(&cpc_exit_once, cpc_exit_key_init);
+	if (cpc_exit_key_ok)
+		pthread_setspecific(cpc_exit_key, me);
+}
+
 /* The thread no longer counts an inherited set (nor has presets for it). */
 void cpc_self_forget_(struct cpc_lwp *me)
 {
@@ -276,7 +309,8 @@ int cpc_set_bound_elsewhere_(const cpc_set_t *set)
 	if (!set->bound || !set->bound->thread_owned)
 		return 0;
 	me = cpc_self_();
-	if (set->pid != me->pid || set->tid == me->tid)
+	if (set->pid != me->pid || set->tid == me->tid ||
+	    !__atomic_load_n(&set->tid, __ATOMIC_ACQUIRE))
 		return 0;
 	return syscall(SYS_tgkill, set->pid, set->tid, 0) == 0 ||
 	       errno != ESRCH;

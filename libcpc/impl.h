@@ -159,6 +159,7 @@ struct cpc_lwp {
 };
 
 void cpc_self_init_(void);
+void cpc_self_bound_(struct cpc_lwp *me, cpc_set_t *set);
 struct cpc_lwp *cpc_self_(void);
 void cpc_self_forget_(struct cpc_lwp *me);
 

@@ -149,6 +149,13 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 			nread = slot[i] + 1;
 	}
 	req = NULL;
+	/*
+	 * Hold every slot still until all are preset: a slot preset near
+	 * its wrap could otherwise signal while the others still count
+	 * from their pctr_set(), and the handler would see them ahead.
+	 */
+	if (ioctl(set->pc.fd, PCIOCDISABLE) < 0)
+		goto fail;
 	if ((flags & CPC_BIND_LWP_INHERIT) || (notify && CPC_EMT_SIGNO)) {
 		memset(&opts, 0, sizeof(opts));
 		if (flags & CPC_BIND_LWP_INHERIT)
@@ -167,7 +174,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	set->nread = nread;
 	set->inherit = !!(flags & CPC_BIND_LWP_INHERIT);
 	set->bound = &cpc_lwp_binding;
-	me->set = set;
+	cpc_self_bound_(me, set);
 	for (i = 0; i < set->nreqs; i++) {
 		req = &set->reqs[i];
 		req->kpreset = req->preset;
@@ -176,11 +183,11 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	}
 	req = NULL;
 	/*
-	 * The slots were started one after the other: start them again
-	 * together, each from its preset, so that requests for one event
-	 * count alike from the start.
+	 * Every slot back to its preset, then all of them counting at
+	 * once, so that requests for one event count alike from the start.
 	 */
-	if (ioctl(set->pc.fd, PCIOCRESTART) < 0)
+	if (ioctl(set->pc.fd, PCIOCRESTART) < 0 ||
+	    ioctl(set->pc.fd, PCIOCENABLE) < 0)
 		goto unbind;
 	return 0;
 unbind:
