@@ -69,6 +69,7 @@ CPC_CPPFLAGS	:= -I$(CURDIR)/libcpc $(if $(filter 1,$(CPC_PFM)),-DCPC_HAVE_PFM)
 CPC_LDLIBS	:= $(if $(filter 1,$(CPC_PFM)),-lpfm)
 MAN3		:= $(wildcard Documentation/man/*.3)
 MAN4		:= $(wildcard Documentation/man/*.4)
+MAN1		:= $(wildcard Documentation/man/*.1)
 # Function names documented in another page: "name:page" for a one-line
 # ".so" page, as man-pages links them.
 MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
@@ -259,7 +260,8 @@ install: install-user $(if $(filter 0,$(MODULE)),,modules_install)
 install-user: lib libcpc tools
 	install -d $(DESTDIR)$(includedir)/linux $(DESTDIR)$(libdir) \
 		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(bindir) \
-		$(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man4
+		$(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man4 \
+		$(DESTDIR)$(mandir)/man1
 	install -m 644 uapi/linux/pctr.h $(DESTDIR)$(includedir)/linux/
 	install -m 644 lib/pctr.h $(CPC_HDRS) $(DESTDIR)$(includedir)/
 	install -m 644 $(B)/lib/libpctr.a $(B)/lib/libcpc.a $(DESTDIR)$(libdir)/
@@ -272,6 +274,7 @@ install-user: lib libcpc tools
 	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
 	install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/
 	install -m 644 $(MAN4) $(DESTDIR)$(mandir)/man4/
+	install -m 644 $(MAN1) $(DESTDIR)$(mandir)/man1/
 	@set -e; for l in $(MAN3_LINKS); do \
 		echo ".so man3/$${l#*:}.3" >$(DESTDIR)$(mandir)/man3/$${l%%:*}.3; \
 	done
@@ -287,6 +290,7 @@ uninstall:
 	      $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man4/,$(notdir $(MAN4))) \
+	      $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(MAN1))) \
 	      $(foreach l,$(MAN3_LINKS),$(DESTDIR)$(mandir)/man3/$(firstword $(subst :, ,$(l))).3)
 
 modules_install: module

@@ -11,7 +11,10 @@
  * system call, retrying when the thread was switched in between.  Where
  * a slot cannot be read that way they fall back to the PCIOCRD ioctl.
  * A handle's page belongs to the thread that called pctr_map(): use one
- * handle per thread.
+ * handle per thread.  Read from any other thread (or a forked child),
+ * the inline reads fail with EINVAL rather than return that thread's
+ * counters as if they were the caller's: the check is one thread-local
+ * load and a compare (pctr_thread_id_ against the handle's owner).
  */
 #ifndef _PCTR_LIB_H
 #define _PCTR_LIB_H
@@ -47,7 +50,18 @@ typedef struct pctr {
 	unsigned long		retries;
 	/* Inline reads that had to fall back to the ioctl. */
 	unsigned long		fallbacks;
+	/* pctr_thread_id_ of the thread that mapped the page. */
+	unsigned long		owner;
 } pctr_t;
+
+/*
+ * The calling thread's id for the inline reads' thread check: 0 until
+ * the thread's first pctr_map(), then unique in the process (a forked
+ * child starts again at 0).  Initial-exec, so that reading it is one
+ * load from the thread pointer, in libraries too.
+ */
+PCTR_API extern __thread unsigned long pctr_thread_id_
+	__attribute__((tls_model("initial-exec")));
 
 /* Open /dev/pctr (or $PCTR_DEVICE); flags is O_RDONLY or O_RDWR. */
 PCTR_API pctr_t *pctr_open(int flags);
@@ -199,22 +213,26 @@ static inline int pctr_seq_busy_(pctr_t *p)
 	return 1;
 }
 
-/*
- * Slots @first..@first+@n-1 from one consistent view of the page: 1 when
- * done, 0 when the page cannot give them (no page, a dead one, or a slot
- * with no recipe).
- */
-static inline int pctr_read_page_(pctr_t *p, uint64_t *vals,
-				  unsigned int first, unsigned int n)
+/* Is the handle's page the calling thread's?  One thread-local load. */
+static inline int pctr_mine_(const pctr_t *p)
 {
-	const volatile struct pctr_page *pg = p->page;
+	return __builtin_expect(p->owner == pctr_thread_id_, 1);
+}
+
+/*
+ * Slots @first..@first+@n-1 from one consistent view of page @pg, with
+ * no thread check: 1 when done, 0 when the page cannot give them (a
+ * dead page, or a slot with no recipe).
+ */
+static inline int pctr_view_(pctr_t *p, const volatile struct pctr_page *pg,
+			     uint64_t *vals, unsigned int first,
+			     unsigned int n)
+{
 	unsigned int i;
 	uint64_t tsc;
 	uint32_t seq;
 	int ok;
 
-	if (!pg)
-		return 0;
 	for (;;) {
 		seq = pg->pg_seq;
 		pctr_barrier_(pg);
@@ -239,15 +257,41 @@ static inline int pctr_read_page_(pctr_t *p, uint64_t *vals,
 }
 
 /*
+ * As pctr_view_(), from the handle's page: 0 without one, and -1 with
+ * errno EINVAL when the calling thread did not map it (its values would
+ * be another thread's, and the ioctl would read the caller's instead).
+ */
+static inline int pctr_read_page_(pctr_t *p, uint64_t *vals,
+				  unsigned int first, unsigned int n)
+{
+	const volatile struct pctr_page *pg = p->page;
+
+	if (!pg)
+		return 0;
+	if (!pctr_mine_(p)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return pctr_view_(p, pg, vals, first, n);
+}
+
+/*
  * The calling thread's 64-bit virtual value of slot @i, without a system
- * call when the page allows it.  (uint64_t)-1 with errno set on error.
+ * call when the page allows it.  (uint64_t)-1 with errno set on error:
+ * EINVAL for a bad slot or a handle another thread mapped.
  */
 static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 {
 	uint64_t v = 0;
+	int r;
 
-	if (i < PCTR_NUM && pctr_read_page_(p, &v, i, 1))
-		return v;
+	if (i < PCTR_NUM) {
+		r = pctr_read_page_(p, &v, i, 1);
+		if (r > 0)
+			return v;
+		if (r < 0)
+			return (uint64_t)-1;
+	}
 	if (pctr_read_slow_(p, &v, i, 1))
 		return (uint64_t)-1;
 	return v;
@@ -256,26 +300,25 @@ static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
 /* Slots 0..n-1 at once, from one consistent view of the page. */
 static inline int pctr_read_n(pctr_t *p, uint64_t *vals, unsigned int n)
 {
+	int r;
+
 	if (n > PCTR_NUM)
 		n = PCTR_NUM;
-	if (pctr_read_page_(p, vals, 0, n))
+	r = pctr_read_page_(p, vals, 0, n);
+	if (r > 0)
 		return 0;
+	if (r < 0)
+		return -1;
 	return pctr_read_slow_(p, vals, 0, n);
 }
 
-/*
- * The calling thread's virtual TSC: TSC cycles it has run since its
- * context was made (libcpc's cpc_buf_tick).  Needs pctr_map(); 0 without,
- * and the final figure once the context has ended.
- */
-static inline uint64_t pctr_vtsc(pctr_t *p)
+/* The virtual TSC from page @pg, with no thread check. */
+static inline uint64_t pctr_vtsc_view_(pctr_t *p,
+				       const volatile struct pctr_page *pg)
 {
-	const volatile struct pctr_page *pg = p->page;
 	uint64_t v;
 	uint32_t seq;
 
-	if (!pg)
-		return 0;
 	for (;;) {
 		seq = pg->pg_seq;
 		pctr_barrier_(pg);
@@ -288,6 +331,25 @@ static inline uint64_t pctr_vtsc(pctr_t *p)
 			return pg->pg_vtsc_off;
 		p->retries++;
 	}
+}
+
+/*
+ * The calling thread's virtual TSC: TSC cycles it has run since its
+ * context was made (libcpc's cpc_buf_tick).  Needs pctr_map(); 0 without,
+ * and the final figure once the context has ended.  (uint64_t)-1 with
+ * errno EINVAL when another thread mapped the handle's page.
+ */
+static inline uint64_t pctr_vtsc(pctr_t *p)
+{
+	const volatile struct pctr_page *pg = p->page;
+
+	if (!pg)
+		return 0;
+	if (!pctr_mine_(p)) {
+		errno = EINVAL;
+		return (uint64_t)-1;
+	}
+	return pctr_vtsc_view_(p, pg);
 }
 
 #ifdef __cplusplus

@@ -7,6 +7,10 @@
  *   pctr read       one PCIOCRD snapshot, every slot in use
  *   pctr selfcheck  calibrated loops checked against expected counts:
  *                   confirms a backend on real hardware
+ *   pctr help       this usage (also -h, --help)
+ *
+ * The command line is checked before the device is opened: help works
+ * without the module, and a usage error exits 2 (Documentation/man/pctr.1).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -118,26 +122,43 @@ static int cmd_read(pctr_t *p)
 	return 0;
 }
 
+static int usage(FILE *f, int status)
+{
+	fprintf(f,
+		"usage: %s [info | read | selfcheck [--loops N] [--no-perf] [-v] | help]\n"
+		"  info       the backend, the CPU, its counters, the TSC and idle time (default)\n"
+		"  read       one snapshot of the calling thread's counters (PCIOCRD)\n"
+		"  selfcheck  calibrated loops checked against expected counts\n"
+		"  help       this text (also -h, --help)\n"
+		"See pctr(1).\n", prog);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "info";
+	int (*run)(pctr_t *p);
 	pctr_t *p;
 	int ret;
 
+	/* The whole command line is checked before the device is opened. */
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") ||
+	    !strcmp(cmd, "--help"))
+		return argc > 2 ? usage(stderr, 2) : usage(stdout, 0);
 	if (!strcmp(cmd, "selfcheck"))
 		return pctr_selfcheck(argc - 1, argv + 1);
+	if (!strcmp(cmd, "info"))
+		run = cmd_info;
+	else if (!strcmp(cmd, "read"))
+		run = cmd_read;
+	else
+		return usage(stderr, 2);
+	if (argc > 2)
+		return usage(stderr, 2);
 	p = pctr_open(O_RDONLY);
 	if (!p)
 		die("open " PCTR_DEVICE);
-	if (!strcmp(cmd, "info")) {
-		ret = cmd_info(p);
-	} else if (!strcmp(cmd, "read")) {
-		ret = cmd_read(p);
-	} else {
-		fprintf(stderr, "usage: %s [info|read|selfcheck [--loops N] [--no-perf] [-v]]\n",
-			prog);
-		ret = 2;
-	}
+	ret = run(p);
 	pctr_close(p);
 	return ret;
 }

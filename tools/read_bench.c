@@ -9,7 +9,11 @@
  * loop of reads by each method:
  *   bare rdtsc                the floor an inline virtual read builds on
  *   pctr_vtsc                 inline virtual TSC from the counter page
+ *   pctr_vtsc, no check       the same without the thread check (the
+ *                             header's pctr_vtsc_view_), to show its cost
  *   pctr_read slot 0          inline 64-bit virtual counter
+ *   pctr_read, no check       the same without the thread check
+ *                             (pctr_view_)
  *   pctr_read_n               inline, every programmed slot at once
  *   PCIOCRD                   the ioctl (pctr_read_all)
  *   perf read()               read(2) of a perf task-clock event
@@ -37,8 +41,8 @@
 #include "pctr.h"
 
 enum method {
-	M_RDTSC, M_VTSC, M_READ, M_READ_N, M_IOCTL, M_PERF_READ, M_PERF_MMAP,
-	M_RDPMC, NMETHODS
+	M_RDTSC, M_VTSC, M_VTSC_NC, M_READ, M_READ_NC, M_READ_N, M_IOCTL,
+	M_PERF_READ, M_PERF_MMAP, M_RDPMC, NMETHODS
 };
 
 struct bench {
@@ -72,6 +76,36 @@ static __attribute__((noinline)) uint64_t loop_vtsc(struct bench *b, long n)
 
 	for (i = 0; i < n; i++)
 		sum += pctr_vtsc(b->p);
+	return sum;
+}
+
+/*
+ * The two inline reads without their check that the caller mapped the
+ * page (one thread-local load and a compare): what the check costs.
+ */
+static __attribute__((noinline)) uint64_t loop_vtsc_nc(struct bench *b,
+						       long n)
+{
+	uint64_t sum = 0;
+	long i;
+
+	for (i = 0; i < n; i++)
+		sum += pctr_vtsc_view_(b->p, b->p->page);
+	return sum;
+}
+
+static __attribute__((noinline)) uint64_t loop_read_nc(struct bench *b,
+						       long n)
+{
+	uint64_t v, sum = 0;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		if (!pctr_view_(b->p, b->p->page, &v, 0, 1) &&
+		    pctr_read_slow_(b->p, &v, 0, 1))
+			v = 0;
+		sum += v;
+	}
 	return sum;
 }
 
@@ -225,7 +259,9 @@ static const struct {
 } methods[NMETHODS] = {
 	[M_RDTSC]	= { "bare rdtsc",			loop_rdtsc },
 	[M_VTSC]	= { "pctr_vtsc (inline virtual TSC)",	loop_vtsc },
+	[M_VTSC_NC]	= { "pctr_vtsc without thread check",	loop_vtsc_nc },
 	[M_READ]	= { "pctr_read slot 0 (inline)",	loop_read },
+	[M_READ_NC]	= { "pctr_read without thread check",	loop_read_nc },
 	[M_READ_N]	= { "pctr_read_n",			loop_read_n },
 	[M_IOCTL]	= { "PCIOCRD ioctl (pctr_read_all)",	loop_ioctl },
 	[M_PERF_READ]	= { "perf read() task-clock",		loop_perf_read },
@@ -389,6 +425,7 @@ int main(int argc, char **argv)
 	if (pctr_map(b.p)) {
 		snprintf(why_page, sizeof(why_page), "pctr page not available");
 		why[M_VTSC] = why[M_READ] = why[M_READ_N] = why_page;
+		why[M_VTSC_NC] = why[M_READ_NC] = why_page;
 		err = errno;
 	} else {
 		err = 0;
@@ -460,6 +497,11 @@ int main(int argc, char **argv)
 	}
 	printf("\n[1] task-clock is a software event: its page's index is 0, so this is\n"
 	       "    the seqlock read of offset and time_enabled/time_running, no rdpmc\n");
+
+	if (!why[M_VTSC] && !why[M_VTSC_NC] && !why[M_READ] && !why[M_READ_NC])
+		printf("\nthe thread check (one TLS load and a compare): pctr_vtsc %+.1f ns,\n"
+		       "pctr_read %+.1f ns a read\n", med[M_VTSC] - med[M_VTSC_NC],
+		       med[M_READ] - med[M_READ_NC]);
 
 	printf("\ntargets:\n");
 	print_target("inline virtual read / bare rdtsc", med, M_VTSC, M_RDTSC,

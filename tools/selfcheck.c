@@ -1422,14 +1422,20 @@ static bool sc_parse_loop(const char *s, unsigned long max, unsigned long *v)
 	return !errno && !*end && *v >= 1 && *v <= max;
 }
 
-static int sc_usage(void)
+/* Usage on stderr, exit status 2; with --help on stdout, status 0. */
+static int sc_usage_to(FILE *f, int status)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: pctr selfcheck [--loops N] [--no-perf] [-v]\n"
 		"  --loops N   base loop length in iterations (default: ~10 ms)\n"
 		"  --no-perf   do not compare with perf\n"
 		"  -v          print every repetition\n");
-	return 2;
+	return status;
+}
+
+static int sc_usage(void)
+{
+	return sc_usage_to(stderr, 2);
 }
 
 /* Open the device for programming; read-only if that is all we may. */
@@ -1530,6 +1536,9 @@ int pctr_selfcheck(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-v") ||
 			   !strcmp(argv[i], "--verbose")) {
 			sc.verbose = true;
+		} else if (!strcmp(argv[i], "-h") ||
+			   !strcmp(argv[i], "--help")) {
+			return sc_usage_to(stdout, 0);
 		} else {
 			return sc_usage();
 		}

@@ -12,11 +12,12 @@
  *   --loops N   base loop length in iterations (default: sized to ~10 ms)
  *   --no-perf   do not compare with perf even when it is in PATH
  *   -v          print every repetition and what perf said
+ *   -h, --help  print the usage and return 0
  *
  * It also runs, as "<own executable> selfcheck --loop N", under perf:
  * that hidden mode runs the calibrated loop once and returns 0.
  *
- * Opens /dev/pctr itself (read-write).  Returns the exit status: 0 when
+ * Checks every option before it opens /dev/pctr itself (read-write).  Returns the exit status: 0 when
  * no check failed, 1 when one did or the device cannot be opened, 2 on
  * a usage error.
  */
