@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User-mode rdpmc on a real x86 backend (Documentation/security.rst):
+ * a thread allowed rdpmc reads zero from every counter it does not own,
+ * whatever another thread left there, and the administrator's
+ * user_rdpmc=0 takes rdpmc away.  Needs the Intel or AMD backend: on
+ * the emulated PMU of the bench (tools/vm/run --emulated-pmu) or real
+ * hardware; it skips elsewhere (TCG without a PMU, the sim).
+ */
+#include "pctr_test.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+
+/* Instructions retired: 0xc0 on Intel (architectural) and AMD alike. */
+#define INSNS_U		PCTR_FN(0xc0, 0, PCTR_U | PCTR_EN)
+
+static int x86_backend(int fd)
+{
+	struct pctr_info info;
+
+	if (pctr_get_info(fd, &info))
+		return 0;
+	return (info.pi_backend_id == PCTR_BACKEND_INTEL ||
+		info.pi_backend_id == PCTR_BACKEND_AMD) &&
+	       info.pi_ngeneral >= 2;
+}
+
+static void run_insns(unsigned long n)
+{
+	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+}
+
+FIXTURE(x86) {
+	int fd;
+};
+
+FIXTURE_SETUP(x86)
+{
+	self->fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	if (!x86_backend(self->fd))
+		SKIP(return, "no Intel or AMD backend here");
+}
+
+FIXTURE_TEARDOWN(x86)
+{
+	close(self->fd);
+}
+
+/* The victim: counts its own instructions on slot 1 of CPU 0, then waits. */
+struct victim {
+	int		fd;
+	int		go[2], done[2];
+	uint64_t	before, after;
+	int		err;
+};
+
+static void *victim_thread(void *arg)
+{
+	struct victim *v = arg;
+	struct pctrst st;
+	char c;
+
+	pin_to_cpu(0);
+	if (set(v->fd, 1, INSNS_U)) {
+		v->err = errno;
+		return NULL;
+	}
+	run_insns(2000000);
+	st = rd_now(v->fd);
+	v->before = st.pctr_hwc[1];
+	/* Switched out here: its raw count stays in counter 1 of CPU 0. */
+	if (write(v->go[1], "g", 1) != 1 || read(v->done[0], &c, 1) != 1)
+		v->err = EIO;
+	st = rd_now(v->fd);
+	v->after = st.pctr_hwc[1];
+	return NULL;
+}
+
+TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
+{
+	struct victim v = { .fd = self->fd };
+	uint64_t mine, foreign;
+	const struct pctr_page *pg;
+	pthread_t t;
+	char c;
+
+	ASSERT_EQ(0, pipe(v.go));
+	ASSERT_EQ(0, pipe(v.done));
+	pin_to_cpu(0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, victim_thread, &v));
+	ASSERT_EQ(1, read(v.go[0], &c, 1));
+	ASSERT_EQ(0, v.err);
+	EXPECT_LE(4000000, v.before);
+
+	/* This thread: slot 0 only, and rdpmc through its page. */
+	ASSERT_EQ(0, set(self->fd, 0, INSNS_U));
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, pg);
+	usleep(1000);	/* a switch-in with user reads on */
+	ASSERT_TRUE(pg->pg_flags & PCTR_PG_RDPMC);
+	run_insns(1000);
+	mine = rdpmc(0);
+	foreign = rdpmc(1);
+	TH_LOG("victim counted %llu; here rdpmc(0) %llu, rdpmc(1) %llu",
+	       (unsigned long long)v.before, (unsigned long long)mine,
+	       (unsigned long long)foreign);
+	EXPECT_NE(0, mine);
+	EXPECT_EQ(0, foreign);
+
+	/* The victim's own count is untouched by the scrub. */
+	ASSERT_EQ(1, write(v.done[1], "d", 1));
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, v.err);
+	EXPECT_LE(v.before, v.after);
+	EXPECT_GT(v.before + 100000, v.after);
+	munmap((void *)pg, PCTR_PAGE_SIZE);
+	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+}
+
+/* user_rdpmc=0: no rdpmc for anyone, and the page says so. */
+RELOAD_FIXTURE(rdpmc_off, "user_rdpmc=0");
+
+TEST_F(rdpmc_off, rdpmc_faults_and_the_page_says_so)
+{
+	const struct pctr_page *pg;
+	struct pctr_info info;
+	int status;
+	pid_t pid;
+
+	RETURN_IF_SKIPPED();
+	if (!x86_backend(self->m.fd))
+		SKIP(return, "no Intel or AMD backend here");
+	ASSERT_EQ(0, pctr_get_info(self->m.fd, &info));
+	EXPECT_TRUE(info.pi_caps & PCTR_CAP_RDPMC_OFF);
+	EXPECT_FALSE(info.pi_caps & PCTR_CAP_USER_RDPMC);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (set(self->m.fd, 0, INSNS_U))
+			_exit(10);
+		pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED,
+			  self->m.fd, 0);
+		if (pg == MAP_FAILED)
+			_exit(11);
+		usleep(1000);
+		if (pg->pg_flags & PCTR_PG_RDPMC)
+			_exit(12);
+		signal(SIGSEGV, SIG_DFL);
+		rdpmc(0);
+		_exit(13);	/* rdpmc worked: CR4.PCE was on */
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV)
+		TH_LOG("status %#x: 10 set, 11 mmap, 12 page flag, 13 rdpmc ran",
+		       status);
+}
+
+TEST_HARNESS_MAIN
