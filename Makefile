@@ -229,8 +229,23 @@ $(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test: $(B)/selftests/%: \
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
+# make run: plain TCG first (no PMU: pctr says so and offers the TSC),
+# then the Intel backend counting a program on the bench's EMULATED PMU
+# (tools/vm/qemu: our QEMU patch, a test instrument, not hardware; the
+# first run builds it), with the kernel's perf counting the same program.
 run: userspace
 	tools/vm/run -- sh -c 'pctr info && echo && pctr read'
+	@echo
+	@echo "=== The Intel backend on the bench's EMULATED PMU (QEMU patched by tools/vm/qemu; not real hardware) ==="
+	tools/vm/qemu/build
+	@mkdir -p $(B)/emu
+	$(CC) -O2 -static $(CPPFLAGS) -o $(B)/emu/loop tools/vm/emu/loop.c $(B)/lib/libpctr.a
+	tools/vm/run --emulated-pmu intel --perf --add $(B)/emu/loop -- sh -c \
+		'pctr info | head -n 6; echo; \
+		 echo "pctr counting a program of 1000000 two-instruction iterations (rdpmc around the loop):"; \
+		 ./loop --pctr 1000000; echo; \
+		 echo "perf counting the whole program:"; \
+		 perf stat -e instructions:u,cycles:u,branches:u ./loop 1000000 2>&1 | grep -E "instructions|cycles|branches"'
 
 # Benchmarks print figures measured side by side in one guest run.
 bench: userspace
