@@ -1144,6 +1144,7 @@ static void storm_handler(int sig, siginfo_t *si, void *uc)
 
 TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 {
+	double end = now_sec() + 60;
 	struct sigaction old;
 	int k;
 
@@ -1154,7 +1155,14 @@ TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 	storm.cpc = self->cpc;
 	storm.set = self->set;
 	ASSERT_EQ(0, catch_emt(storm_handler, &old));
-	for (k = 0; k < STORM_BINDS; k++) {
+	/*
+	 * STORM_BINDS binds, and more until more signals than that came
+	 * while bound: how many come in 0.2 ms of CPU time depends on how
+	 * soon the overflow interrupt is taken, which a loaded host delays
+	 * (36 in 300 binds were seen).
+	 */
+	for (k = 0; k < STORM_BINDS ||
+	     (storm.n[STORM_BOUND] <= STORM_BINDS && now_sec() < end); k++) {
 		storm.state = STORM_BOUND;
 		ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
 		spin_cpu(0.0002);
@@ -1164,12 +1172,12 @@ TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 		raise(SIGEMT);
 	}
 	sigaction(SIGEMT, &old, NULL);
-	TH_LOG("%d signals while bound, %d during cpc_unbind (%d refused), %d after",
-	       storm.n[STORM_BOUND], storm.n[STORM_UNBINDING],
+	TH_LOG("%d binds: %d signals while bound, %d during cpc_unbind (%d refused), %d after",
+	       k, storm.n[STORM_BOUND], storm.n[STORM_UNBINDING],
 	       storm.einval[STORM_UNBINDING], storm.n[STORM_UNBOUND]);
 	EXPECT_LT(STORM_BINDS, storm.n[STORM_BOUND]);
-	EXPECT_EQ(STORM_BINDS, storm.n[STORM_UNBOUND]);
-	EXPECT_EQ(STORM_BINDS, storm.einval[STORM_UNBOUND]);
+	EXPECT_EQ(k, storm.n[STORM_UNBOUND]);
+	EXPECT_EQ(k, storm.einval[STORM_UNBOUND]);
 	EXPECT_EQ(0, storm.sampled_unbound);
 	EXPECT_EQ(0, storm.other);
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
@@ -2114,7 +2122,11 @@ TEST_F_TIMEOUT(cpc, pctx_busy_target, 90)
 	/* Still running and taking its signals. */
 	while (!wait_byte(rfd, 'a', 0))
 		;
-	EXPECT_EQ(0, wait_byte(rfd, 'a', 5000));
+	/*
+	 * 500 more alarms: 0.1 s nominally, but a guest on a loaded host
+	 * fires its timers late and one at a time, and took more than 5 s.
+	 */
+	EXPECT_EQ(0, wait_byte(rfd, 'a', 30000));
 	k = proc_state(self->kid);
 	EXPECT_TRUE(k == 'R' || k == 'S') TH_LOG("state %c", k);
 	pctx_release(pctx);
