@@ -1144,6 +1144,7 @@ static void storm_handler(int sig, siginfo_t *si, void *uc)
 
 TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 {
+	double end = now_sec() + 60;
 	struct sigaction old;
 	int k;
 
@@ -1154,7 +1155,14 @@ TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 	storm.cpc = self->cpc;
 	storm.set = self->set;
 	ASSERT_EQ(0, catch_emt(storm_handler, &old));
-	for (k = 0; k < STORM_BINDS; k++) {
+	/*
+	 * STORM_BINDS binds, and more until more signals than that came
+	 * while bound: how many come in 0.2 ms of CPU time depends on how
+	 * soon the overflow interrupt is taken, which a loaded host delays
+	 * (36 in 300 binds were seen).
+	 */
+	for (k = 0; k < STORM_BINDS ||
+	     (storm.n[STORM_BOUND] <= STORM_BINDS && now_sec() < end); k++) {
 		storm.state = STORM_BOUND;
 		ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
 		spin_cpu(0.0002);
@@ -1164,12 +1172,12 @@ TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 		raise(SIGEMT);
 	}
 	sigaction(SIGEMT, &old, NULL);
-	TH_LOG("%d signals while bound, %d during cpc_unbind (%d refused), %d after",
-	       storm.n[STORM_BOUND], storm.n[STORM_UNBINDING],
+	TH_LOG("%d binds: %d signals while bound, %d during cpc_unbind (%d refused), %d after",
+	       k, storm.n[STORM_BOUND], storm.n[STORM_UNBINDING],
 	       storm.einval[STORM_UNBINDING], storm.n[STORM_UNBOUND]);
 	EXPECT_LT(STORM_BINDS, storm.n[STORM_BOUND]);
-	EXPECT_EQ(STORM_BINDS, storm.n[STORM_UNBOUND]);
-	EXPECT_EQ(STORM_BINDS, storm.einval[STORM_UNBOUND]);
+	EXPECT_EQ(k, storm.n[STORM_UNBOUND]);
+	EXPECT_EQ(k, storm.einval[STORM_UNBOUND]);
 	EXPECT_EQ(0, storm.sampled_unbound);
 	EXPECT_EQ(0, storm.other);
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
@@ -1361,22 +1369,38 @@ TEST_F(cpc, inherit_to_children)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		uint64_t a0, b0, b1;
-		double ms;
+		double ms_a0, ms_a, ms_b0, ms_b, ma, mab;
 		int r = 0;
 
+		/*
+		 * Its counts against its own CPU time, taken on both
+		 * sides of each sample: the guest's vCPUs take turns on
+		 * one host thread, and on a loaded host a sample can wait
+		 * for a turn long enough to matter.  Between the samples,
+		 * not from the fork: its CPU clock starts before its
+		 * counters do, 55 ms before on a loaded host.
+		 */
+		ms_a0 = thread_cpu_sec() * 1e3;
 		if (cpc_set_sample(self->cpc, self->set, a))
 			r |= 1;
+		ms_a = thread_cpu_sec() * 1e3;
 		spin_cpu(0.2);
+		ms_b0 = thread_cpu_sec() * 1e3;
 		if (cpc_set_sample(self->cpc, self->set, b))
 			r |= 2;
-		ms = thread_cpu_sec() * 1e3;
+		ms_b = thread_cpu_sec() * 1e3;
 		cpc_buf_get(self->cpc, a, 0, &a0);
 		cpc_buf_get(self->cpc, b, 0, &b0);
 		cpc_buf_get(self->cpc, b, 1, &b1);
-		if (a0 < PRE0 || a0 - PRE0 > self->khz * 50)
+		ma = (a0 - PRE0) / (double)self->khz;
+		mab = (b0 - a0) / (double)self->khz;
+		TH_LOG("child: %.1f ms counted by %.1f ms of CPU, then %.1f ms in %.1f..%.1f",
+		       ma, ms_a, mab, ms_b0 - ms_a, ms_b - ms_a0);
+		/* From the preset: no more than its own time. */
+		if (a0 < PRE0 || (ma > 50 && ma > ms_a * 1.2))
 			r |= 4;
-		if ((b0 - PRE0) / (double)self->khz < ms * 0.8 ||
-		    (b0 - PRE0) / (double)self->khz > ms * 1.2 ||
+		if (b0 < a0 || mab < (ms_b0 - ms_a) * 0.8 ||
+		    mab > (ms_b - ms_a0) * 1.2 ||
 		    b1 * (double)SIM_DIV < (b0 - PRE0) * 0.99)
 			r |= 8;
 		if (cpc_unbind(self->cpc, self->set))
@@ -2047,9 +2071,9 @@ static pid_t alarmed_child(int *rfd)
  */
 TEST_F_TIMEOUT(cpc, pctx_busy_target, 90)
 {
+	int rfd, k, tries, ret, retries = 0;
 	cpc_buf_t *buf;
 	pctx_t *pctx;
-	int rfd, k;
 	uint64_t v;
 
 	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
@@ -2061,10 +2085,29 @@ TEST_F_TIMEOUT(cpc, pctx_busy_target, 90)
 	pctx = pctx_capture(self->kid, NULL, 0, NULL);
 	ASSERT_NE(NULL, pctx);
 	for (k = 0; k < 10; k++) {
-		ASSERT_EQ(0, cpc_bind_pctx(self->cpc, pctx, self->kid,
-					   self->set, 0))
-			TH_LOG("bind %d: %s: %s", k, strerror(errno),
-			       last_msg);
+		/*
+		 * A signal may stop the seized target before it has set
+		 * up; the kernel then gives up with EAGAIN rather than
+		 * wait (abi.rst, PCTR_BIND_THREAD) and the library
+		 * passes the signal on as it detaches.  With a signal
+		 * every 200 us that is rare while the target's vCPU runs
+		 * but not when it waits for its turn on a loaded host:
+		 * try again, as a caller would.  The target must be left
+		 * untraced and running either way, and binding must
+		 * succeed in the end.
+		 */
+		for (tries = 1;; tries++) {
+			ret = cpc_bind_pctx(self->cpc, pctx, self->kid,
+					    self->set, 0);
+			if (ret == 0 || errno != EAGAIN || tries == 100)
+				break;
+			EXPECT_EQ(0, tracer_of(self->kid));
+			retries++;
+			usleep(1000);
+		}
+		ASSERT_EQ(0, ret)
+			TH_LOG("bind %d, try %d: %s: %s", k, tries,
+			       strerror(errno), last_msg);
 		EXPECT_EQ(0, tracer_of(self->kid));
 		usleep(10000);
 		ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, buf));
@@ -2073,10 +2116,20 @@ TEST_F_TIMEOUT(cpc, pctx_busy_target, 90)
 		EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 		EXPECT_EQ(0, wait_zero(PCTR_SYSFS "/contexts"));
 	}
+	/*
+	 * A library that left the target in its signal stops would see
+	 * nearly every try fail: the retries must stay the exception.
+	 */
+	TH_LOG("10 binds, %d tries again after EAGAIN", retries);
+	EXPECT_GT(30, retries);
 	/* Still running and taking its signals. */
 	while (!wait_byte(rfd, 'a', 0))
 		;
-	EXPECT_EQ(0, wait_byte(rfd, 'a', 5000));
+	/*
+	 * 500 more alarms: 0.1 s nominally, but a guest on a loaded host
+	 * fires its timers late and one at a time, and took more than 5 s.
+	 */
+	EXPECT_EQ(0, wait_byte(rfd, 'a', 30000));
 	k = proc_state(self->kid);
 	EXPECT_TRUE(k == 'R' || k == 'S') TH_LOG("state %c", k);
 	pctx_release(pctx);
