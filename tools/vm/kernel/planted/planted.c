@@ -13,6 +13,7 @@
  * Only for the debug guest kernel (tools/vm/kernel/build-debug).
  */
 #include <linux/compiler.h>
+#include <linux/kfence.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
@@ -47,18 +48,27 @@ static noinline int planted_leak(void)
 	return 0;
 }
 
-/* KASAN: a read one byte past a 16-byte allocation. */
+/*
+ * KASAN: a read one byte past a 16-byte allocation.  KFENCE checks the
+ * allocations it samples instead of KASAN (the first one after a quiet
+ * boot often is): take another, which it cannot sample as well.
+ */
 static noinline void planted_kasan(void)
 {
-	char *p = kmalloc(16, GFP_KERNEL);
+	char *p = kmalloc(16, GFP_KERNEL), *sampled = NULL;
 	char c;
 
-	if (!p)
-		return;
-	OPTIMIZER_HIDE_VAR(p);
-	c = READ_ONCE(p[16]);
-	pr_info("planted: read %d past the end\n", c);
+	if (p && is_kfence_address(p)) {
+		sampled = p;
+		p = kmalloc(16, GFP_KERNEL);
+	}
+	if (p) {
+		OPTIMIZER_HIDE_VAR(p);
+		c = READ_ONCE(p[16]);
+		pr_info("planted: read %d past the end\n", c);
+	}
 	kfree(p);
+	kfree(sampled);
 }
 
 /* UBSAN: a shift wider than the type. */
