@@ -60,13 +60,17 @@ union pctr_ioc_arg {
 /*
  * PCIOCRD.  Written field by field in one user-access window: building a
  * 528-byte struct on the stack and copying it out would move every byte
- * twice for the few slots a thread uses.
+ * twice for the few slots a thread uses.  Free slots are zeroed before
+ * the window opens, and the window walks pointers: no code in it may
+ * call out (objtool refuses a UBSAN bounds or shift check there).
  */
 static long ioc_read(struct file *file, unsigned int cmd,
 		     union pctr_ioc_arg *a, void __user *uarg)
 {
 	struct pctrst __user *u = uarg;
 	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc, idl;
+	u64 __user *ufn, *uval;
+	const u64 *f, *v;
 	unsigned int s;
 	u32 mask;
 	int ret;
@@ -80,13 +84,19 @@ static long ioc_read(struct file *file, unsigned int cmd,
 	if (ret)
 		return ret;
 	idl = pctr_idle_ns();
+	for (s = 0; s < PCTR_NUM; s++) {
+		if (!(mask & BIT(s))) {
+			fn[s] = 0;
+			val[s] = 0;
+		}
+	}
+	ufn = u->pctr_fn;
+	uval = u->pctr_hwc;
 	if (!user_access_begin(u, sizeof(*u)))
 		return -EFAULT;
-	for (s = 0; s < PCTR_NUM; s++) {
-		unsafe_put_user(mask & BIT(s) ? fn[s] : 0, &u->pctr_fn[s],
-				efault);
-		unsafe_put_user(mask & BIT(s) ? val[s] : 0, &u->pctr_hwc[s],
-				efault);
+	for (f = fn, v = val; f < fn + PCTR_NUM; f++, v++, ufn++, uval++) {
+		unsafe_put_user(*f, ufn, efault);
+		unsafe_put_user(*v, uval, efault);
 	}
 	unsafe_put_user(tsc, &u->pctr_tsc, efault);
 	unsafe_put_user(idl, &u->pctr_idl, efault);

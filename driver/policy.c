@@ -42,7 +42,9 @@ MODULE_PARM_DESC(allow_kernel, "Let every user count kernel-mode events (default
 /* Kernel-mode counting: perf's rule where it is exported, else the cap. */
 static bool may_count_kernel(void)
 {
-#ifdef PCTR_HAVE_PERF_ALLOW_KERNEL
+#if defined(PCTR_HAVE_PERF_ALLOW_KERNEL) && defined(PCTR_PERF_ALLOW_KERNEL_VOID)
+	return READ_ONCE(allow_kernel) || perf_allow_kernel() == 0;
+#elif defined(PCTR_HAVE_PERF_ALLOW_KERNEL)
 	struct perf_event_attr attr;
 
 	if (READ_ONCE(allow_kernel))
