@@ -36,14 +36,17 @@ static void run_insns(unsigned long n)
 
 FIXTURE(x86) {
 	int fd;
+	int ready;	/* the 6.1 harness runs a test whose setup skipped */
 };
 
 FIXTURE_SETUP(x86)
 {
+	self->ready = 0;
 	self->fd = open(PCTR_DEV, O_RDWR);
 	ASSERT_LE(0, self->fd);
 	if (!x86_backend(self->fd))
 		SKIP(return, "no Intel or AMD backend here");
+	self->ready = 1;
 }
 
 FIXTURE_TEARDOWN(x86)
@@ -89,6 +92,8 @@ TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
 	pthread_t t;
 	char c;
 
+	if (!self->ready)
+		return;
 	ASSERT_EQ(0, pipe(v.go));
 	ASSERT_EQ(0, pipe(v.done));
 	pin_to_cpu(0);
