@@ -322,7 +322,14 @@ TEST_F(cpc, sample_counts_run_time)
 	/* One event per 64 ticks, sampled together: within 1%. */
 	EXPECT_LT(divs * (double)SIM_DIV, ticks * 1.01);
 	EXPECT_GT(divs * (double)SIM_DIV, ticks * 0.99);
-	EXPECT_GE(hr_ms, cpu_ms * 0.8);
+	/*
+	 * Wall time is at least the CPU time, in principle.  But the guest
+	 * keeps its wall clock and its CPU clock apart (TSC-based sched_clock
+	 * against its clocksource), and on a loaded host they drift: 329.6
+	 * ms of hrtime for 416.7 ms of CPU were seen.  Half still catches a
+	 * clock that stands or has the wrong unit.
+	 */
+	EXPECT_GE(hr_ms, cpu_ms * 0.5);
 	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 }
 
