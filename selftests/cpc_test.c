@@ -1287,7 +1287,7 @@ TEST_F(cpc, inherit_to_threads)
 	struct kid k, early;
 	cpc_buf_t *ma, *mb;
 	pthread_t t, te;
-	double ms;
+	double ms, mine;
 
 	ADD_TWO(self);
 	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &ma, &mb, NULL));
@@ -1302,10 +1302,12 @@ TEST_F(cpc, inherit_to_threads)
 				     CPC_BIND_LWP_INHERIT));
 	pthread_barrier_wait(&go);
 	ASSERT_EQ(0, pthread_join(te, NULL));
+	mine = thread_cpu_sec();
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, ma));
 	ASSERT_EQ(0, pthread_create(&t, NULL, kid_run, &k));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, mb));
+	mine = thread_cpu_sec() - mine;
 
 	/* Made before the bind: no counters of the set. */
 	EXPECT_EQ(-1, early.rc_a);
@@ -1348,7 +1350,16 @@ TEST_F(cpc, inherit_to_threads)
 	/* The binder waited meanwhile: the thread's counts are not its. */
 	cpc_buf_get(self->cpc, ma, 0, &m0);
 	cpc_buf_get(self->cpc, mb, 0, &m1);
-	EXPECT_LT(m1 - m0, (b0 - PRE0) / 2);
+	/*
+	 * Its count follows its own CPU time, not the thread's.  Creating
+	 * and joining the thread takes the binder little CPU time on an
+	 * idle host, but under load it was seen to count more than half
+	 * the thread's: so compare with its own CPU time as well.
+	 */
+	TH_LOG("binder: %.1f ms counted in %.1f ms of its CPU time",
+	       (m1 - m0) / (double)self->khz, mine * 1e3);
+	EXPECT_LT((m1 - m0) / (double)self->khz, mine * 1e3 * 1.2 + 1);
+	EXPECT_LT(m1 - m0, b0 - PRE0);
 	/* Its preset is untouched by the thread's. */
 	cpc_walk_requests(self->cpc, self->set, &a0, note_preset0);
 	EXPECT_EQ(PRE0, a0);
