@@ -322,7 +322,14 @@ TEST_F(cpc, sample_counts_run_time)
 	/* One event per 64 ticks, sampled together: within 1%. */
 	EXPECT_LT(divs * (double)SIM_DIV, ticks * 1.01);
 	EXPECT_GT(divs * (double)SIM_DIV, ticks * 0.99);
-	EXPECT_GE(hr_ms, cpu_ms * 0.8);
+	/*
+	 * Wall time is at least the CPU time, in principle.  But the guest
+	 * keeps its wall clock and its CPU clock apart (TSC-based sched_clock
+	 * against its clocksource), and on a loaded host they drift: 329.6
+	 * ms of hrtime for 416.7 ms of CPU were seen.  Half still catches a
+	 * clock that stands or has the wrong unit.
+	 */
+	EXPECT_GE(hr_ms, cpu_ms * 0.5);
 	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 }
 
@@ -1280,7 +1287,7 @@ TEST_F(cpc, inherit_to_threads)
 	struct kid k, early;
 	cpc_buf_t *ma, *mb;
 	pthread_t t, te;
-	double ms;
+	double ms, mine;
 
 	ADD_TWO(self);
 	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &ma, &mb, NULL));
@@ -1295,10 +1302,12 @@ TEST_F(cpc, inherit_to_threads)
 				     CPC_BIND_LWP_INHERIT));
 	pthread_barrier_wait(&go);
 	ASSERT_EQ(0, pthread_join(te, NULL));
+	mine = thread_cpu_sec();
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, ma));
 	ASSERT_EQ(0, pthread_create(&t, NULL, kid_run, &k));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, mb));
+	mine = thread_cpu_sec() - mine;
 
 	/* Made before the bind: no counters of the set. */
 	EXPECT_EQ(-1, early.rc_a);
@@ -1341,7 +1350,16 @@ TEST_F(cpc, inherit_to_threads)
 	/* The binder waited meanwhile: the thread's counts are not its. */
 	cpc_buf_get(self->cpc, ma, 0, &m0);
 	cpc_buf_get(self->cpc, mb, 0, &m1);
-	EXPECT_LT(m1 - m0, (b0 - PRE0) / 2);
+	/*
+	 * Its count follows its own CPU time, not the thread's.  Creating
+	 * and joining the thread takes the binder little CPU time on an
+	 * idle host, but under load it was seen to count more than half
+	 * the thread's: so compare with its own CPU time as well.
+	 */
+	TH_LOG("binder: %.1f ms counted in %.1f ms of its CPU time",
+	       (m1 - m0) / (double)self->khz, mine * 1e3);
+	EXPECT_LT((m1 - m0) / (double)self->khz, mine * 1e3 * 1.2 + 1);
+	EXPECT_LT(m1 - m0, b0 - PRE0);
 	/* Its preset is untouched by the thread's. */
 	cpc_walk_requests(self->cpc, self->set, &a0, note_preset0);
 	EXPECT_EQ(PRE0, a0);
@@ -1917,7 +1935,7 @@ TEST_F_TIMEOUT(cpc, pctx_binding, 60)
 {
 	uint64_t va, vb, vc, cnt, tick;
 	cpc_buf_t *a, *b, *c, *d;
-	int rfd, k, status;
+	int rfd, k, status, tries, ret;
 	pctx_t *pctx;
 	pid_t kid;
 
@@ -1979,9 +1997,22 @@ TEST_F_TIMEOUT(cpc, pctx_binding, 60)
 	 */
 	for (k = 0; k < 5; k++) {
 		ASSERT_EQ(0, kill(kid, SIGUSR1));
-		ASSERT_EQ(0, cpc_bind_pctx(self->cpc, pctx, 1, self->set, 0))
-			TH_LOG("bind %d: %s: %s", k, strerror(errno),
-			       last_msg);
+		/*
+		 * A signal that stops the seized target before it has set
+		 * up makes the kernel give up with EAGAIN (abi.rst); a
+		 * loaded host makes that likelier.  Try again, as
+		 * pctx_busy_target does: the signal must still arrive.
+		 */
+		for (tries = 1; tries < 20; tries++) {
+			ret = cpc_bind_pctx(self->cpc, pctx, 1, self->set, 0);
+			if (ret == 0 || errno != EAGAIN)
+				break;
+			EXPECT_EQ(0, tracer_of(kid));
+			usleep(1000);
+		}
+		ASSERT_EQ(0, ret)
+			TH_LOG("bind %d, try %d: %s: %s", k, tries,
+			       strerror(errno), last_msg);
 		EXPECT_EQ(0, wait_byte(rfd, 'u', 5000)) TH_LOG("bind %d", k);
 		EXPECT_EQ(0, tracer_of(kid));
 		EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
