@@ -123,6 +123,12 @@ static ssize_t starts_show(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(starts);
 
+/*
+ * Contexts and CPU bindings that a failed counter register access ended
+ * (their reads fail with EIO; the kernel log names the register).
+ */
+PCTR_ATTR_RO(failures, "%lu", pctr_ctx_failures());
+
 /* CPU bindings (PCIOCBIND): while non-zero, threads cannot count. */
 PCTR_ATTR_RO(cpu_bindings, "%u", pctr_ctx_cpu_bindings());
 
@@ -134,6 +140,7 @@ static struct attribute *pctr_attrs[] = {
 	&dev_attr_cpu_bindings.attr,
 	&dev_attr_taken.attr,
 	&dev_attr_starts.attr,
+	&dev_attr_failures.attr,
 	&dev_attr_backend.attr,
 	&dev_attr_counters.attr,
 	&dev_attr_reason.attr,

@@ -271,8 +271,11 @@ static void ctx_set_left(struct pctr_ctx *ctx)
  * registers hold is unknown: nobody may keep it.  Counts since the last
  * fold are lost.  Interrupts off, on the CPU.
  */
+static atomic_long_t ctx_hw_failures = ATOMIC_LONG_INIT(0);
+
 static noinline void ctx_hw_failed(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 {
+	atomic_long_inc(&ctx_hw_failures);
 	ctx->err = ctx->hw.err;
 	if (ctx->pce) {
 		pctr_arch_user_rdpmc(false);
@@ -445,6 +448,7 @@ void ctx_update(struct pctr_ctx *ctx)
 /* A CPU binding's registers failed: it counts no more (EIO). */
 static noinline void cpub_failed(struct pctr_cpub *cb)
 {
+	atomic_long_inc(&ctx_hw_failures);
 	cb->err = cb->hw.err;
 	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
 	cb->hw.err = 0;
@@ -629,6 +633,12 @@ void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded)
 		*kept += READ_ONCE(per_cpu_ptr(&pctr_cpu, cpu)->kept);
 		*loaded += READ_ONCE(per_cpu_ptr(&pctr_cpu, cpu)->loaded);
 	}
+}
+
+/* Contexts and CPU bindings a failed register access ended, since load. */
+unsigned long pctr_ctx_failures(void)
+{
+	return atomic_long_read(&ctx_hw_failures);
 }
 
 /* --- CPU bindings: the engine's half ------------------------------------ */

@@ -15,6 +15,7 @@ struct vm_area_struct;
 
 /* ctx.c: the engine's figures, for sysfs */
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
+unsigned long pctr_ctx_failures(void);
 unsigned int pctr_ctx_cpu_bindings(void);
 
 /* thread.c: the calling thread's counters; set-up of the engine */

@@ -5,7 +5,8 @@
  * a suspend or hibernation.  The engine's keep shortcut (re-enable a
  * thread's registers rather than rewrite them, when nothing else used
  * them since) would otherwise count from whatever they hold now: a huge
- * bogus delta, silently.
+ * bogus delta, silently.  And a CPU that comes online without a counter
+ * the module offers (hybrid parts) is kept offline.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -15,6 +16,7 @@
 #include <linux/suspend.h>
 
 #include "ctx.h"
+#include "pmu.h"
 
 static void hotplug_forget_ipi(void *unused)
 {
@@ -22,7 +24,7 @@ static void hotplug_forget_ipi(void *unused)
 }
 
 /* Going offline, and coming online: run by the hotplug thread on @cpu. */
-static int hotplug_cpu(unsigned int cpu)
+static int hotplug_cpu_forget(unsigned int cpu)
 {
 	unsigned long flags;
 
@@ -30,6 +32,21 @@ static int hotplug_cpu(unsigned int cpu)
 	ctx_forget_registers();
 	local_irq_restore(flags);
 	return 0;
+}
+
+/*
+ * A CPU that lacks a counter the module offers (a hybrid part's other
+ * core type, first online now) stays offline: the backend says why.
+ */
+static int hotplug_cpu_up(unsigned int cpu)
+{
+	if (pctr_pmu.ops && pctr_pmu.ops->cpu_check) {
+		int ret = pctr_pmu.ops->cpu_check(&pctr_pmu, cpu);
+
+		if (ret)
+			return ret;
+	}
+	return hotplug_cpu_forget(cpu);
 }
 
 static int hotplug_pm_notify(struct notifier_block *nb, unsigned long action,
@@ -62,7 +79,7 @@ int hotplug_init(void)
 	int ret;
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "pctr:online",
-					hotplug_cpu, hotplug_cpu);
+					hotplug_cpu_up, hotplug_cpu_forget);
 	if (ret < 0)
 		return ret;
 	hotplug_state = ret;

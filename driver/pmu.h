@@ -123,6 +123,14 @@ struct pctr_pmu_ops {
 	 */
 	void	(*user_page)(const struct pctr_pmu *pmu,
 			     const struct pctr_hw *hw, struct pctr_page *pg);
+	/*
+	 * Optional: a CPU comes online after load.  0 if it has every
+	 * counter and event the probe offered; else say why, once, and
+	 * return an error, which keeps it offline (on hybrid parts a
+	 * thread that migrated there would count nothing and fault on
+	 * rdpmc).  Process context, on @cpu, CPUs held.
+	 */
+	int	(*cpu_check)(const struct pctr_pmu *pmu, unsigned int cpu);
 };
 
 /*

@@ -1460,4 +1460,65 @@ TEST_F(x86, hybrid_offers_common_counters)
 	EXPECT_EQ(NULL, find_event(pmu, "TOPDOWN.SLOTS"));
 }
 
+/*
+ * A hybrid part whose other core type comes online only after load (the
+ * probe saw one kind): that CPU is kept offline, saying why, unless it
+ * has every counter offered.  A CPU of a kind the probe saw is welcome.
+ */
+TEST(hybrid_cpu_online_after_load)
+{
+	static const struct {
+		const struct model_config *cfg;
+		int	online;	/* cpu_check() of the other core type */
+	} cases[] = {
+		{ &cpu_intel_hybrid_p, -EOPNOTSUPP },	/* 8+4 offered, 6+3 */
+		{ &cpu_intel_hybrid_e, 0 },		/* 6+3 offered, 8+4 */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct x86_model m;
+		struct pctr_cpu_id cpu;
+		struct pctr_pmu pmu = {};
+		const struct pctr_pmu_ops *ops;
+
+		model_init(&m, cases[i].cfg);
+		m.ncpus = 1;			/* only the loading CPU's kind */
+		pctr_arch.identify(&cpu);
+		ASSERT_EQ(0, pctr_arch.probe(&pmu, &cpu));
+		EXPECT_EQ(NULL, strstr(pmu.desc, "hybrid")) TH_LOG("%s", pmu.desc);
+		ops = pmu.ops;
+		ASSERT_NE(NULL, ops->cpu_check);
+		m.ncpus = 2;			/* the other kind comes online */
+		m.nwarn = 0;
+		m.log[0] = '\0';
+		EXPECT_EQ(0, ops->cpu_check(&pmu, 0));
+		EXPECT_EQ(cases[i].online, ops->cpu_check(&pmu, 1))
+			TH_LOG("%s", cases[i].cfg->name);
+		if (cases[i].online) {
+			EXPECT_EQ(1, m.nwarn);
+			EXPECT_NE(NULL, strstr(m.log, "CPU 1 has fewer counters (6 general"))
+				TH_LOG("%s", m.log);
+			EXPECT_NE(NULL, strstr(m.log, "stays offline"));
+		} else {
+			EXPECT_EQ(0, m.nwarn) TH_LOG("%s", m.log);
+		}
+		if (ops->exit)
+			ops->exit(&pmu);
+	}
+}
+
+/* AMD's cores are all alike: nothing to check when one comes online. */
+TEST(amd_cpu_online_needs_no_check)
+{
+	struct x86_model m;
+	struct pctr_cpu_id cpu;
+	struct pctr_pmu pmu = {};
+
+	model_init(&m, &cpu_amd_v2);
+	pctr_arch.identify(&cpu);
+	ASSERT_EQ(0, pctr_arch.probe(&pmu, &cpu));
+	EXPECT_EQ(NULL, pmu.ops->cpu_check);
+}
+
 TEST_HARNESS_MAIN

@@ -46,7 +46,9 @@
 #include <linux/lockdep.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/printk.h>
 #include <linux/rcupdate.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 
 #include "../../pmu.h"
@@ -91,6 +93,14 @@ SIM_PARAM(bool, sim_overflow, true,
 	  "emulate overflow interrupts and freezing (default 1)");
 SIM_PARAM(bool, sim_busy, false,
 	  "behave as if the counters were taken (default 0)");
+
+/*
+ * Fault injection for the core's failure path: every start() on CPU
+ * sim_fail_cpu fails as a faulting counter register write would (a core
+ * without that counter, a register firmware took), and says so.
+ */
+SIM_PARAM(int, sim_fail_cpu, -1,
+	  "start() on this CPU fails like a faulting register write (default -1: never)");
 
 /* One simulated counter of one CPU. */
 struct sim_ctr {
@@ -374,6 +384,13 @@ static void sim_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	unsigned int s;
 	u64 now;
 
+	if (unlikely(sim_fail_cpu >= 0 && slots &&
+		     smp_processor_id() == sim_fail_cpu)) {
+		hw->err = -EIO;
+		pr_warn_ratelimited("write of simulated counter register %lu failed on CPU %d; its context stops counting (EIO)\n",
+				    __ffs(slots), smp_processor_id());
+		return;
+	}
 	sc = sim_this_cpu(&now);
 	for_each_set_bit(s, &slots, SIM_SLOTS) {
 		struct sim_ctr *c = &sc->ctr[s];

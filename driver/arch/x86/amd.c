@@ -74,7 +74,7 @@ static int amd_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
 }
 
 /* No overflow interrupt handler yet: no overflow ops. */
-static const struct pctr_pmu_ops pctr_amd_ops = PCTR_X86_OPS(amd);
+static const struct pctr_pmu_ops pctr_amd_ops = { PCTR_X86_OPS(amd) };
 
 struct amd_event {
 	const char	*name;

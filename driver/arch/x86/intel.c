@@ -156,7 +156,12 @@ static int intel_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
 }
 
 /* No overflow interrupt handler yet: no overflow ops. */
-static const struct pctr_pmu_ops pctr_intel_ops = PCTR_X86_OPS(intel);
+static int intel_cpu_check(const struct pctr_pmu *pmu, unsigned int cpu);
+
+static const struct pctr_pmu_ops pctr_intel_ops = {
+	PCTR_X86_OPS(intel),
+	.cpu_check	= intel_cpu_check,
+};
 
 struct intel_event {
 	const char	*name;
@@ -297,6 +302,30 @@ static bool intel_common_counters(struct intel_leaf_a *all)
 	if (first)
 		memset(all, 0, sizeof(*all));
 	return differ;
+}
+
+/*
+ * A CPU that comes online after load must have what the probe offered
+ * (a hybrid part's smaller core type, online only later, may not): a
+ * thread migrating there would count nothing and its rdpmc would fault.
+ */
+static int intel_cpu_check(const struct pctr_pmu *pmu, unsigned int cpu)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	struct intel_leaf_a l;
+
+	if (intel_leaf_a(cpu, &l))
+		return -EIO;
+	if (l.version >= pmu->version && l.ngeneral >= pmu->ngeneral &&
+	    l.width >= pmu->width &&
+	    (l.fixed_mask & x->fixed_mask) == x->fixed_mask &&
+	    (!x->fixed_mask || l.fixed_width >= pmu->fixed_width) &&
+	    !(l.unavail & ~x->arch_unavail))
+		return 0;
+	pr_warn("CPU %u has fewer counters (%u general of %u bits, fixed %#x) than loaded pctr offers (%u of %u bits, fixed %#x); it stays offline until pctr is unloaded\n",
+		cpu, l.ngeneral, l.width, l.fixed_mask, pmu->ngeneral,
+		pmu->width, x->fixed_mask);
+	return -EOPNOTSUPP;
 }
 
 /*

@@ -84,16 +84,15 @@ static inline void pctr_x86_rdmsr(struct pctr_hw *hw, u32 msr, u64 *val)
 		pctr_x86_failed(hw, msr, false);
 }
 
-/* A vendor's ops table: its own calls, and the reservation both share. */
-#define PCTR_X86_OPS(vendor) {						\
+/* A vendor's ops, in its table: its own calls and the reservation both share. */
+#define PCTR_X86_OPS(vendor)						\
 	.encode		= vendor##_encode,				\
 	.start		= vendor##_start,				\
 	.stop		= vendor##_stop,				\
 	.read		= vendor##_read,				\
 	.rdpmc_index	= vendor##_rdpmc_index,				\
 	.reserve	= pctr_x86_reserve,				\
-	.release	= pctr_x86_release,				\
-}
+	.release	= pctr_x86_release
 
 /*
  * The layers, each calling only those below it:
