@@ -229,6 +229,16 @@ $(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test: $(B)/selftests/%: \
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
+# An OpenBSD pctr(4) program built unchanged against the uapi (only its
+# <machine/pctr.h> supplied), warnings as errors: openbsd_test runs it.
+OBSD_PCTR	:= $(B)/selftests/obsd_pctr
+selftests: $(OBSD_PCTR)
+$(OBSD_PCTR): selftests/openbsd/obsd_pctr.c \
+	      selftests/openbsd/include/machine/pctr.h uapi/linux/pctr.h
+	@mkdir -p $(dir $@)
+	$(CC) -I$(CURDIR)/selftests/openbsd/include -I$(CURDIR)/uapi $(CFLAGS) \
+		-Werror -o $@ $<
+
 # make run: plain TCG first (no PMU: pctr says so and offers the TSC),
 # then the Intel backend counting a program on the bench's EMULATED PMU
 # (tools/vm/qemu: our QEMU patch, a test instrument, not hardware; the
