@@ -206,12 +206,13 @@ $(B)/tools/%: tools/%.c $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 
-# pctr(1) and its selfcheck subcommand.
+# pctr(1) and its selfcheck and stat subcommands.
 $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
+		 tools/stat.c tools/stat.h \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
-		$(B)/lib/libpctr.a
+		tools/stat.c $(B)/lib/libpctr.a
 
 selftests: $(SELFTESTS)
 
