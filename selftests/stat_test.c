@@ -108,7 +108,8 @@ TEST_F(sim, csv_fields_are_the_commands_counts)
 	char out[8192], f[4][64];
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, run(0, "stat -x, -- " BUSY " 2>&1", out, sizeof(out)));
+	ASSERT_EQ(0, run(0, "stat -x, -- " BUSY " 2>&1", out, sizeof(out)))
+		TH_LOG("%s", out);
 	ASSERT_TRUE(csv_line(out, "sim_ticks:u", f)) TH_LOG("%s", out);
 	EXPECT_STREQ("pmc0", f[2]);
 	EXPECT_STREQ("0x410001", f[3]);

@@ -481,8 +481,13 @@ static int service_child(pid_t pid, int *status, int *gone)
 /*
  * Bind @b to child @pid, stopped at its exec: start the ioctl, let the
  * child go once the ioctl waits for it, serve the child's stops until
- * the ioctl returns.  Retries while the child runs if the ioctl gave up
- * (EAGAIN: the child was still stopped when it looked); *late then.
+ * the ioctl returns.  The ioctl gives up with EAGAIN when it finds the
+ * child still stopped after about 10 ms (we were too slow to let it
+ * go): while the child has not been let go, that costs nothing and the
+ * bind is tried again (the kernel runs the newest request first, the
+ * abandoned one then finds the counters taken).  If the child was let
+ * go just as the ioctl gave up, it is bound again while it runs, and
+ * *late says that its first instructions were not counted.
  */
 static int bind_child(struct binder *b, pid_t pid, int *status, int *gone,
 		      int *late, struct timespec *t0)
@@ -491,7 +496,7 @@ static int bind_child(struct binder *b, pid_t pid, int *status, int *gone,
 	pthread_t th;
 	long tid;
 
-	for (tries = 0; tries < 20; tries++) {
+	for (tries = 0; tries < 50; tries++) {
 		atomic_store(&b->tid, 0);
 		atomic_store(&b->done, 0);
 		if (pthread_create(&th, NULL, bind_thread, b))
@@ -521,13 +526,10 @@ static int bind_child(struct binder *b, pid_t pid, int *status, int *gone,
 			pause_us(50);
 		}
 		pthread_join(th, NULL);
-		/* Refused without waiting: the child never ran. */
-		if (!released)
-			return b->err ? b->err : EAGAIN;
 		if (b->err != EAGAIN || *gone)
 			return b->err;
-		/* It looked while the child was still stopped: again. */
-		*late = 1;
+		if (released)
+			*late = 1;
 	}
 	return EAGAIN;
 }
@@ -876,6 +878,9 @@ int pctr_stat(int argc, char **argv)
 			while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
 				;
 		}
+		if (gone)
+			fail(EXIT_FAIL, "the command ended before it could be counted (%s)",
+			     pctr_strerror(err));
 		if (err == EAGAIN)
 			fail(EXIT_FAIL, "cannot count the command: %s (a CPU binding, cpustat, holds the counters?)",
 			     pctr_strerror(err));
