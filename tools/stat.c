@@ -808,7 +808,7 @@ int pctr_stat(int argc, char **argv)
 	n = parse_events(&p->info, lists, nlists, evs);
 	check_events(p, evs, n);
 	if (outfile) {
-		out = fopen(outfile, "w");
+		out = fopen(outfile, "we");
 		if (!out)
 			fail(EXIT_FAIL, "%s: %s", outfile, strerror(errno));
 	}
