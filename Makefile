@@ -256,7 +256,9 @@ run: userspace
 		 echo "pctr counting a program of 1000000 two-instruction iterations (rdpmc around the loop):"; \
 		 ./loop --pctr 1000000; echo; \
 		 echo "perf counting the whole program:"; \
-		 perf stat -e instructions:u,cycles:u,branches:u ./loop 1000000 2>&1 | grep -E "instructions|cycles|branches"'
+		 perf stat -e instructions:u,cycles:u,branches:u ./loop 1000000 2>&1 | grep -E "instructions|cycles|branches"; \
+		 echo; echo "pctr stat counting the whole program (its main thread):"; \
+		 pctr stat -e instructions,cycles,branches -- ./loop 1000000'
 
 # Benchmarks print figures measured side by side in one guest run.
 bench: userspace
