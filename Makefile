@@ -206,12 +206,13 @@ $(B)/tools/%: tools/%.c $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 
-# pctr(1) and its selfcheck subcommand.
+# pctr(1) and its selfcheck and stat subcommands.
 $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
+		 tools/stat.c tools/stat.h \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
-		$(B)/lib/libpctr.a
+		tools/stat.c $(B)/lib/libpctr.a
 
 selftests: $(SELFTESTS)
 
@@ -229,6 +230,16 @@ $(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test: $(B)/selftests/%: \
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
+# An OpenBSD pctr(4) program built unchanged against the uapi (only its
+# <machine/pctr.h> supplied), warnings as errors: openbsd_test runs it.
+OBSD_PCTR	:= $(B)/selftests/obsd_pctr
+selftests: $(OBSD_PCTR)
+$(OBSD_PCTR): selftests/openbsd/obsd_pctr.c \
+	      selftests/openbsd/include/machine/pctr.h uapi/linux/pctr.h
+	@mkdir -p $(dir $@)
+	$(CC) -I$(CURDIR)/selftests/openbsd/include -I$(CURDIR)/uapi $(CFLAGS) \
+		-Werror -o $@ $<
+
 # make run: plain TCG first (no PMU: pctr says so and offers the TSC),
 # then the Intel backend counting a program on the bench's EMULATED PMU
 # (tools/vm/qemu: our QEMU patch, a test instrument, not hardware; the
@@ -245,7 +256,9 @@ run: userspace
 		 echo "pctr counting a program of 1000000 two-instruction iterations (rdpmc around the loop):"; \
 		 ./loop --pctr 1000000; echo; \
 		 echo "perf counting the whole program:"; \
-		 perf stat -e instructions:u,cycles:u,branches:u ./loop 1000000 2>&1 | grep -E "instructions|cycles|branches"'
+		 perf stat -e instructions:u,cycles:u,branches:u ./loop 1000000 2>&1 | grep -E "instructions|cycles|branches"; \
+		 echo; echo "pctr stat counting the whole program (its main thread):"; \
+		 pctr stat -e instructions,cycles,branches -- ./loop 1000000'
 
 # Benchmarks print figures measured side by side in one guest run.
 bench: userspace

@@ -49,6 +49,7 @@ static u64 pctr_idle_ns(void)
  * PCIOCRD and PCIOCBIND, larger, copy their own.
  */
 union pctr_ioc_arg {
+	u32			fn32;
 	u64			fn;
 	struct pctr_pcr		pcr;
 	struct pctr_preset	preset;
@@ -168,11 +169,21 @@ static long ioc_getopts(struct file *file, unsigned int cmd,
 	return 0;
 }
 
-/* PCIOCS(n): the slot is in the command. */
-static long ioc_set(struct file *file, unsigned int cmd,
-		    union pctr_ioc_arg *a, void __user *uarg)
+/*
+ * PCIOCS(n) and PCIOCS64(n): the slot is in the command, and the size of
+ * the argument (the dispatcher copied exactly that) in its row.
+ * OpenBSD's unsigned int form is the low 32 bits of a function.
+ */
+static long ioc_set32(struct file *file, unsigned int cmd,
+		      union pctr_ioc_arg *a, void __user *uarg)
 {
-	return pctr_thread_set(cmd - PCIOCS(0), a->fn);
+	return pctr_thread_set(cmd - PCIOCS(0), a->fn32);
+}
+
+static long ioc_set64(struct file *file, unsigned int cmd,
+		      union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_thread_set(cmd - PCIOCS64(0), a->fn);
 }
 
 static long ioc_setpcr(struct file *file, unsigned int cmd,
@@ -257,7 +268,9 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCGOPTS,		ioc_getopts,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCRELEASE,	ioc_release,	IOC_BOUND),
 	/* A bound descriptor is for its binding: it programs nothing else. */
-	{ .cmd = PCIOCS(0), .n = PCTR_NUM, .fn = ioc_set,
+	{ .cmd = PCIOCS(0), .n = PCTR_NUM, .fn = ioc_set32,
+	  .flags = IOC_PROGRAM | IOC_COPY },
+	{ .cmd = PCIOCS64(0), .n = PCTR_NUM, .fn = ioc_set64,
 	  .flags = IOC_PROGRAM | IOC_COPY },
 	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY),
 	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM),

@@ -125,7 +125,7 @@ int pctr_set(pctr_t *p, unsigned int slot, uint64_t fn)
 		errno = EINVAL;
 		return -1;
 	}
-	return ioctl(p->fd, PCIOCS(slot), &fn);
+	return ioctl(p->fd, PCIOCS64(slot), &fn);
 }
 
 /* The function of the backend's event @name (flags not set). */

@@ -98,8 +98,11 @@ static const struct rule rules[] = {
 	{ "PCIOCRESTART", PCIOCRESTART, A_NONE, { E_ANY, E_PROG } },
 	{ "PCIOCENABLE", PCIOCENABLE, A_NONE, { E_ANY, E_PROG } },
 	{ "PCIOCDISABLE", PCIOCDISABLE, A_NONE, { E_ANY, E_PROG } },
-	/* PCIOCS(n) for every n; slots that do not exist are EINVAL. */
-	{ "PCIOCS", PCIOCS(0), A_SLOT_FN, { E_ANY, E_PROG } },
+	/*
+	 * PCIOCS64(n) (and PCIOCS(n), its low half) for every n; slots that
+	 * do not exist are EINVAL.
+	 */
+	{ "PCIOCS", PCIOCS64(0), A_SLOT_FN, { E_ANY, E_PROG } },
 };
 #define NRULES		(sizeof(rules) / sizeof(rules[0]))
 #define RULE_SET	(NRULES - 1)
@@ -423,7 +426,8 @@ static void op_ioctl(uint64_t *s, struct area *a, pid_t target)
 				break;
 		if (r == rules + NRULES && (_IOC_NR(cmd) < PCTR_IOC_SET_BASE ||
 		    _IOC_NR(cmd) >= PCTR_IOC_SET_BASE + PCTR_NUM ||
-		    cmd != PCIOCS(_IOC_NR(cmd) - PCTR_IOC_SET_BASE))) {
+		    (cmd != PCIOCS(_IOC_NR(cmd) - PCTR_IOC_SET_BASE) &&
+		     cmd != PCIOCS64(_IOC_NR(cmd) - PCTR_IOC_SET_BASE)))) {
 			arg = some_arg(s, a, A_NONE, target, &how);
 			snprintf(name, sizeof(name), "ioctl 0x%lx", cmd);
 			judge(ioctl(fd, cmd, arg), unknown_errs, name,
@@ -434,7 +438,8 @@ static void op_ioctl(uint64_t *s, struct area *a, pid_t target)
 	r = &rules[rnd(s, NRULES)];
 	cmd = r->cmd;
 	if (r == &rules[RULE_SET])
-		cmd = PCIOCS(rnd(s, 8) ? some_slot(s) : rnd(s, 32));
+		cmd = (rnd(s, 4) ? PCIOCS64(0) : PCIOCS(0)) +
+		      (rnd(s, 8) ? some_slot(s) : rnd(s, 32));
 	arg = some_arg(s, a, r->arg, target, &how);
 	if (r->arg == A_SLOT_FN && how == how_names[0] &&
 	    _IOC_NR(cmd) - PCTR_IOC_SET_BASE >= PCTR_FIXED_BASE)
@@ -551,7 +556,7 @@ static void op_overflow(uint64_t *s)
 		return;
 	t_fd = fd;
 	ps.ps_value = -(uint64_t)(500 + rnd(s, 5000));
-	judge(ioctl(fd, PCIOCS(1), &fn), errs_of(PCIOCS(0)), "PCIOCS",
+	judge(ioctl(fd, PCIOCS64(1), &fn), errs_of(PCIOCS64(0)), "PCIOCS",
 	      "arming", fd);
 	judge(ioctl(fd, PCIOCPRESET, &ps), errs_of(PCIOCPRESET), "PCIOCPRESET",
 	      "arming", fd);

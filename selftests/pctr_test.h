@@ -328,10 +328,10 @@ static inline int ioc(int fd, unsigned long req, void *arg)
 	return err_of(ioctl(fd, req, arg));
 }
 
-/* PCIOCS: program @slot with @fn (0: free it).  0 or -1 (errno). */
+/* PCIOCS64: program @slot with @fn (0: free it).  0 or -1 (errno). */
 static inline int set(int fd, unsigned int slot, uint64_t fn)
 {
-	return ioctl(fd, PCIOCS(slot), &fn);
+	return ioctl(fd, PCIOCS64(slot), &fn);
 }
 
 /* PCIOCPRESET: 0 or -1 (errno). */

@@ -31,7 +31,7 @@
 
 static int set_err(int fd, unsigned int slot, uint64_t fn)
 {
-	return ioctl(fd, PCIOCS(slot), &fn) ? errno : 0;
+	return ioctl(fd, PCIOCS64(slot), &fn) ? errno : 0;
 }
 
 static int rd_err(int fd, struct pctrst *st)

@@ -55,10 +55,10 @@ static int counters_on(struct side *s, int *perf_fd)
 
 		fn = ioctl(s->pctr_fd, PCIOCEVENT, &ev) ? 0x3c : ev.pe_fn;
 		fn |= PCTR_U | PCTR_K | PCTR_EN;
-		if (ioctl(s->pctr_fd, PCIOCS0, &fn))
+		if (ioctl(s->pctr_fd, PCIOCS64(0), &fn))
 			return -errno;
 		fn = PCTR_U | PCTR_K | PCTR_EN;
-		ioctl(s->pctr_fd, PCIOCSF(0), &fn);	/* if there is one */
+		ioctl(s->pctr_fd, PCIOCSF64(0), &fn);	/* if there is one */
 	} else if (s->mode == PERF) {
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
@@ -76,8 +76,8 @@ static void counters_off(struct side *s, int perf_fd)
 	uint64_t zero = 0;
 
 	if (s->mode == PCTR) {
-		ioctl(s->pctr_fd, PCIOCS0, &zero);
-		ioctl(s->pctr_fd, PCIOCSF(0), &zero);
+		ioctl(s->pctr_fd, PCIOCS64(0), &zero);
+		ioctl(s->pctr_fd, PCIOCSF64(0), &zero);
 	}
 	if (perf_fd >= 0)
 		close(perf_fd);

@@ -7,6 +7,7 @@
  *   pctr read       one PCIOCRD snapshot, every slot in use
  *   pctr selfcheck  calibrated loops checked against expected counts:
  *                   confirms a backend on real hardware
+ *   pctr stat       run a command and count it (tools/stat.c)
  *   pctr help       this usage (also -h, --help)
  *
  * The command line is checked before the device is opened: help works
@@ -22,6 +23,7 @@
 
 #include "pctr.h"
 #include "selfcheck.h"
+#include "stat.h"
 
 static const char *prog = "pctr";
 
@@ -126,11 +128,13 @@ static int usage(FILE *f, int status)
 {
 	fprintf(f,
 		"usage: %s [info | read | selfcheck [--loops N] [--no-perf] [-v] | help]\n"
+		"       %s stat [-e EVENT[,EVENT...]] [-x SEP | --json] [-o FILE] [--] COMMAND [ARGS...]\n"
 		"  info       the backend, the CPU, its counters, the TSC and idle time (default)\n"
 		"  read       one snapshot of the calling thread's counters (PCIOCRD)\n"
 		"  selfcheck  calibrated loops checked against expected counts\n"
+		"  stat       run COMMAND and count it (pctr stat --help)\n"
 		"  help       this text (also -h, --help)\n"
-		"See pctr(1).\n", prog);
+		"See pctr(1).\n", prog, prog);
 	return status;
 }
 
@@ -147,6 +151,8 @@ int main(int argc, char **argv)
 		return argc > 2 ? usage(stderr, 2) : usage(stdout, 0);
 	if (!strcmp(cmd, "selfcheck"))
 		return pctr_selfcheck(argc - 1, argv + 1);
+	if (!strcmp(cmd, "stat"))
+		return pctr_stat(argc - 1, argv + 1);
 	if (!strcmp(cmd, "info"))
 		run = cmd_info;
 	else if (!strcmp(cmd, "read"))

@@ -315,7 +315,7 @@ static unsigned int program_slots(pctr_t *p, char *name, size_t len)
 			break;
 		if (pctr_set(p, i, fn)) {
 			if (!i)
-				fprintf(stderr, "PCIOCS0: %s\n",
+				fprintf(stderr, "PCIOCS64(0): %s\n",
 					pctr_strerror(errno));
 			break;
 		}

@@ -3,7 +3,8 @@
  * pctr: direct access to CPU performance counters through /dev/pctr.
  *
  * This header is the single definition of the pctr ABI.  It follows
- * OpenBSD pctr(4) (PCIOCRD, PCIOCS*, the PCTR_* function bits) and Sun
+ * OpenBSD pctr(4) (PCIOCRD, PCIOCS* with OpenBSD's unsigned int argument,
+ * _PATH_PCTR, the PCTR_* function and unit mask bits) and Sun
  * perfmon (GETPCR/SETPCR), with fixed-size Linux types and no holes.
  * Documentation/abi.rst and pctr.4 describe every call.
  */
@@ -30,8 +31,9 @@
 typedef __u64 pctrval;
 
 /*
- * A counter function, as set by PCIOCS<n>.  The layout is that of an x86
- * event select register, so a function is also what GETPCR/SETPCR carry:
+ * A counter function, as set by PCIOCS64(n) (PCIOCS(n): its low 32 bits).
+ * The layout is that of an x86 event select register, so a function is
+ * also what GETPCR/SETPCR carry:
  *
  *   bits  0-7   event select            bits 24-31  counter mask (cmask)
  *   bits  8-15  unit mask (umask)       bits 32-35  AMD event select 11:8
@@ -319,9 +321,30 @@ struct pctr_bind {
 #define PCIOCENABLE	_IO(PCTR_IOC_MAGIC, 0xcc)
 #define PCIOCDISABLE	_IO(PCTR_IOC_MAGIC, 0xcd)
 
-/* PCIOCS(n): set the function of slot n (a __u64, see above). */
+/*
+ * PCIOCS<n>: set the function of slot n.  Two forms share each number;
+ * the argument size the command encodes tells them apart:
+ *
+ * PCIOCS(n), PCIOCS0 .. PCIOCS7, PCIOCSF(i)     (unsigned int, write)
+ *	OpenBSD's form: bits 0-31 of the function, the kernel reads four
+ *	bytes and the high bits are zero.  PCIOCS0 + n is PCIOCS(n), as
+ *	OpenBSD programs count on.
+ * PCIOCS64(n), PCIOCSF64(i)                     (__u64, write)
+ *	The whole function, for the bits above 31 (PCTR_EVENT_HI_MASK,
+ *	PCTR_HG_MASK: AMD).
+ *
+ * Both are checked alike, as the same 64-bit function.
+ *
+ * ABI note: PCIOCS(n) was the __u64 form until OpenBSD's was added.  That
+ * command number is unchanged and is now called PCIOCS64(n), so programs
+ * built before keep working; PCIOCS(n) is a new number.  Source that
+ * passes a __u64 to PCIOCS(n) must use PCIOCS64(n): with PCIOCS(n) it
+ * sets only the low 32 bits (little-endian) and any high bits are lost.
+ * A kernel older than this header fails PCIOCS(n) with ENOTTY.
+ */
 #define PCTR_IOC_SET_BASE	0xe0
-#define PCIOCS(n)	_IOW(PCTR_IOC_MAGIC, PCTR_IOC_SET_BASE + (n), __u64)
+#define PCIOCS(n)	_IOW(PCTR_IOC_MAGIC, PCTR_IOC_SET_BASE + (n), unsigned int)
+#define PCIOCS64(n)	_IOW(PCTR_IOC_MAGIC, PCTR_IOC_SET_BASE + (n), __u64)
 #define PCIOCS0		PCIOCS(0)
 #define PCIOCS1		PCIOCS(1)
 #define PCIOCS2		PCIOCS(2)
@@ -331,6 +354,37 @@ struct pctr_bind {
 #define PCIOCS6		PCIOCS(6)
 #define PCIOCS7		PCIOCS(7)
 #define PCIOCSF(i)	PCIOCS(PCTR_FIXED(i))
+#define PCIOCSF64(i)	PCIOCS64(PCTR_FIXED(i))
+
+/*
+ * The other names an OpenBSD pctr(4) program uses (<machine/pctr.h>).
+ *
+ * _PATH_PCTR       the device
+ * PCTR_UM_*        unit mask bits, already shifted into the function
+ *                  (PCTR_UM_M | PCTR_UM_E | ...: MESI cache line states,
+ *                  PCTR_UM_A any initiator), as OpenBSD/amd64 has them
+ * PCTR_INTEL_NUM,  how many general counters a program may address on
+ * PCTR_AMD_NUM     each vendor's CPUs: here PCTR_MAX_GENERAL, an upper
+ *                  bound.  How many this CPU has is pi_ngeneral
+ *                  (PCIOCINFO); PCIOCS<n> past it fails with EINVAL and
+ *                  PCIOCRD reads such slots as zero.
+ *
+ * PCTR_U, PCTR_K, PCTR_E, PCTR_EN, PCTR_I, PCTR_UM_SHIFT, PCTR_CM_SHIFT,
+ * PCIOCRD and struct pctrst (pctr_fn, pctr_tsc, pctr_hwc, pctr_idl) are
+ * the ones above.  Unlike OpenBSD, pctr_fn is __u64, PCTR_NUM is 32 and
+ * every counter needs its own PCTR_EN.
+ */
+#ifndef _PATH_PCTR
+#define _PATH_PCTR		"/dev/pctr"
+#endif
+#define PCTR_UM_I		(0x01 << PCTR_UM_SHIFT)	/* invalid lines */
+#define PCTR_UM_S		(0x02 << PCTR_UM_SHIFT)	/* shared lines */
+#define PCTR_UM_E		(0x04 << PCTR_UM_SHIFT)	/* exclusive lines */
+#define PCTR_UM_M		(0x08 << PCTR_UM_SHIFT)	/* modified lines */
+#define PCTR_UM_MESI		(PCTR_UM_M | PCTR_UM_E | PCTR_UM_S | PCTR_UM_I)
+#define PCTR_UM_A		(0x20 << PCTR_UM_SHIFT)	/* any initiator */
+#define PCTR_INTEL_NUM		PCTR_MAX_GENERAL
+#define PCTR_AMD_NUM		PCTR_MAX_GENERAL
 
 /* Sun perfmon's names for the raw control register calls. */
 #define PCTR_GETPCR	PCIOCGETPCR

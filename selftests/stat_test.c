@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pctr stat (tools/stat.c) on the simulated PMU: what it prints, field
+ * by field, in each format; that the counts are the command's; that the
+ * command's exit status comes back; that bad events are refused with
+ * exit status 2 before the command runs; and that an unprivileged user
+ * counts user mode, and only that.  Runs the pctr beside the selftests
+ * (../tools/pctr).  Root: the module is reloaded with pmu=sim.
+ */
+#include "pctr_test.h"
+
+#include <sys/stat.h>
+
+RELOAD_FIXTURE(sim, "pmu=sim sim_div=1000");
+
+#define USER_UID	1000
+
+/* A busy command of a few hundred milliseconds under TCG. */
+#define BUSY	"sh -c 'i=0; while [ $i -lt 6000 ]; do i=$((i+1)); done'"
+
+static char pctr_bin[4096];
+
+static const char *pctr_path(void)
+{
+	char *slash;
+	ssize_t n;
+
+	if (pctr_bin[0])
+		return pctr_bin;
+	n = readlink("/proc/self/exe", pctr_bin, sizeof(pctr_bin) - 32);
+	if (n < 0)
+		return "pctr";
+	pctr_bin[n] = '\0';
+	slash = strrchr(pctr_bin, '/');
+	if (slash)
+		*slash = '\0';
+	strcat(pctr_bin, "/../tools/pctr");
+	return pctr_bin;
+}
+
+/*
+ * Run "pctr ARGS" through sh as @uid (0: as we are), its standard output
+ * in @out; its exit status, or -1.
+ */
+static int run(uid_t uid, const char *args, char *out, size_t len)
+{
+	char cmd[8192];
+	size_t got = 0;
+	int p[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(cmd, sizeof(cmd), "%s %s", pctr_path(), args);
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		if (uid && (setgid(uid) || setuid(uid)))
+			_exit(99);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(98);
+	}
+	close(p[1]);
+	while (got + 1 < len && (n = read(p[0], out + got, len - 1 - got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(p[0]);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The -x line whose second field is @name: its fields, or 0. */
+static int csv_line(const char *out, const char *name, char f[4][64])
+{
+	const char *l = out, *e;
+	char line[256];
+	size_t len;
+
+	for (; *l; l = *e ? e + 1 : e) {
+		e = strchr(l, '\n');
+		if (!e)
+			e = l + strlen(l);
+		len = e - l < (long)sizeof(line) - 1 ? e - l : sizeof(line) - 1;
+		memcpy(line, l, len);
+		line[len] = '\0';
+		memset(f, 0, 4 * 64);
+		if (sscanf(line, "%63[^,],%63[^,],%63[^,],%63[^\n]", f[0], f[1],
+			   f[2], f[3]) >= 2 && !strcmp(f[1], name))
+			return 1;
+		if (sscanf(line, "%63[^,],%63[^,],,", f[0], f[1]) == 2 &&
+		    !strcmp(f[1], name))
+			return 1;
+	}
+	return 0;
+}
+
+/* -x: one line per counter (count, event, slot, function), then times. */
+TEST_F(sim, csv_fields_are_the_commands_counts)
+{
+	unsigned long long ticks, div;
+	double el, usr, sys, counted;
+	char out[8192], f[4][64];
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run(0, "stat -x, -- " BUSY " 2>&1", out, sizeof(out)))
+		TH_LOG("%s", out);
+	ASSERT_TRUE(csv_line(out, "sim_ticks:u", f)) TH_LOG("%s", out);
+	EXPECT_STREQ("pmc0", f[2]);
+	EXPECT_STREQ("0x410001", f[3]);
+	ticks = strtoull(f[0], NULL, 10);
+	ASSERT_TRUE(csv_line(out, "sim_ticks_div:u", f)) TH_LOG("%s", out);
+	EXPECT_STREQ("pmc1", f[2]);
+	EXPECT_STREQ("0x410002", f[3]);
+	div = strtoull(f[0], NULL, 10);
+	ASSERT_TRUE(csv_line(out, "seconds-elapsed", f)) TH_LOG("%s", out);
+	el = strtod(f[0], NULL);
+	ASSERT_TRUE(csv_line(out, "seconds-user", f)) TH_LOG("%s", out);
+	usr = strtod(f[0], NULL);
+	ASSERT_TRUE(csv_line(out, "seconds-sys", f)) TH_LOG("%s", out);
+	sys = strtod(f[0], NULL);
+	EXPECT_EQ(NULL, strstr(out, ",ipc,"));	/* no instructions here */
+
+	/* One sim_ticks_div per 1000 sim_ticks, within a few per stint. */
+	EXPECT_LT(0, div);
+	EXPECT_LE(ticks / 1000, div + div / 100 + 20) TH_LOG("%s", out);
+	EXPECT_GE(ticks / 1000 + div / 100 + 20, div) TH_LOG("%s", out);
+	/*
+	 * sim_ticks counts the TSC while the command's thread runs: no more
+	 * than the time it ran between start and end, and (a busy loop)
+	 * about its CPU time.
+	 */
+	counted = ticks / (self->m.khz * 1e3);
+	TH_LOG("counted %.3f s, elapsed %.3f s, cpu %.3f s", counted, el,
+	       usr + sys);
+	EXPECT_LT(0.05, counted);
+	EXPECT_GE(el * 1.02 + 0.001, counted);
+	EXPECT_GE((usr + sys) * 1.2 + 0.05, counted);
+	EXPECT_LE((usr + sys) * 0.5 - 0.05, counted);
+}
+
+/* --json: one object with the command, its status and the counters. */
+TEST_F(sim, json_fields)
+{
+	unsigned long long n = 0;
+	char out[8192], *c;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run(0, "stat --json -e sim_ticks_div,0x01 -- true 2>&1",
+			 out, sizeof(out)));
+	EXPECT_EQ('{', out[0]) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"command\": [\"true\"]")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"exit_status\": 0,"));
+	EXPECT_NE(NULL, strstr(out, "\"scope\": \"main-thread\""));
+	EXPECT_NE(NULL, strstr(out, "\"backend\": \"sim\""));
+	EXPECT_NE(NULL, strstr(out, "\"late_start\": false"));
+	c = strstr(out, "{\"event\": \"sim_ticks_div:u\", \"slot\": \"pmc0\", \"function\": \"0x410002\", \"count\": ");
+	ASSERT_NE(NULL, c) TH_LOG("%s", out);
+	c = strstr(out, "{\"event\": \"0x01:u\", \"slot\": \"pmc1\", \"function\": \"0x410001\", \"count\": ");
+	ASSERT_NE(NULL, c) TH_LOG("%s", out);
+	EXPECT_EQ(1, sscanf(strstr(c, "\"count\": "), "\"count\": %llu", &n));
+	EXPECT_LT(0, n);
+	EXPECT_NE(NULL, strstr(out, "\"seconds_elapsed\": "));
+	EXPECT_NE(NULL, strstr(out, "\"seconds_user\": "));
+	EXPECT_NE(NULL, strstr(out, "\"seconds_sys\": "));
+	EXPECT_EQ(NULL, strstr(out, "\"ipc\""));
+	EXPECT_NE(NULL, strstr(out, "}\n"));
+}
+
+/*
+ * The default output: the backend's default events and the times, on
+ * stderr (or -o FILE); the command's standard output untouched.
+ */
+TEST_F(sim, human_output_and_stdout_untouched)
+{
+	char out[8192], dir[] = "/tmp/stat_test.XXXXXX", file[64], buf[4096];
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run(0, "stat -- echo hello 2>/dev/null", out,
+			 sizeof(out)));
+	EXPECT_STREQ("hello\n", out);
+	ASSERT_EQ(0, run(0, "stat -- echo hello 2>&1 >/dev/null", out,
+			 sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, " Counter stats for 'echo hello' (pid "))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "main thread only; sim backend"));
+	EXPECT_NE(NULL, strstr(out, "      sim_ticks:u\n"));
+	EXPECT_NE(NULL, strstr(out, "      sim_ticks_div:u\n"));
+	EXPECT_NE(NULL, strstr(out, " seconds time elapsed\n"));
+	EXPECT_NE(NULL, strstr(out, " seconds user\n"));
+	EXPECT_NE(NULL, strstr(out, " seconds sys\n"));
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/out", dir);
+	snprintf(buf, sizeof(buf), "stat -x ';' -o %s -- true 2>&1", file);
+	ASSERT_EQ(0, run(0, buf, out, sizeof(out)));
+	EXPECT_STREQ("", out);
+	ASSERT_EQ(0, read_text(file, buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, ";sim_ticks:u;pmc0;0x410001\n")) TH_LOG("%s", buf);
+	unlink(file);
+	rmdir(dir);
+}
+
+/* The command's exit status, 128 + N for signal N, 127 if not found. */
+TEST_F(sim, exit_status_passes_through)
+{
+	char out[8192];
+
+	RETURN_IF_SKIPPED();
+	EXPECT_EQ(3, run(0, "stat -- sh -c 'exit 3' 2>/dev/null", out,
+			 sizeof(out)));
+	EXPECT_EQ(0, run(0, "stat -- true 2>/dev/null", out, sizeof(out)));
+	EXPECT_EQ(128 + SIGUSR1,
+		  run(0, "stat -- sh -c 'kill -USR1 $$' 2>/dev/null", out,
+		      sizeof(out)));
+	EXPECT_EQ(127, run(0, "stat -- /nonexistent/cmd 2>&1", out,
+			   sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "/nonexistent/cmd: No such file"));
+}
+
+/* Bad events: exit 2 and a message saying what is wrong, nothing run. */
+TEST_F(sim, bad_events_exit_2_before_the_command)
+{
+	static const struct {
+		const char *args, *msg;
+	} bad[] = {
+		{ "-e sim_tick", "unknown event 'sim_tick': did you mean 'sim_ticks'?" },
+		{ "-e no_such_event_at_all", "unknown event 'no_such_event_at_all'" },
+		{ "-e sim_ticks:x", "unknown mode ':x'" },
+		{ "-e 0x410001", "the mode comes from :u or :k" },
+		{ "-e 0xzz", "is not a hex number" },
+		{ "-e 0x0101", "does not accept it" },	/* sim: no unit mask */
+		{ "-e instructions", "the sim backend does not count it" },
+		{ "-e sim_ticks,sim_ticks,sim_ticks,sim_ticks,sim_ticks",
+		  "no free counter for 'sim_ticks'" },
+		{ "-x, --json", "exclude each other" },
+		{ "-q", "unknown option" },
+		{ "", "no command to run" },
+	};
+	char out[8192], args[512];
+	struct stat sb;
+	unsigned int i;
+
+	RETURN_IF_SKIPPED();
+	unlink("/tmp/stat_test.ran");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), "stat %s %s 2>&1", bad[i].args,
+			 *bad[i].args ? "-- touch /tmp/stat_test.ran" : "");
+		EXPECT_EQ(2, run(0, args, out, sizeof(out))) TH_LOG("%s", args);
+		EXPECT_NE(NULL, strstr(out, bad[i].msg))
+			TH_LOG("%s: %s", args, out);
+		EXPECT_NE(0, stat("/tmp/stat_test.ran", &sb)) TH_LOG("%s", args);
+	}
+}
+
+/* An unprivileged user counts user mode; kernel mode is refused. */
+TEST_F(sim, unprivileged_user)
+{
+	char out[8192], f[4][64];
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run(USER_UID, "stat -x, -e sim_ticks -- " BUSY " 2>&1",
+			 out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_TRUE(csv_line(out, "sim_ticks:u", f)) TH_LOG("%s", out);
+	EXPECT_LT(0, strtoull(f[0], NULL, 10));
+	EXPECT_EQ(1, run(USER_UID, "stat -e sim_ticks:k -- true 2>&1", out,
+			 sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "counting kernel mode needs CAP_PERFMON"))
+		TH_LOG("%s", out);
+}
+
+TEST_HARNESS_MAIN
