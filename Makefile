@@ -220,7 +220,8 @@ $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/li
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ $< $(B)/lib/libpctr.a
 
-$(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test: $(B)/selftests/%: \
+$(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test \
+$(B)/selftests/pctx_test: $(B)/selftests/%: \
 			 selftests/%.c selftests/pctr_test.h \
 			 $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS) \
 			 uapi/linux/pctr.h
