@@ -48,7 +48,7 @@
 static const struct cpc_binding cpc_pctx_binding;
 
 /* pctx_release(): what is bound through @pctx ends with it. */
-void cpc_pctx_release_(pctx_t *pctx)
+static void cpc_pctx_release(pctx_t *pctx)
 {
 	while (pctx->sets)
 		cpc_set_unbind_(pctx->sets);	/* unlinks it */
@@ -236,6 +236,7 @@ static void cpc_pctx_take(cpc_set_t *set, pctx_t *pctx, pctr_t *p,
 	set->pctx = pctx;
 	set->pctx_next = pctx->sets;
 	pctx->sets = set;
+	pctx->unbind_sets = cpc_pctx_release;
 	set->tick = 0;
 	if (cpc_run_ns(pctx->pid, tid, &set->run0))
 		set->run0 = 0;

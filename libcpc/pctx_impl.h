@@ -3,9 +3,12 @@
  * libpctx internals: the handle, the threads of the controlled process,
  * and what libcpc's cpc_bind_pctx() (pctx.c) asks of them.
  *
+ *   pctx.c         (libcpc) cpc_bind_pctx and its binding ops
  *   pctx_run.c     the event loop: callbacks, ticks
  *   pctx_proc.c    create, capture, release; ptrace control of threads
- *   pctx.c         (libcpc) cpc_bind_pctx and its binding ops
+ *
+ * each calling only the ones below it (pctx_release() unbinds libcpc's
+ * sets through the unbind_sets pointer pctx.c leaves in the handle).
  *
  * Only the thread that runs pctx_run() traces the process (ptrace
  * requests come from the tracer thread): the callbacks run in it, and
@@ -66,7 +69,8 @@ struct __pctx {
 	pid_t		*helpers;	/* controllers forked for -f */
 	unsigned int	nhelpers;
 	struct __cpc_set *sets;		/* bound through it (libcpc) */
-	struct __cpc	*cpc;		/* the last handle that bound one */
+	/* libcpc's, set at its first bind: unbind those sets. */
+	void		(*unbind_sets)(pctx_t *pctx);
 };
 
 void pctx_error_(pctx_t *pctx, const char *fn, int err, const char *fmt, ...)
@@ -81,7 +85,7 @@ void pctx_status_(pctx_t *pctx, struct pctx_thread *t, int status);
 int pctx_resume_(pctx_t *pctx, struct pctx_thread *t);
 int pctx_wait_(pctx_t *pctx, struct pctx_thread *t, int *status);
 int pctx_kick_(pctx_t *pctx, struct pctx_thread *t,
-	       const volatile int *done);
+	       const int *done);
 int pctx_halt_(pctx_t *pctx, struct pctx_thread *t);
 void pctx_detach_all_(pctx_t *pctx);
 void pctx_reap_(pctx_t *pctx);
@@ -90,7 +94,5 @@ void pctx_reap_helpers_(pctx_t *pctx, int block);
 /* pctx_run.c: pctx_terminate() for every pctx_run() running. */
 void pctx_terminate_running_(void);
 
-/* pctx.c (libcpc): the sets bound through @pctx end with it. */
-void cpc_pctx_release_(pctx_t *pctx);
 
 #endif /* _LIBPCTX_IMPL_H */

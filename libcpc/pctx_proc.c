@@ -194,7 +194,7 @@ int pctx_resume_(pctx_t *pctx, struct pctx_thread *t)
  * thread exits (or is exiting), EAGAIN if job control holds it, EPERM
  * if the caller is not the tracer thread.
  */
-int pctx_kick_(pctx_t *pctx, struct pctx_thread *t, const volatile int *done)
+int pctx_kick_(pctx_t *pctx, struct pctx_thread *t, const int *done)
 {
 	const struct timespec nap = { 0, 200000 };
 	int status, i, step;
@@ -690,7 +690,8 @@ void pctx_release(pctx_t *pctx)
 {
 	if (!pctx)
 		return;
-	cpc_pctx_release_(pctx);
+	if (pctx->unbind_sets)
+		pctx->unbind_sets(pctx);
 	if (pctx->traced && pctx->created) {
 		kill(pctx->pid, SIGKILL);
 		pctx_reap_(pctx);
