@@ -316,6 +316,22 @@ static int pctx_seize(pctx_t *pctx, pid_t tid)
 	return 0;
 }
 
+/* Take a thread out of a group-stop into an ordinary stop. */
+static void pctx_unfreeze(pctx_t *pctx, struct pctx_thread *t)
+{
+	int status, n;
+
+	for (n = 0; n < 10 && t->state == PCTX_T_STOPPED && t->groupstop; n++) {
+		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0 ||
+		    ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+			return;
+		t->state = PCTX_T_RUNNING;
+		if (pctx_wait_(pctx, t, &status) < 0)
+			return;
+		pctx_status_(pctx, t, status);
+	}
+}
+
 /*
  * Take control of the process: pctx_create's has been since its exec,
  * a captured one is seized thread by thread (its main thread first, LWP
@@ -360,9 +376,17 @@ int pctx_attach_(pctx_t *pctx)
 		}
 		closedir(dir);
 	} while (found);
-	/* Stopped by job control before: it runs under us now. */
-	if (stopped)
+	/*
+	 * Stopped by job control before (as the child a fork callback is
+	 * given is): it runs under us now.  Each thread leaves its
+	 * group-stop and stops again for the SIGCONT, passed on when it is
+	 * resumed.
+	 */
+	if (stopped) {
 		kill(pctx->pid, SIGCONT);
+		for (i = 0; i < pctx->nthreads; i++)
+			pctx_unfreeze(pctx, &pctx->threads[i]);
+	}
 	return 0;
 fail:
 	if (errno == EPERM)

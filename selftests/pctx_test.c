@@ -113,6 +113,7 @@ enum { EV_INIT = 1, EV_FINI, EV_CREATE, EV_LWPEXIT, EV_EXEC, EV_EXIT,
 
 struct entry {
 	int		ev;
+	pid_t		pid;
 	int		lwp;
 	int		arg;		/* exit status, fork child pid */
 	uint64_t	val;		/* the sample, where one is taken */
@@ -136,13 +137,20 @@ static cpc_set_t *sets[MAXLWP][2];
 static cpc_buf_t *bufs[MAXLWP];
 static int cur[MAXLWP];
 static int rotate;		/* rotate two sets at each tick */
+static int follow;		/* the fork callback runs the child */
 static pid_t target;		/* as init_lwp was told */
 static uint64_t khz;
 
-static void note(int ev, int lwp, int arg, uint64_t val, uint64_t tick)
+/* The controller a fork callback runs in writes here too. */
+static void note(int ev, pid_t pid, int lwp, int arg, uint64_t val,
+		 uint64_t tick)
 {
-	if (rec->n < MAXLOG)
-		rec->e[rec->n++] = (struct entry){ ev, lwp, arg, val, tick };
+	int i = __atomic_fetch_add(&rec->n, 1, __ATOMIC_SEQ_CST);
+
+	if (i < MAXLOG)
+		rec->e[i] = (struct entry){ ev, pid, lwp, arg, val, tick };
+	else
+		rec->n = MAXLOG;
 }
 
 static void fail(const char *what, int lwp)
@@ -185,7 +193,7 @@ static int c_init(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 	cur[lwp] = 0;
 	if (cpc_bind_pctx(cpc, pctx, lwp, sets[lwp][0], 0))
 		return fail("init: bind", lwp), -1;
-	note(EV_INIT, lwp, 0, 0, 0);
+	note(EV_INIT, pid, lwp, 0, 0, 0);
 	return 0;
 }
 
@@ -197,32 +205,32 @@ static int c_fini(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 		return fail("fini: sample", lwp), -1;
 	if (cpc_unbind(cpc, sets[lwp][cur[lwp]]))
 		return fail("fini: unbind", lwp), -1;
-	note(EV_FINI, lwp, 0, v, t);
+	note(EV_FINI, pid, lwp, 0, v, t);
 	return 0;
 }
 
 static int c_create(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 {
-	note(EV_CREATE, lwp, 0, 0, 0);
+	note(EV_CREATE, pid, lwp, 0, 0, 0);
 	return 0;
 }
 
 static int c_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 {
-	note(EV_LWPEXIT, lwp, 0, 0, 0);
+	note(EV_LWPEXIT, pid, lwp, 0, 0, 0);
 	return 0;
 }
 
 static int c_exec(pctx_t *pctx, pid_t pid, id_t lwp, char *cmd, void *arg)
 {
 	snprintf(rec->cmd, sizeof(rec->cmd), "%s", cmd);
-	note(EV_EXEC, lwp, 0, 0, 0);
+	note(EV_EXEC, pid, lwp, 0, 0, 0);
 	return 0;
 }
 
 static void c_exit(pctx_t *pctx, pid_t pid, id_t lwp, int status, void *arg)
 {
-	note(EV_EXIT, lwp, status, 0, 0);
+	note(EV_EXIT, pid, lwp, status, 0, 0);
 }
 
 /* In a new controller: record, and let the child go on. */
@@ -230,7 +238,17 @@ static void c_fork(pctx_t *pctx, pid_t pid, id_t child, pid_t lwp, void *arg)
 {
 	rec->fork_parent = pid;
 	rec->fork_lwp = lwp;
-	note(EV_FORK, lwp, (int)child, 0, 0);
+	note(EV_FORK, pid, lwp, (int)child, 0, 0);
+	if (!follow)
+		return;
+	/* cputrack -f: count the child too, with sets of this process. */
+	memset(sets, 0, sizeof(sets));
+	memset(bufs, 0, sizeof(bufs));
+	if (pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, c_init,
+			    PCTX_FINI_LWP_EVENT, c_fini,
+			    PCTX_SYSC_EXIT_EVENT, c_exit, PCTX_NULL_EVENT) ||
+	    pctx_run(pctx, 0, 0, NULL))
+		fail("fork: pctx_run", lwp);
 }
 
 static int c_tick(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
@@ -240,7 +258,7 @@ static int c_tick(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 
 	if (sample(lwp, &v, &t))
 		return fail("tick: sample", lwp), -1;
-	note(EV_TICK, lwp, cur[lwp], v, t);
+	note(EV_TICK, pid, lwp, cur[lwp], v, t);
 	if (!rotate)
 		return 0;
 	/* cputrack's rotation: bind the next set, the old one goes. */
@@ -317,6 +335,7 @@ FIXTURE_SETUP(libpctx)
 	memset(sets, 0, sizeof(sets));
 	memset(bufs, 0, sizeof(bufs));
 	rotate = 0;
+	follow = 0;
 	cpc = cpc_open(CPC_VER_CURRENT);
 	ASSERT_NE(NULL, cpc);
 	cpc_seterrhndlr(cpc, cpc_errfn);
@@ -356,8 +375,8 @@ static void dump(struct __test_metadata *_metadata)
 	int i;
 
 	for (i = 0; i < rec->n; i++)
-		TH_LOG("%3d: ev %d lwp %d arg %d val %llu tick %llu", i,
-		       rec->e[i].ev, rec->e[i].lwp, rec->e[i].arg,
+		TH_LOG("%3d: ev %d pid %d lwp %d arg %d val %llu tick %llu", i,
+		       rec->e[i].ev, rec->e[i].pid, rec->e[i].lwp, rec->e[i].arg,
 		       (unsigned long long)rec->e[i].val,
 		       (unsigned long long)rec->e[i].tick);
 }
@@ -443,6 +462,50 @@ TEST_F_TIMEOUT(libpctx, callbacks, 120)
 	pid = rec->fork_parent;
 	EXPECT_EQ(target, pid);
 	EXPECT_EQ(-1, kill(pid, 0));
+	if (!_metadata->passed)
+		dump(_metadata);
+}
+
+/* cputrack -f: the fork callback runs the child under pctx_run too. */
+TEST_F_TIMEOUT(libpctx, follow_fork, 120)
+{
+	pid_t child;
+	pctx_t *pctx;
+	int i, init = -1, fini = -1, ex = -1;
+
+	follow = 1;
+	pctx = start("full");
+	ASSERT_NE(NULL, pctx) TH_LOG("%s: %s", last_fn, last_msg);
+	ASSERT_EQ(0, set_all_events(pctx));
+	EXPECT_EQ(0, pctx_run(pctx, 0, 0, NULL));
+	pctx_release(pctx);
+	ASSERT_EQ(0, rec->errors) TH_LOG("%s", rec->why);
+	i = find(0, EV_FORK, 0);
+	ASSERT_LE(0, i);
+	child = rec->e[i].arg;
+	for (i = 0; i < rec->n; i++) {
+		if (rec->e[i].pid != child)
+			continue;
+		if (rec->e[i].ev == EV_INIT && init < 0)
+			init = i;
+		else if (rec->e[i].ev == EV_FINI && fini < 0)
+			fini = i;
+		else if (rec->e[i].ev == EV_EXIT && ex < 0)
+			ex = i;
+	}
+	/* The child (it spun 10 ms) counted from init_lwp to its exit. */
+	ASSERT_LE(0, init);
+	ASSERT_LT(init, fini);
+	ASSERT_LT(fini, ex);
+	EXPECT_EQ(1, rec->e[init].lwp);
+	EXPECT_LE(5 * khz, rec->e[fini].val);
+	EXPECT_EQ(0, rec->e[ex].arg);
+	/* And the parent went on to its exec and exit 7. */
+	i = find(0, EV_EXIT, 0);
+	while (i >= 0 && rec->e[i].pid == child)
+		i = find(i + 1, EV_EXIT, 0);
+	ASSERT_LE(0, i);
+	EXPECT_EQ(7, rec->e[i].arg);
 	if (!_metadata->passed)
 		dump(_metadata);
 }
