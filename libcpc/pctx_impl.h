@@ -43,6 +43,7 @@ struct pctx_thread {
 	int		inited;		/* init_lwp called, fini_lwp not yet */
 	int		pending;	/* an event or exit to dispatch: */
 	int		pstatus;	/* its wait status */
+	unsigned long	pmsg;		/* and PTRACE_GETEVENTMSG's */
 };
 
 struct __pctx {

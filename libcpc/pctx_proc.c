@@ -145,6 +145,9 @@ void pctx_status_(pctx_t *pctx, struct pctx_thread *t, int status)
 	} else {
 		if (ev == PTRACE_EVENT_EXIT)
 			t->state = PCTX_T_EXITING;
+		/* Its message now: a later stop would replace it. */
+		t->pmsg = 0;
+		ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &t->pmsg);
 		t->pending = 1;
 		t->pstatus = status;
 	}
@@ -353,7 +356,7 @@ int pctx_attach_(pctx_t *pctx)
 				       0, (void *)pctx_options(pctx));
 		return 0;
 	}
-	stopped = pctx_proc_state(pctx->pid) == 'T';
+	stopped = 0;
 	if (pctx_seize(pctx, pctx->pid) < 0 || !pctx_thread_(pctx, pctx->pid))
 		goto fail;
 	pctx->traced = 1;
@@ -377,11 +380,17 @@ int pctx_attach_(pctx_t *pctx)
 		closedir(dir);
 	} while (found);
 	/*
-	 * Stopped by job control before (as the child a fork callback is
-	 * given is): it runs under us now.  Each thread leaves its
-	 * group-stop and stops again for the SIGCONT, passed on when it is
-	 * resumed.
+	 * Stopped by job control, or about to be (as the child a fork
+	 * callback is given is): it runs under us now.  A SIGSTOP on its
+	 * way is dropped; a thread in a group-stop leaves it and stops
+	 * again for the SIGCONT, passed on when it is resumed.
 	 */
+	for (i = 0; i < pctx->nthreads; i++) {
+		if (pctx->threads[i].sig == SIGSTOP)
+			pctx->threads[i].sig = 0;
+		if (pctx->threads[i].groupstop)
+			stopped = 1;
+	}
 	if (stopped) {
 		kill(pctx->pid, SIGCONT);
 		for (i = 0; i < pctx->nthreads; i++)

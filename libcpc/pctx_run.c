@@ -299,7 +299,18 @@ static void pctx_on_fork(pctx_t *pctx, struct pctx_thread *parent,
 
 	if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status))
 		return;
-	/* Stopped by job control once we let go, until its new owner. */
+	/*
+	 * Stopped by job control once we let go, until its new owner
+	 * takes it.  A signal given to PTRACE_DETACH is delivered only
+	 * from a signal-delivery-stop: make one with a SIGSTOP first.
+	 */
+	syscall(SYS_tgkill, child, child, SIGSTOP);
+	while (ptrace(PTRACE_CONT, child, 0, 0) == 0 &&
+	       waitpid(child, &status, __WALL) == child &&
+	       WIFSTOPPED(status) &&
+	       !((unsigned int)status >> 16 == 0 &&
+		 WSTOPSIG(status) == SIGSTOP))
+		;
 	ptrace(PTRACE_DETACH, child, 0, (void *)(long)SIGSTOP);
 	fflush(NULL);
 	h = fork();
@@ -334,7 +345,7 @@ static void pctx_on_fork(pctx_t *pctx, struct pctx_thread *parent,
 static int pctx_dispatch(pctx_t *pctx, struct pctx_thread *t)
 {
 	int status = t->pstatus, ev;
-	unsigned long msg = 0;
+	unsigned long msg;
 
 	t->pending = 0;
 	if (t->lwpid <= 0)
@@ -349,7 +360,7 @@ static int pctx_dispatch(pctx_t *pctx, struct pctx_thread *t)
 		return 1;
 	}
 	ev = (unsigned int)status >> 16;
-	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
+	msg = t->pmsg;
 	switch (ev) {
 	case PTRACE_EVENT_EXIT:
 		if (pctx_group_exit(pctx, t, msg)) {
@@ -366,10 +377,12 @@ static int pctx_dispatch(pctx_t *pctx, struct pctx_thread *t)
 			return -1;
 		return 0;
 	case PTRACE_EVENT_CLONE:
+		if ((pid_t)msg <= 0)
+			return 0;
 		return pctx_on_clone(pctx, t, (pid_t)msg);
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
-		if (pctx->fork)
+		if (pctx->fork && (pid_t)msg > 0)
 			pctx_on_fork(pctx, t, (pid_t)msg);
 		return 0;
 	case PTRACE_EVENT_EXEC:
@@ -378,19 +391,27 @@ static int pctx_dispatch(pctx_t *pctx, struct pctx_thread *t)
 	return 0;
 }
 
-/* Every pending event, in LWP order.  As pctx_dispatch(). */
+/*
+ * Every pending event, in LWP order, until none is left: a callback's
+ * bind lets a thread run one instruction at a tick (pctx_kick_), which
+ * may be a system call that reports one.  As pctx_dispatch().
+ */
 static int pctx_dispatch_all(pctx_t *pctx)
 {
 	unsigned int i;
-	int ret;
+	int ret, again;
 
-	for (i = 0; i < pctx->nthreads; i++) {
-		if (!pctx->threads[i].pending)
-			continue;
-		ret = pctx_dispatch(pctx, &pctx->threads[i]);
-		if (ret)
-			return ret;
-	}
+	do {
+		again = 0;
+		for (i = 0; i < pctx->nthreads; i++) {
+			if (!pctx->threads[i].pending)
+				continue;
+			again = 1;
+			ret = pctx_dispatch(pctx, &pctx->threads[i]);
+			if (ret)
+				return ret;
+		}
+	} while (again);
 	return 0;
 }
 
@@ -487,6 +508,11 @@ int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 				continue;
 			if (tick(pctx, pctx->pid, t->lwpid, pctx->arg))
 				running = -1;
+		}
+		if (running == 1) {
+			ret = pctx_dispatch_all(pctx);
+			if (ret)
+				running = ret > 0 ? 0 : -1;
 		}
 		if (running == 1 && --nsamples == 0)
 			running = 0;
