@@ -231,7 +231,24 @@ int pctx_kick_(pctx_t *pctx, struct pctx_thread *t, const int *done)
 			return errno = ESRCH, -1;
 		t->sig = 0;
 		t->state = PCTX_T_RUNNING;
-		if (pctx_wait_(pctx, t, &status) < 0)
+		/*
+		 * A thread that was stopped in a blocking system call goes
+		 * back into it and does not come to the single step's trap:
+		 * once the work has run (or after 20 ms), interrupt it.
+		 */
+		for (i = 0; step && i < 100; i++) {
+			if (waitpid(t->tid, &status, __WALL | WNOHANG) ==
+			    t->tid)
+				break;
+			if (done && __atomic_load_n(done, __ATOMIC_ACQUIRE) &&
+			    i >= 5)
+				i = 100;
+			else
+				nanosleep(&nap, NULL);
+		}
+		if (step && i >= 100)
+			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+		if ((!step || i >= 100) && pctx_wait_(pctx, t, &status) < 0)
 			return errno = ESRCH, -1;
 		pctx_status_(pctx, t, status);
 		/* The single step's own trap. */
