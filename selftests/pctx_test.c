@@ -410,6 +410,8 @@ TEST_F_TIMEOUT(libpctx, callbacks, 120)
 	pctx_release(pctx);
 	ASSERT_EQ(0, rec->errors) TH_LOG("%s", rec->why);
 
+	if (count(EV_CREATE, 0) != 2 || find(0, EV_FORK, 0) < 0)
+		dump(_metadata);
 	/* LWP 1 first, bound and counting from the start. */
 	ASSERT_LE(1, rec->n);
 	EXPECT_EQ(EV_INIT, rec->e[0].ev);
