@@ -562,11 +562,34 @@ TEST_F_TIMEOUT(libpctx, rotation, 120)
 	EXPECT_EQ(EV_EXIT, rec->e[rec->n - 1].ev);
 }
 
+/* Has @pid exec'd with PCTX_TARGET set (setenv() alone shows nothing)? */
+static int execd(pid_t pid)
+{
+	char path[64], buf[4096];
+	ssize_t n, i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return 0;
+	buf[n] = '\0';
+	for (i = 0; i < n; i += strlen(buf + i) + 1) {
+		if (!strncmp(buf + i, "PCTX_TARGET=", 12))
+			return 1;
+	}
+	return 0;
+}
+
 /* -p pid: pctx_capture, attached by pctx_run, let go by pctx_release. */
 TEST_F_TIMEOUT(libpctx, capture, 60)
 {
 	pctx_t *pctx;
-	int status;
+	int status, i;
 	pid_t kid;
 
 	kid = fork();
@@ -576,7 +599,10 @@ TEST_F_TIMEOUT(libpctx, capture, 60)
 		execl("/proc/self/exe", "pctx_test", NULL);
 		_exit(1);
 	}
-	usleep(100000);
+	/* Once it has exec'd: its environment then has PCTX_TARGET. */
+	for (i = 0; i < 1000 && !execd(kid); i++)
+		usleep(10000);
+	ASSERT_TRUE(execd(kid));
 	pctx = pctx_capture(kid, NULL, 0, pctx_errfn);
 	ASSERT_NE(NULL, pctx);
 	ASSERT_EQ(0, pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, c_init,
