@@ -40,6 +40,7 @@ struct pctx_thread {
 	int		sig;		/* to pass on at the next resume */
 	int		groupstop;	/* stopped by job control */
 	int		outside;	/* at an event stop, outside get_signal */
+	int		stepped;	/* single-stepped: its trap may come */
 	int		inited;		/* init_lwp called, fini_lwp not yet */
 	int		pending;	/* an event or exit to dispatch: */
 	int		pstatus;	/* its wait status */

@@ -139,6 +139,21 @@ void pctx_status_(pctx_t *pctx, struct pctx_thread *t, int status)
 	if (ev == 0) {
 		/* A signal on its way: passed on at the next resume. */
 		t->sig = WSTOPSIG(status);
+		/*
+		 * But not the trap of our single step (pctx_kick_), which
+		 * may come after another stop: it would kill the program.
+		 */
+		if (t->sig == SIGTRAP && t->stepped) {
+			siginfo_t si;
+
+			if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 &&
+			    (si.si_code == TRAP_TRACE ||
+			     si.si_code == TRAP_BRKPT ||
+			     (si.si_code == SI_USER && !si.si_pid))) {
+				t->sig = 0;
+				t->stepped = 0;
+			}
+		}
 	} else if (ev == PTRACE_EVENT_STOP) {
 		/* Not SIGTRAP: a group-stop (job control). */
 		t->groupstop = WSTOPSIG(status) != SIGTRAP;
@@ -219,6 +234,7 @@ int pctx_kick_(pctx_t *pctx, struct pctx_thread *t, const int *done)
 			return errno = EAGAIN, -1;
 		step = !t->outside;
 		if (step) {
+			t->stepped = 1;
 			ret = ptrace(PTRACE_SINGLESTEP, t->tid, 0,
 				     (void *)(long)t->sig);
 		} else {
@@ -251,10 +267,6 @@ int pctx_kick_(pctx_t *pctx, struct pctx_thread *t, const int *done)
 		if ((!step || i >= 100) && pctx_wait_(pctx, t, &status) < 0)
 			return errno = ESRCH, -1;
 		pctx_status_(pctx, t, status);
-		/* The single step's own trap. */
-		if (step && t->state == PCTX_T_STOPPED &&
-		    !((unsigned int)status >> 16) && t->sig == SIGTRAP)
-			t->sig = 0;
 		if (!done)
 			break;
 		/* The work signals its end: wait for that a little. */
