@@ -97,7 +97,25 @@ MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
 		   cpc_walk_generic_events_all:cpc_walk_events_all \
 		   cpc_walk_generic_events_pic:cpc_walk_events_all \
 		   cpc_walk_attrs:cpc_walk_events_all \
-		   $(if $(wildcard Documentation/man/pctx_capture.3),pctx_release:pctx_capture)
+		   $(if $(wildcard Documentation/man/pctx_capture.3),pctx_release:pctx_capture) \
+		   $(LIBPCTX_MAN3_LINKS)
+
+# libpctx (issue 16): its functions are in libcpc; -lpctx links libcpc
+# too, through a linker script libpctx.so and an empty libpctx.a, so
+# that Solaris's "-lcpc -lpctx" works unchanged.
+LIBPCTX_MAN3_LINKS := pctx_create:libpctx pctx_set_events:libpctx \
+		      pctx_run:libpctx pctx_terminate:libpctx \
+		      cpc_terminate:libpctx
+LIBPCTX_LIBS	:= $(B)/lib/libpctx.so $(B)/lib/libpctx.a
+
+$(B)/lib/libpctx.so:
+	@mkdir -p $(dir $@)
+	echo 'INPUT(-lcpc)' >$@
+
+$(B)/lib/libpctx.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@
 
 .PHONY: all module userspace lib libcpc examples tools selftests run bench check soak clean install \
 	install-user uninstall modules_install help FORCE
@@ -155,7 +173,7 @@ $(B)/lib/libpctr.pc: lib/libpctr.pc.in $(B)/lib/pc.vars
 	    -e 's|@includedir@|$(call pc_rel,$(includedir))|' \
 	    -e 's|@version@|$(LIB_VERSION)|' $< >$@
 
-libcpc: $(CPC_LIBS)
+libcpc: $(CPC_LIBS) $(LIBPCTX_LIBS)
 
 # As libpctr's: one set of position-independent objects for both
 # libraries, exporting only what the headers mark CPC_API.
@@ -221,7 +239,8 @@ $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/li
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ $< $(B)/lib/libpctr.a
 
-$(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test: $(B)/selftests/%: \
+$(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test \
+$(B)/selftests/pctx_test: $(B)/selftests/%: \
 			 selftests/%.c selftests/pctr_test.h \
 			 $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS) \
 			 uapi/linux/pctr.h
@@ -298,6 +317,7 @@ install-user: lib libcpc tools
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(libdir)/libpctr.so
 	ln -sf $(notdir $(CPC_SO)) $(DESTDIR)$(libdir)/$(CPC_SONAME)
 	ln -sf $(CPC_SONAME) $(DESTDIR)$(libdir)/libcpc.so
+	install -m 644 $(LIBPCTX_LIBS) $(DESTDIR)$(libdir)/
 	install -m 644 $(B)/lib/libpctr.pc $(B)/lib/libcpc.pc $(DESTDIR)$(pkgconfigdir)/
 	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
 	install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/
@@ -313,7 +333,7 @@ uninstall:
 	      $(addprefix $(DESTDIR)$(includedir)/,$(notdir $(CPC_HDRS))) \
 	      $(addprefix $(DESTDIR)$(libdir)/,libpctr.a libpctr.so \
 		$(LIB_SONAME) $(notdir $(LIB_SO)) libcpc.a libcpc.so \
-		$(CPC_SONAME) $(notdir $(CPC_SO))) \
+		$(CPC_SONAME) $(notdir $(CPC_SO)) $(notdir $(LIBPCTX_LIBS))) \
 	      $(DESTDIR)$(pkgconfigdir)/libpctr.pc $(DESTDIR)$(pkgconfigdir)/libcpc.pc \
 	      $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \

@@ -58,8 +58,11 @@
 extern "C" {
 #endif
 
-/* Solaris types the interface uses. */
+/* Solaris types the interface uses (uint_t also in <libpctx.h>). */
+#ifndef _CPC_UINT_T
+#define _CPC_UINT_T
 typedef unsigned int uint_t;
+#endif
 typedef int64_t hrtime_t;
 typedef int processorid_t;
 
@@ -174,6 +177,7 @@ CPC_API int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
 CPC_API int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
 CPC_API int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf);
 CPC_API int cpc_enable(cpc_t *cpc);
+CPC_API void cpc_terminate(cpc_t *cpc);
 CPC_API int cpc_disable(cpc_t *cpc);
 
 CPC_API uint_t cpc_npic(cpc_t *cpc);

@@ -43,72 +43,15 @@
 #include <unistd.h>
 
 #include "impl.h"
-#include "libpctx.h"
+#include "pctx_impl.h"
 
 static const struct cpc_binding cpc_pctx_binding;
 
-struct __pctx {
-	pid_t		pid;
-	void		*arg;
-	int		verbose;
-	pctx_errfn_t	*errfn;
-	cpc_set_t	*sets;		/* bound through it */
-};
-
-static void pctx_err(pctx_errfn_t *errfn, int verbose, const char *fn,
-		     int err, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static void pctx_err(pctx_errfn_t *errfn, int verbose, const char *fn,
-		     int err, const char *fmt, ...)
+/* pctx_release(): what is bound through @pctx ends with it. */
+static void cpc_pctx_release(pctx_t *pctx)
 {
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (errfn) {
-		errfn(fn, fmt, ap);
-	} else if (verbose) {
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		fprintf(stderr, "libpctx: %s: %s\n", fn, msg);
-	}
-	va_end(ap);
-	errno = err;
-}
-
-pctx_t *pctx_capture(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
-{
-	pctx_t *pctx;
-
-	/* kill(pid, 0): EPERM still says the process exists. */
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH)) {
-		pctx_err(errfn, verbose, __func__, ESRCH, "no process %d",
-			 (int)pid);
-		return NULL;
-	}
-	if (pid == getpid()) {
-		pctx_err(errfn, verbose, __func__, EINVAL,
-			 "process %d is the caller: cpc_bind_curlwp() counts its threads",
-			 (int)pid);
-		return NULL;
-	}
-	pctx = calloc(1, sizeof(*pctx));
-	if (!pctx)
-		return NULL;
-	pctx->pid = pid;
-	pctx->arg = arg;
-	pctx->verbose = verbose;
-	pctx->errfn = errfn;
-	return pctx;
-}
-
-void pctx_release(pctx_t *pctx)
-{
-	if (!pctx)
-		return;
 	while (pctx->sets)
 		cpc_set_unbind_(pctx->sets);	/* unlinks it */
-	free(pctx);
 }
 
 /* /proc/<pid>/task/<tid>/<file> into @buf (NUL-terminated); -1 if gone. */
@@ -286,6 +229,120 @@ static int cpc_pctx_bind_err(cpc_t *cpc, int err, pid_t pid, pid_t tid)
 	return cpc_bind_err(cpc, "cpc_bind_pctx", err, NULL);
 }
 
+/* The binding is @set's, made through @pctx for thread @tid. */
+static void cpc_pctx_take(cpc_set_t *set, pctx_t *pctx, pctr_t *p,
+			  const int *slot, pid_t tid)
+{
+	set->pctx = pctx;
+	set->pctx_next = pctx->sets;
+	pctx->sets = set;
+	pctx->unbind_sets = cpc_pctx_release;
+	set->tick = 0;
+	if (cpc_run_ns(pctx->pid, tid, &set->run0))
+		set->run0 = 0;
+	cpc_set_take(set, p, slot, tid, &cpc_pctx_binding);
+}
+
+/*
+ * In a libpctx callback (pctx_run(), or after pctx_create()): the caller
+ * traces the process, and LWP @id is stopped.  Whatever set is bound to
+ * it is unbound first (a new set replaces the old one, as cputrack's
+ * rotation of sets expects), and the thread is let run up to its return
+ * to user space so that pctr ends that binding in it; then the bind's
+ * setup is queued and the thread let run again, as far as the same
+ * point, until the setup has run (pctx_kick_).  The thread runs none of
+ * its own instructions meanwhile.
+ */
+static int cpc_bind_traced(cpc_t *cpc, pctx_t *pctx, id_t id,
+			   cpc_set_t *set, const int *slot)
+{
+	struct pctx_thread *t = pctx_lwp_(pctx, id);
+	struct cpc_bind_job job = { 0 };
+	struct pctr_bind pb;
+	cpc_set_t *s, *next;
+	sigset_t all, old;
+	pthread_t th;
+	int tries, err;
+	pctr_t *p;
+
+	if (!t || t->state == PCTX_T_GONE || t->state == PCTX_T_EXITING)
+		return cpc_err(cpc, "cpc_bind_pctx", CPC_INVALID_ARGUMENT,
+			       ESRCH, "process %d has no lwp %d",
+			       (int)pctx->pid, (int)id);
+	if (t->groupstop) {
+		errno = EAGAIN;
+		goto kick_failed;
+	}
+	/* pctr ends the old binding when the new one is set up. */
+	for (s = pctx->sets; s; s = next) {
+		next = s->pctx_next;
+		if (s->tid == t->tid)
+			cpc_set_unbind_(s);
+	}
+	p = pctr_open(O_RDWR);
+	if (!p)
+		return cpc_pctx_bind_err(cpc, errno, pctx->pid, t->tid);
+	cpc_fill_bind(set, slot, &pb, PCTR_BIND_THREAD, t->tid);
+	job.fd = p->fd;
+	job.pb = &pb;
+	/*
+	 * pctr gives up (EAGAIN) if it finds the thread stopped before the
+	 * setup ran: it may, between two of our kicks.  Try again then.
+	 */
+	for (tries = 0; tries < 50; tries++) {
+		job.done = 0;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		err = pthread_create(&th, NULL, cpc_bind_job_run, &job);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (err) {
+			pctr_close(p);
+			return cpc_err(cpc, "cpc_bind_pctx",
+				       CPC_RESOURCE_UNAVAIL, EAGAIN,
+				       "no thread for the bind: %s",
+				       strerror(err));
+		}
+		err = pctx_kick_(pctx, t, &job.done);
+		if (err < 0)
+			err = errno;
+		pthread_join(th, NULL);
+		if (job.ret == 0 || job.err != EAGAIN)
+			break;
+		if (err == EPERM) {
+			pctr_close(p);
+			errno = EPERM;
+			goto kick_failed;
+		}
+		if (err)
+			break;
+	}
+	if (job.ret < 0 || err) {
+		pctr_close(p);
+		if (job.ret == 0 || err == ESRCH)
+			return cpc_err(cpc, "cpc_bind_pctx",
+				       CPC_INVALID_ARGUMENT, ESRCH,
+				       "lwp %d of process %d has exited",
+				       (int)id, (int)pctx->pid);
+		return cpc_pctx_bind_err(cpc, job.err, pctx->pid, t->tid);
+	}
+	cpc_pctx_take(set, pctx, p, slot, t->tid);
+	return 0;
+
+kick_failed:
+	if (errno == EAGAIN)
+		return cpc_err(cpc, "cpc_bind_pctx", CPC_RESOURCE_UNAVAIL,
+			       EAGAIN, "lwp %d is stopped by job control",
+			       (int)id);
+	if (errno == EPERM)
+		return cpc_err(cpc, "cpc_bind_pctx", CPC_INVALID_ARGUMENT,
+			       EINVAL,
+			       "process %d is traced by another thread: bind from the thread that runs pctx_run",
+			       (int)pctx->pid);
+	return cpc_err(cpc, "cpc_bind_pctx", CPC_INVALID_ARGUMENT, ESRCH,
+		       "lwp %d of process %d has exited", (int)id,
+		       (int)pctx->pid);
+}
+
 int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
 		  uint_t flags)
 {
@@ -306,17 +363,22 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
 	if (!pctx)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "no pctx (see pctx_capture)");
-	/*
-	 * Solaris numbers a process's LWPs from 1; Linux threads have
-	 * system-wide thread IDs.  @id is a thread ID (TID) of the target,
-	 * and 1, Solaris's first LWP, means its main thread (TID = PID).
-	 * That is never ambiguous: TID 1 is init's main thread, so only
-	 * init's threads could mean it otherwise, and for init both are
-	 * the same thread.
-	 */
 	if (id == 0 || id > INT_MAX)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, ESRCH,
 			       "no thread %u", (unsigned int)id);
+	if (pctx->traced) {
+		if (cpc_prepare(cpc, __func__, set, slot))
+			return -1;
+		return cpc_bind_traced(cpc, pctx, id, set, slot);
+	}
+	/*
+	 * Outside pctx_run(): Solaris numbers a process's LWPs from 1;
+	 * Linux threads have system-wide thread IDs.  @id is a thread ID
+	 * (TID) of the target, and 1, Solaris's first LWP, means its main
+	 * thread (TID = PID).  That is never ambiguous: TID 1 is init's
+	 * main thread, so only init's threads could mean it otherwise, and
+	 * for init both are the same thread.
+	 */
 	tid = id == 1 ? pctx->pid : (pid_t)id;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pctx->pid,
 		 (int)tid);
@@ -362,13 +424,7 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
 		return cpc_pctx_bind_err(cpc, job.err, pctx->pid, tid);
 	}
 
-	set->pctx = pctx;
-	set->pctx_next = pctx->sets;
-	pctx->sets = set;
-	set->tick = 0;
-	if (cpc_run_ns(pctx->pid, tid, &set->run0))
-		set->run0 = 0;
-	cpc_set_take(set, p, slot, tid, &cpc_pctx_binding);
+	cpc_pctx_take(set, pctx, p, slot, tid);
 	return 0;
 }
 
@@ -419,3 +475,21 @@ static const struct cpc_binding cpc_pctx_binding = {
 	.sample		= cpc_pctx_sample,
 	.unbind		= cpc_pctx_unbind,
 };
+
+/*
+ * Solaris's: end every pctx_run() of this process at its next look
+ * (pctx_terminate()), those of the captures @cpc's sets are bound
+ * through first.  Async-signal-safe: it only reads pointers and sets
+ * flags.
+ */
+void cpc_terminate(cpc_t *cpc)
+{
+	cpc_set_t *s;
+
+	if (cpc) {
+		for (s = cpc->sets; s; s = s->next)
+			if (s->pctx)
+				pctx_terminate(s->pctx);
+	}
+	pctx_terminate_running_();
+}
