@@ -184,8 +184,8 @@ static int kernel_refused(void)
 	pcr.pcr_fixed_ctrl = 0x3;		/* fixed 0: kernel and user */
 	if (fixed0 && (!ioctl(fd, PCIOCSETPCR, &pcr) || errno != EACCES))
 		return 6;
-	/* A malformed function is EINVAL first, whoever asks. */
-	if (set_err(fd, 0, PCTR_K) != EINVAL)
+	/* A malformed function (a reserved bit) is EINVAL first, whoever asks. */
+	if (set_err(fd, 0, KFN | (1ULL << 50)) != EINVAL)
 		return 7;
 	memset(&bind, 0, sizeof(bind));
 	bind.pb_kind = PCTR_BIND_CPU;
