@@ -212,9 +212,13 @@ TEST_F(backend, fixed_counters_count_as_general_ones)
 
 /*
  * Counters preset just under 2^48 (the general counters' width, on the
- * sim and the emulated PMUs; Intel's fixed counters too) run on past it: the 64-bit virtual value keeps
- * its distance from a counter of the same event that was not preset,
- * inline, through the ioctl, and after a switch-out and back.
+ * sim and the emulated PMUs; Intel's fixed counters too) run on past it:
+ * the 64-bit virtual value keeps its distance from a counter of the same
+ * event that was not preset, inline, through the ioctl, and after a
+ * switch-out and back.  A preset is the context's 64-bit sum: the
+ * register starts from 0 at each load, so no register wraps here (the
+ * sim's narrow counters in ctx_test and the host register model show
+ * wraps of the register).
  */
 TEST_F_TIMEOUT(backend, preset_runs_past_2_to_the_48, 60)
 {
