@@ -292,16 +292,17 @@ TEST_F_TIMEOUT(backend, preset_runs_past_2_to_the_48, 60)
 }
 
 /*
- * Moving to another CPU in the middle of every count: each count, read
- * with the ioctl around the move and a loop, is the same (the reads and
- * the move cost a fixed number of user-mode instructions), so nothing
- * was lost or counted twice on the way; the fixed counter agrees.
+ * Moving to another CPU in the middle of every other count: each count,
+ * read with the ioctl around the move (or the same call that stays) and
+ * a loop, is the same (the reads and the call cost a fixed number of
+ * user-mode instructions), so nothing was lost or counted twice on the
+ * way; the fixed counter agrees.
  */
 TEST_F_TIMEOUT(backend, migration_loses_nothing, 120)
 {
 	const struct backend *be = &variant->be;
 	uint64_t d, lo = UINT64_MAX, hi = 0;
-	int fix = be->fix_insns, i, cpu, moves = 0, fixed_ok = 1;
+	int fix = be->fix_insns, i, cpu, moves = 0, stays = 0, fixed_ok = 1;
 	struct pctrst a, b;
 
 	RETURN_IF_SKIPPED();
@@ -313,12 +314,15 @@ TEST_F_TIMEOUT(backend, migration_loses_nothing, 120)
 	for (i = 0; i < 102; i++) {
 		cpu = sched_getcpu();
 		a = rd_now(self->m.fd);
-		pin_to_cpu(i % self->ncpu);
+		pin_to_cpu((i / 2) % self->ncpu);
 		run_insns(10000);
 		b = rd_now(self->m.fd);
 		if (i < 2)
 			continue;	/* the first calls bind symbols */
-		moves += sched_getcpu() != cpu;
+		if (sched_getcpu() != cpu)
+			moves++;
+		else
+			stays++;
 		d = b.pctr_hwc[0] - a.pctr_hwc[0];
 		if (d < lo)
 			lo = d;
@@ -327,10 +331,11 @@ TEST_F_TIMEOUT(backend, migration_loses_nothing, 120)
 		if (fix >= 0 && b.pctr_hwc[fix] - a.pctr_hwc[fix] != d)
 			fixed_ok = 0;
 	}
-	TH_LOG("%s: %d moves in 100 counts of a loop of 10000: %llu..%llu",
-	       be->name, moves, (unsigned long long)lo,
+	TH_LOG("%s: %d moves, %d stays in 100 counts of a loop of 10000: %llu..%llu",
+	       be->name, moves, stays, (unsigned long long)lo,
 	       (unsigned long long)hi);
-	EXPECT_LE(90, moves);
+	EXPECT_LE(45, moves);
+	EXPECT_LE(45, stays);
 	if (be->exact) {
 		EXPECT_EQ(lo, hi);
 		EXPECT_LE(20000, lo);
