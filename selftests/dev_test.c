@@ -273,7 +273,7 @@ TEST(bad_pointers_are_efault)
 	ptrs[0] = NULL;
 	ptrs[1] = (void *)1;
 	ptrs[2] = (void *)0xffffffff81000000UL;	/* kernel text */
-	ptrs[3] = map + page - 8;		/* runs into a PROT_NONE page */
+	ptrs[3] = map + page - 4;		/* runs into a PROT_NONE page */
 
 	fd = open(PCTR_DEV, O_RDWR);
 	ASSERT_LE(0, fd);

@@ -543,4 +543,92 @@ static inline void reload_restore(struct __test_metadata *_metadata,
 		return;							\
 } while (0)
 
+/* --- one test body on each backend -------------------------------------- */
+
+/*
+ * A backend for a fixture with a variant per backend (BACKEND_VARIANTS):
+ * the simulated PMU, or the Intel or AMD backend that pmu=auto finds on a
+ * CPU with that PMU (the bench's emulated PMUs, tools/vm/run
+ * --emulated-pmu, or real hardware).  Where the PMU is absent the
+ * variant's tests skip, saying so.
+ *
+ * @insns counts a thread's work: instructions retired (on the sim, ticks
+ * / sim_div).  @cycles counts its time: core cycles (the sim's ticks).
+ * @fix_insns is the fixed counter that counts what @insns does, or -1.
+ * @exact: user-mode instructions of a loop are counted exactly, 2 per
+ * iteration of run_insns() (the emulated PMU under -icount, as real
+ * hardware counts them; the sim counts time).
+ */
+struct backend {
+	const char	*name;
+	const char	*params;	/* the module's, for this variant */
+	uint32_t	id;		/* PCTR_BACKEND_* */
+	const char	*flag;		/* its /proc/cpuinfo flag, or NULL */
+	uint8_t		insns;
+	uint8_t		cycles;
+	int		fix_insns;
+	int		exact;
+};
+
+#define BACKEND_SIM(params)						\
+	{ "sim", params, PCTR_BACKEND_SIM, NULL, EV_DIV, EV_TICKS,	\
+	  PCTR_FIXED(1), 0 }
+#define BACKEND_INTEL							\
+	{ "intel", "pmu=auto", PCTR_BACKEND_INTEL, "arch_perfmon", 0xc0, \
+	  0x3c, PCTR_FIXED(0), 1 }
+#define BACKEND_AMD							\
+	{ "amd", "pmu=auto", PCTR_BACKEND_AMD, "perfctr_core", 0xc0, 0x76, \
+	  -1, 1 }
+
+/*
+ * Variants sim (the module loaded with @simparams), intel and amd of
+ * fixture @f: variant->be is the backend.
+ */
+#define BACKEND_VARIANTS(f, simparams)					\
+	FIXTURE_VARIANT(f) { struct backend be; };			\
+	FIXTURE_VARIANT_ADD(f, sim) { .be = BACKEND_SIM(simparams) };	\
+	FIXTURE_VARIANT_ADD(f, intel) { .be = BACKEND_INTEL };		\
+	FIXTURE_VARIANT_ADD(f, amd) { .be = BACKEND_AMD }
+
+/* @be's PMU is absent here: why, or NULL if it may be present. */
+static inline const char *backend_absent(const struct backend *be)
+{
+	if (be->flag && !cpu_has_flag(be->flag))
+		return "no such PMU in this CPU";
+	return NULL;
+}
+
+/*
+ * reload_with() for backend @be: skips, restoring the bench's module,
+ * unless the module then runs that backend.
+ */
+static inline void backend_reload(struct __test_metadata *_metadata,
+				  struct reloaded *m,
+				  const struct backend *be)
+{
+	struct pctr_info info;
+
+	m->fd = -1;
+	m->ready = 0;
+	if (backend_absent(be))
+		SKIP(return, "no %s PMU here (%s is not in /proc/cpuinfo; tools/vm/run --emulated-pmu %s has one)",
+		     be->name, be->flag, be->name);
+	reload_with(_metadata, m, be->params);
+	if (!m->ready)
+		return;
+	ASSERT_EQ(0, pctr_get_info(m->fd, &info));
+	if (info.pi_backend_id != be->id) {
+		reload_restore(_metadata, m);
+		m->ready = 0;
+		SKIP(return, "no %s PMU here (pmu=auto found %s)", be->name,
+		     info.pi_backend);
+	}
+}
+
+/* @n iterations of dec; jnz: 2 @n user-mode instructions, @n branches. */
+static inline void run_insns(unsigned long n)
+{
+	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+}
+
 #endif /* _PCTR_TEST_H */

@@ -29,11 +29,6 @@ static int x86_backend(int fd)
 	       info.pi_ngeneral >= 2;
 }
 
-static void run_insns(unsigned long n)
-{
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-}
-
 FIXTURE(x86) {
 	int fd;
 	int ready;	/* the 6.1 harness runs a test whose setup skipped */

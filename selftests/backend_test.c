@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The same tests on every backend: the simulated PMU, and the Intel and
+ * AMD backends where the CPU has that PMU (the bench's emulated PMUs,
+ * tools/vm/run --emulated-pmu intel|amd, or real hardware); a variant
+ * whose PMU is absent skips, saying so.
+ *
+ * On a real backend user-mode instructions of a loop are counted
+ * exactly (2 per iteration of run_insns(); the emulated PMU under
+ * -icount, Documentation/testing.rst), so the tests compare the counts
+ * of two loop lengths: what the reads around a loop cost cancels, and
+ * the difference must be exact.  On the sim (which counts TSC ticks) the
+ * same bodies check what time-based counts allow: growth, and that two
+ * counters counting one event agree exactly.
+ *
+ * - inline pctr_read() through the page: real rdpmc on Intel and AMD;
+ * - fixed counters count what the general ones do (Intel, sim);
+ * - a counter preset near 2^48 runs past it: the 64-bit virtual value
+ *   never wraps with the 48-bit register;
+ * - a thread moving between CPUs loses and gains nothing;
+ * - a CPU binding counts what runs on that CPU; a thread binding counts
+ *   its target, another process.
+ */
+#include "pctr_test.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+
+FIXTURE(backend) {
+	struct reloaded	m;
+	int		ncpu;
+	pid_t		kid;		/* a worker, killed by the teardown */
+	int		cmd[2], done[2];
+};
+
+BACKEND_VARIANTS(backend, "pmu=sim sim_div=16");
+
+FIXTURE_SETUP(backend)
+{
+	self->kid = -1;
+	self->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	backend_reload(_metadata, &self->m, &variant->be);
+}
+
+FIXTURE_TEARDOWN(backend)
+{
+	if (self->kid > 0) {
+		kill(self->kid, SIGKILL);
+		waitpid(self->kid, NULL, __WALL);
+	}
+	reload_restore(_metadata, &self->m);
+}
+
+/*
+ * The fewest counts of slot @slot over run_insns(@n), read inline before
+ * and after, of a few tries: a read that had to retry (the kernel updated
+ * the page meanwhile) only adds.
+ */
+static uint64_t inline_delta(pctr_t *p, unsigned int slot, unsigned long n)
+{
+	uint64_t a, b, best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		a = pctr_read(p, slot);
+		run_insns(n);
+		b = pctr_read(p, slot);
+		if (b - a < best)
+			best = b - a;
+	}
+	return best;
+}
+
+/*
+ * pctr_read() reads the page: with rdpmc on Intel and AMD, with the
+ * TSC recipe on the sim.  Two loop lengths differ by exactly their
+ * instructions.
+ */
+TEST_F(backend, inline_read_counts_a_loop_exactly)
+{
+	const struct backend *be = &variant->be;
+	const volatile struct pctr_page *pg;
+	uint64_t d1, d2, d3, v, w;
+	struct pctrst st;
+	pctr_t *p;
+
+	RETURN_IF_SKIPPED();
+	p = pctr_open(O_RDWR);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, pctr_set(p, 0, FNU(be->insns)));
+	ASSERT_EQ(0, pctr_map(p));
+	usleep(1000);		/* a switch-in with the page set up */
+	pg = p->page;
+	if (be->id == PCTR_BACKEND_SIM) {
+		EXPECT_EQ(0, pg->pg_slot[0].ps_rdpmc);
+	} else {
+		EXPECT_TRUE(pg->pg_flags & PCTR_PG_RDPMC);
+		EXPECT_NE(0, pg->pg_slot[0].ps_rdpmc);
+	}
+	d1 = inline_delta(p, 0, 100000);
+	d2 = inline_delta(p, 0, 200000);
+	d3 = inline_delta(p, 0, 400000);
+	TH_LOG("%s: loops of 100000, 200000, 400000: %llu, %llu, %llu (rdpmc index %u)",
+	       be->name, (unsigned long long)d1, (unsigned long long)d2,
+	       (unsigned long long)d3, pg->pg_slot[0].ps_rdpmc);
+	if (be->exact) {
+		EXPECT_EQ(200000, d2 - d1);
+		EXPECT_EQ(400000, d3 - d2);
+		/* What the reads themselves add: a few dozen. */
+		EXPECT_LE(200000, d1);
+		EXPECT_GT(200000 + 200, d1);
+	} else {
+		EXPECT_LT(0, d1);
+		EXPECT_LT(d1, d3);
+	}
+	EXPECT_EQ(0, p->fallbacks);
+	/* The ioctl's value lies between inline reads around it. */
+	v = pctr_read(p, 0);
+	ASSERT_EQ(0, pctr_read_all(p, &st));
+	w = pctr_read(p, 0);
+	EXPECT_LE(v, st.pctr_hwc[0]);
+	EXPECT_LE(st.pctr_hwc[0], w);
+	EXPECT_EQ(0, pctr_release(p));
+	pctr_close(p);
+}
+
+/*
+ * Slots 0 and @fix over run_insns(@n), from one view of the page before
+ * and after, retried until neither read retried.
+ */
+static void pair_delta(pctr_t *p, unsigned int fix, unsigned long n,
+		       uint64_t *g, uint64_t *f)
+{
+	uint64_t a[PCTR_NUM], b[PCTR_NUM];
+	unsigned long r;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		r = p->retries;
+		pctr_read_n(p, a, PCTR_NUM);
+		run_insns(n);
+		pctr_read_n(p, b, PCTR_NUM);
+		if (p->retries == r)
+			break;
+	}
+	*g = b[0] - a[0];
+	*f = b[fix] - a[fix];
+}
+
+/*
+ * A fixed counter counts what the general event does (Intel: fixed 0,
+ * instructions; the sim: fixed 1, ticks / sim_div), read inline (rdpmc
+ * with bit 30 on Intel); the other fixed counters count too.
+ */
+TEST_F(backend, fixed_counters_count_as_general_ones)
+{
+	const struct backend *be = &variant->be;
+	const volatile struct pctr_page *pg;
+	uint64_t g1, f1, g2, f2, v[PCTR_NUM], w[PCTR_NUM];
+	struct pctr_info info;
+	unsigned int i, fix = be->fix_insns;
+	pctr_t *p;
+
+	RETURN_IF_SKIPPED();
+	if (be->fix_insns < 0)
+		SKIP(return, "the %s backend has no fixed counters", be->name);
+	ASSERT_EQ(0, pctr_get_info(self->m.fd, &info));
+	TH_LOG("%s: %u fixed counters of %u bits", be->name, info.pi_nfixed,
+	       info.pi_fixed_width);
+	ASSERT_LT(fix - PCTR_FIXED(0), info.pi_nfixed);
+	p = pctr_open(O_RDWR);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, pctr_set(p, 0, FNU(be->insns)));
+	for (i = 0; i < info.pi_nfixed; i++)
+		ASSERT_EQ(0, pctr_set(p, PCTR_FIXED(i), FIXFNU));
+	ASSERT_EQ(0, pctr_map(p));
+	usleep(1000);
+	pg = p->page;
+	if (be->id == PCTR_BACKEND_INTEL) {
+		EXPECT_EQ(1U << 30, (pg->pg_slot[fix].ps_rdpmc - 1) & (1U << 30))
+			TH_LOG("rdpmc index %#x", pg->pg_slot[fix].ps_rdpmc);
+	}
+	pair_delta(p, fix, 100000, &g1, &f1);
+	pair_delta(p, fix, 300000, &g2, &f2);
+	TH_LOG("loops of 100000 and 300000: general %llu, %llu; fixed %llu, %llu",
+	       (unsigned long long)g1, (unsigned long long)g2,
+	       (unsigned long long)f1, (unsigned long long)f2);
+	EXPECT_EQ(g1, f1);
+	EXPECT_EQ(g2, f2);
+	if (be->exact) {
+		EXPECT_EQ(400000, g2 - g1);
+	} else {
+		EXPECT_LT(0, g2);
+	}
+	/* Every fixed counter counted (cycles and reference cycles too). */
+	ASSERT_EQ(0, pctr_read_n(p, v, PCTR_NUM));
+	run_insns(100000);
+	ASSERT_EQ(0, pctr_read_n(p, w, PCTR_NUM));
+	for (i = 0; i < info.pi_nfixed; i++) {
+		TH_LOG("fixed %u: %llu over a loop of 100000", i,
+		       (unsigned long long)(w[PCTR_FIXED(i)] - v[PCTR_FIXED(i)]));
+		EXPECT_LT(v[PCTR_FIXED(i)], w[PCTR_FIXED(i)]);
+	}
+	EXPECT_EQ(0, p->fallbacks);
+	EXPECT_EQ(0, pctr_release(p));
+	pctr_close(p);
+}
+
+/*
+ * Counters preset just under 2^48 (the general counters' width, on the
+ * sim and the emulated PMUs; Intel's fixed counters too) run on past it:
+ * the 64-bit virtual value keeps its distance from a counter of the same
+ * event that was not preset, inline, through the ioctl, and after a
+ * switch-out and back.  A preset is the context's 64-bit sum: the
+ * register starts from 0 at each load, so no register wraps here (the
+ * sim's narrow counters in ctx_test and the host register model show
+ * wraps of the register).
+ */
+TEST_F_TIMEOUT(backend, preset_runs_past_2_to_the_48, 60)
+{
+	const struct backend *be = &variant->be;
+	const uint64_t gap = 1000000;
+	uint64_t top, ftop, a[PCTR_NUM], b[PCTR_NUM], c[PCTR_NUM];
+	int fix = be->fix_insns, i;
+	struct pctr_info info;
+	struct pctrst sa, st;
+	pctr_t *p;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, pctr_get_info(self->m.fd, &info));
+	TH_LOG("%s: general counters of %u bits, fixed of %u", be->name,
+	       info.pi_width, info.pi_fixed_width);
+	ASSERT_GT(64, info.pi_width);
+	top = 1ULL << info.pi_width;
+	ftop = info.pi_fixed_width < 64 ? 1ULL << info.pi_fixed_width : top;
+	p = pctr_open(O_RDWR);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, pctr_set(p, 0, FNU(be->insns)));
+	ASSERT_EQ(0, pctr_set(p, 1, FNU(be->insns)));
+	if (fix >= 0)
+		ASSERT_EQ(0, pctr_set(p, fix, FIXFNU));
+	ASSERT_EQ(0, pctr_preset(p, 0, top - gap));
+	if (fix >= 0)
+		ASSERT_EQ(0, pctr_preset(p, fix, ftop - gap));
+	ASSERT_EQ(0, pctr_map(p));
+	usleep(1000);
+	ASSERT_EQ(0, pctr_read_n(p, a, PCTR_NUM));
+	ASSERT_EQ(0, pctr_read_all(p, &sa));
+	EXPECT_GT(top, a[0]);
+	/* Past it: 2 million instructions a round on Intel and AMD. */
+	for (i = 0; i < 1000 && pctr_read(p, 0) < top + gap; i++)
+		run_insns(1000000);
+	ASSERT_EQ(0, pctr_read_n(p, b, PCTR_NUM));
+	TH_LOG("slot 0 %#llx -> %#llx, slot 1 %llu -> %llu in %d rounds",
+	       (unsigned long long)a[0], (unsigned long long)b[0],
+	       (unsigned long long)a[1], (unsigned long long)b[1], i);
+	EXPECT_LT(top, b[0]);
+	EXPECT_EQ(a[0] - a[1], b[0] - b[1]);
+	if (be->exact) {
+		EXPECT_LE(2000000ULL * i, b[1] - a[1]);
+	}
+	if (fix >= 0) {
+		TH_LOG("fixed %d %#llx -> %#llx", fix - PCTR_FIXED(0),
+		       (unsigned long long)a[fix], (unsigned long long)b[fix]);
+		EXPECT_LT(ftop, b[fix]);
+		EXPECT_EQ(a[fix] - a[1], b[fix] - b[1]);
+	}
+	/*
+	 * The ioctl (which reads both in the kernel, so without the
+	 * instructions between two rdpmc), and after sleeping (the
+	 * registers saved and reloaded).
+	 */
+	ASSERT_EQ(0, pctr_read_all(p, &st));
+	EXPECT_LT(top, st.pctr_hwc[0]);
+	EXPECT_EQ(sa.pctr_hwc[0] - sa.pctr_hwc[1],
+		  st.pctr_hwc[0] - st.pctr_hwc[1]);
+	usleep(10000);
+	run_insns(1000);
+	ASSERT_EQ(0, pctr_read_n(p, c, PCTR_NUM));
+	EXPECT_LE(b[0], c[0]);
+	EXPECT_EQ(a[0] - a[1], c[0] - c[1]);
+	if (fix >= 0) {
+		EXPECT_EQ(a[fix] - a[1], c[fix] - c[1]);
+	}
+	EXPECT_EQ(0, p->fallbacks);
+	EXPECT_EQ(0, pctr_release(p));
+	pctr_close(p);
+}
+
+/*
+ * Moving to another CPU in the middle of every other count: each count,
+ * read with the ioctl around the move (or the same call that stays) and
+ * a loop, is the same (the reads and the call cost a fixed number of
+ * user-mode instructions), so nothing was lost or counted twice on the
+ * way; the fixed counter agrees.
+ */
+TEST_F_TIMEOUT(backend, migration_loses_nothing, 120)
+{
+	const struct backend *be = &variant->be;
+	uint64_t d, lo = UINT64_MAX, hi = 0;
+	int fix = be->fix_insns, i, cpu, moves = 0, stays = 0, fixed_ok = 1;
+	struct pctrst a, b;
+
+	RETURN_IF_SKIPPED();
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, set(self->m.fd, 0, FNU(be->insns)));
+	if (fix >= 0)
+		ASSERT_EQ(0, set(self->m.fd, fix, FIXFNU));
+	for (i = 0; i < 102; i++) {
+		cpu = sched_getcpu();
+		a = rd_now(self->m.fd);
+		pin_to_cpu((i / 2) % self->ncpu);
+		run_insns(10000);
+		b = rd_now(self->m.fd);
+		if (i < 2)
+			continue;	/* the first calls bind symbols */
+		if (sched_getcpu() != cpu)
+			moves++;
+		else
+			stays++;
+		d = b.pctr_hwc[0] - a.pctr_hwc[0];
+		if (d < lo)
+			lo = d;
+		if (d > hi)
+			hi = d;
+		if (fix >= 0 && b.pctr_hwc[fix] - a.pctr_hwc[fix] != d)
+			fixed_ok = 0;
+	}
+	TH_LOG("%s: %d moves, %d stays in 100 counts of a loop of 10000: %llu..%llu",
+	       be->name, moves, stays, (unsigned long long)lo,
+	       (unsigned long long)hi);
+	EXPECT_LE(45, moves);
+	EXPECT_LE(45, stays);
+	if (be->exact) {
+		EXPECT_EQ(lo, hi);
+		EXPECT_LE(20000, lo);
+		EXPECT_TRUE(fixed_ok);
+	} else {
+		EXPECT_LT(0, lo);
+	}
+}
+
+/* --- a worker in another process, and bindings of it -------------------- */
+
+/*
+ * The worker: reads a loop length from cmd, runs the loop, answers on
+ * done, until cmd is closed.  It never counts for itself.
+ */
+static void start_worker(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(backend) *self, int cpu)
+{
+	unsigned long n;
+
+	ASSERT_EQ(0, pipe(self->cmd));
+	ASSERT_EQ(0, pipe(self->done));
+	self->kid = fork();
+	ASSERT_LE(0, self->kid);
+	if (self->kid == 0) {
+		if (cpu >= 0)
+			pin_to_cpu(cpu);
+		close(self->cmd[1]);
+		close(self->done[0]);
+		while (read(self->cmd[0], &n, sizeof(n)) == sizeof(n)) {
+			run_insns(n);
+			if (write(self->done[1], "d", 1) != 1)
+				break;
+		}
+		_exit(0);
+	}
+	close(self->cmd[0]);
+	close(self->done[1]);
+}
+
+/* Wait (up to 5 s) for process @pid to be asleep: 0, or -1. */
+static int wait_asleep(pid_t pid)
+{
+	char path[64], buf[256], *s;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 5000; i++) {
+		if (read_text(path, buf, sizeof(buf)))
+			return -1;
+		s = strrchr(buf, ')');
+		if (s && s[1] == ' ' && s[2] == 'S')
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/*
+ * What binding @fd counted in slot @slot while the worker ran a loop of
+ * @n, read while the worker sleeps before and after.
+ */
+static uint64_t worker_delta(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(backend) *self, int fd,
+			     unsigned int slot, unsigned long n, uint64_t *fixd,
+			     int fix)
+{
+	struct pctrst a, b;
+	char c;
+
+	EXPECT_EQ(0, wait_asleep(self->kid));
+	EXPECT_EQ(0, rd(fd, &a));
+	EXPECT_EQ(sizeof(n), write(self->cmd[1], &n, sizeof(n)));
+	EXPECT_EQ(1, read(self->done[0], &c, 1));
+	EXPECT_EQ(0, wait_asleep(self->kid));
+	EXPECT_EQ(0, rd(fd, &b));
+	if (fix >= 0)
+		*fixd = b.pctr_hwc[fix] - a.pctr_hwc[fix];
+	return b.pctr_hwc[slot] - a.pctr_hwc[slot];
+}
+
+/*
+ * A CPU binding counts the user-mode instructions of whatever runs on
+ * that CPU: a worker's loop, to the instruction where nothing else runs
+ * there (two CPUs), or at least it where this thread shares the CPU.
+ */
+TEST_F_TIMEOUT(backend, cpu_binding_counts_what_runs_there, 60)
+{
+	const struct backend *be = &variant->be;
+	int cpu = self->ncpu - 1, fix = be->fix_insns, fd;
+	uint64_t d1, d2, f1 = 0, f2 = 0, extra;
+	struct pctr_bind bd;
+
+	RETURN_IF_SKIPPED();
+	start_worker(_metadata, self, cpu);
+	if (self->ncpu > 1)
+		pin_to_cpu(0);
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	memset(&bd, 0, sizeof(bd));
+	bd.pb_kind = PCTR_BIND_CPU;
+	bd.pb_id = cpu;
+	bd.pb_fn[0] = FNU(be->insns);
+	if (fix >= 0)
+		bd.pb_fn[fix] = FIXFNU;
+	ASSERT_EQ(0, ioc(fd, PCIOCBIND, &bd));
+	/* Once first: the worker's first write() binds the symbol. */
+	worker_delta(_metadata, self, fd, 0, 1, &f1, fix);
+	d1 = worker_delta(_metadata, self, fd, 0, 100000, &f1, fix);
+	d2 = worker_delta(_metadata, self, fd, 0, 1100000, &f2, fix);
+	TH_LOG("%s: CPU %d counted %llu and %llu (fixed %llu, %llu) for loops of 100000 and 1100000",
+	       be->name, cpu, (unsigned long long)d1, (unsigned long long)d2,
+	       (unsigned long long)f1, (unsigned long long)f2);
+	if (be->exact) {
+		EXPECT_LE(200000, d1);
+		EXPECT_LE(2000000, d2 - d1);
+		/* Alone on its CPU the worker's loop is all that differs. */
+		extra = self->ncpu > 1 ? 1000 : 500000;
+		EXPECT_GT(2000000 + extra, d2 - d1);
+		if (fix >= 0) {
+			EXPECT_EQ(d2 - d1, f2 - f1);
+		}
+	} else {
+		EXPECT_LT(0, d2);
+	}
+	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+	close(fd);
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+}
+
+/*
+ * A thread binding counts its target, a worker in another process
+ * (seized with ptrace for the bind): exactly its loop's instructions,
+ * wherever it runs.
+ */
+TEST_F_TIMEOUT(backend, thread_binding_counts_its_target, 60)
+{
+	const struct backend *be = &variant->be;
+	int fix = be->fix_insns, fd;
+	uint64_t d1, d2, f1 = 0, f2 = 0;
+	struct pctr_bind bd;
+	struct pctrst st;
+
+	RETURN_IF_SKIPPED();
+	start_worker(_metadata, self, -1);
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	memset(&bd, 0, sizeof(bd));
+	bd.pb_kind = PCTR_BIND_THREAD;
+	bd.pb_id = self->kid;
+	bd.pb_fn[0] = FNU(be->insns);
+	if (fix >= 0)
+		bd.pb_fn[fix] = FIXFNU;
+	ASSERT_EQ(0, wait_asleep(self->kid));
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, self->kid, 0, 0));
+	EXPECT_EQ(0, ioc(fd, PCIOCBIND, &bd));
+	ASSERT_EQ(0, interrupt_detach(self->kid));
+	worker_delta(_metadata, self, fd, 0, 1, &f1, fix);
+	d1 = worker_delta(_metadata, self, fd, 0, 100000, &f1, fix);
+	d2 = worker_delta(_metadata, self, fd, 0, 1100000, &f2, fix);
+	TH_LOG("%s: the target counted %llu and %llu (fixed %llu, %llu) for loops of 100000 and 1100000",
+	       be->name, (unsigned long long)d1, (unsigned long long)d2,
+	       (unsigned long long)f1, (unsigned long long)f2);
+	if (be->exact) {
+		EXPECT_LE(200000, d1);
+		EXPECT_EQ(2000000, d2 - d1);
+		if (fix >= 0) {
+			EXPECT_EQ(d2 - d1, f2 - f1);
+		}
+	} else {
+		EXPECT_LT(0, d2);
+	}
+	/* The binder's own counters are untouched. */
+	st = rd_now(self->m.fd);
+	EXPECT_TRUE(st_clean(&st));
+	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
