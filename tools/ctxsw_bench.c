@@ -502,8 +502,8 @@ int main(int argc, char **argv)
 		       "         n/a (no hardware PMU: perf has only task-clock here, pctr %+.1f, perf task-clock %+.1f %s)\n",
 		       TARGET, ok[PCTR_1] ? add[PCTR_1] : 0,
 		       ok[PERF_CLOCK] ? add[PERF_CLOCK] : 0, unit);
-		at("@target ctxsw_ins n/a %.1f added context-switch cost, pctr / perf, instructions\n",
-		       TARGET);
+		at("@target ctxsw_ins n/a %.1f no hardware PMU\n", TARGET);
+		at("@target ctxsw_ins_cyc n/a %.1f no hardware PMU\n", TARGET);
 	}
 	/* For tools/bench: every figure and target, one a line. */
 	printf("\n%s", at_buf);
