@@ -19,7 +19,9 @@
  *   pctr_read, no check       the same without the thread check
  *                             (pctr_view_)
  *   pctr_read_n               inline, every programmed slot at once
- *   PCIOCRD                   the ioctl (pctr_read_all)
+ *   PCIOCRD                   the ioctl (pctr_read_all), every slot
+ *                             programmed, then slot 0 alone (as perf's
+ *                             read() reads one event)
  *   bare rdpmc                of pctr's slot 0, when the page allows it
  *   perf read(), perf mmap    of a perf task-clock event (software: no
  *                             PMU, open the whole time)
@@ -62,7 +64,7 @@
 
 enum method {
 	M_RDTSC, M_VTSC, M_VTSC_NC, M_READ, M_READ_NC, M_READ_N, M_IOCTL,
-	M_RDPMC, M_PERF_READ, M_PERF_MMAP, M_HW_READ, M_HW_MMAP, M_HW_RDPMC,
+	M_IOCTL1, M_RDPMC, M_PERF_READ, M_PERF_MMAP, M_HW_READ, M_HW_MMAP, M_HW_RDPMC,
 	NMETHODS
 };
 
@@ -316,12 +318,13 @@ static __attribute__((noinline)) uint64_t loop_hw_rdpmc(struct bench *b,
 	return sum;
 }
 
-enum half { PCTR_HALF, PERF_HALF };
+/* pctr's half ends with slot 0 alone programmed (PCTR1), for PCIOCRD. */
+enum half { PCTR_HALF, PCTR1_HALF, PERF_HALF };
 
 /* The table's order: pctr's reads, then perf's. */
 static const enum method order[NMETHODS] = {
 	M_RDTSC, M_RDPMC, M_VTSC, M_VTSC_NC, M_READ, M_READ_NC, M_READ_N,
-	M_IOCTL, M_HW_RDPMC, M_HW_MMAP, M_HW_READ, M_PERF_MMAP, M_PERF_READ,
+	M_IOCTL, M_IOCTL1, M_HW_RDPMC, M_HW_MMAP, M_HW_READ, M_PERF_MMAP, M_PERF_READ,
 };
 
 static const struct {
@@ -341,8 +344,10 @@ static const struct {
 			    loop_read_nc, PCTR_HALF },
 	[M_READ_N]	= { "pctr_read_n", "pctr_read_n", loop_read_n,
 			    PCTR_HALF },
-	[M_IOCTL]	= { "PCIOCRD ioctl (pctr_read_all)", "pcioc_rd",
+	[M_IOCTL]	= { "PCIOCRD (pctr_read_all), all slots", "pcioc_rd",
 			    loop_ioctl, PCTR_HALF },
+	[M_IOCTL1]	= { "PCIOCRD (pctr_read_all), 1 slot", "pcioc_rd_1",
+			    loop_ioctl, PCTR1_HALF },
 	[M_RDPMC]	= { "bare rdpmc (pctr's counter)", "rdpmc",
 			    loop_rdpmc, PCTR_HALF },
 	[M_PERF_READ]	= { "perf read() task-clock", "perf_read_clock",
@@ -686,7 +691,8 @@ int main(int argc, char **argv)
 	struct bench b = { .perf_fd = -1, .hw_fd = -1 };
 	int r, m, err, sim, hw, icount = 0, rc = 0, inline0, page_err;
 	const char *unit, *ioctl_what;
-	enum method rdpmc_of[2];
+	enum method rdpmc_of[3];
+	char label_ioctl[64];
 	struct pctr_event ev;
 	long n = 200000;
 	int rounds = 7;
@@ -774,7 +780,11 @@ int main(int argc, char **argv)
 		enum half h;
 
 		for (h = PCTR_HALF; h <= PERF_HALF && !rc; h++) {
-			if (h == PCTR_HALF) {
+			if (h == PCTR1_HALF) {
+				/* Slot 0 alone, as perf's read() reads one. */
+				for (m = 1; m < (int)b.nslots; m++)
+					pctr_set(b.p, m, 0);
+			} else if (h == PCTR_HALF) {
 				if (!pctr_half_on(&b, &ev, &err)) {
 					fprintf(stderr, "error: round %d: PCIOCS0: %s\n",
 						r, pctr_strerror(errno));
@@ -814,9 +824,9 @@ int main(int argc, char **argv)
 				}
 				ns[m][r] = v;
 			}
-			if (h == PCTR_HALF)
+			if (h == PCTR1_HALF)
 				pctr_half_off(&b);
-			else
+			else if (h == PERF_HALF)
 				perf_half_off(&b);
 		}
 	}
@@ -853,9 +863,11 @@ int main(int argc, char **argv)
 	printf("\n%-36s %10s %12s %8s %8s\n", "method",
 	       icount ? "insns/read" : "ns/read", "cycles/read", "x rdtsc",
 	       "x rdpmc");
-	rdpmc_of[PCTR_HALF] = M_RDPMC;
+	rdpmc_of[PCTR_HALF] = rdpmc_of[PCTR1_HALF] = M_RDPMC;
 	rdpmc_of[PERF_HALF] = M_HW_RDPMC;
 	snprintf(label, sizeof(label), "pctr_read_n, %u slot%s (inline)",
+		 b.nslots, b.nslots == 1 ? "" : "s");
+	snprintf(label_ioctl, sizeof(label_ioctl), "PCIOCRD (pctr_read_all), %u slot%s",
 		 b.nslots, b.nslots == 1 ? "" : "s");
 	for (m = 0; m < NMETHODS; m++)
 		if (!why[m])
@@ -867,7 +879,8 @@ int main(int argc, char **argv)
 
 		m = order[r];
 		rp = rdpmc_of[methods[m].half];
-		name = m == M_READ_N ? label : methods[m].name;
+		name = m == M_READ_N ? label : m == M_IOCTL ? label_ioctl :
+		       methods[m].name;
 		if (why[m]) {
 			printf("%-36s n/a (%s)\n", name, why[m]);
 			continue;
@@ -902,9 +915,15 @@ int main(int argc, char **argv)
 	print_verdict("read_rdpmc", "inline counter read (pctr_read) / bare rdpmc",
 		med, M_READ, M_RDPMC, 1.3,
 		why[M_READ] ? why[M_READ] : why[M_RDPMC], unit);
-	ioctl_what = hw ? "PCIOCRD (pctr_read_all) / perf read() of a hardware event" :
-		     "PCIOCRD (pctr_read_all) / perf read() of task-clock (no hardware event here)";
-	print_verdict("read_ioctl", ioctl_what, med, M_IOCTL,
+	ioctl_what = hw ? "PCIOCRD, 1 slot / perf read() of a hardware event" :
+		     "PCIOCRD, 1 slot / perf read() of task-clock (no hardware event here)";
+	print_verdict("read_ioctl", ioctl_what, med, M_IOCTL1,
+		hw ? M_HW_READ : M_PERF_READ, 1.0,
+		why[M_IOCTL1] ? why[M_IOCTL1] :
+		why[hw ? M_HW_READ : M_PERF_READ], unit);
+	snprintf(label, sizeof(label), "PCIOCRD, %u slots / perf read() of %s",
+		 b.nslots, hw ? "a hardware event" : "task-clock");
+	print_verdict("read_ioctl_all", label, med, M_IOCTL,
 		hw ? M_HW_READ : M_PERF_READ, 1.0,
 		why[M_IOCTL] ? why[M_IOCTL] :
 		why[hw ? M_HW_READ : M_PERF_READ], unit);
