@@ -680,7 +680,7 @@ static void print_verdict(const char *key, const char *what, const double *med,
 		printf("NOT met, by %.2f (%.0f%% over the target; %.1f %s a read too many)\n",
 		       r - target, (r / target - 1) * 100,
 		       med[a] - target * med[b], unit);
-	at("@target %s %.3f %.1f %s\n", key, r, target, what);
+	at("@target %s %.4f %.1f %s\n", key, r, target, what);
 }
 
 int main(int argc, char **argv)
