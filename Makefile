@@ -5,7 +5,7 @@
 #   make              module + libraries + tools + selftests + examples
 #   make KDIR=<tree>  build the module against another kernel tree
 #   make run          boot a guest, load the module, show a readout
-#   make bench        benchmarks in a guest (figures, side by side)
+#   make bench        benchmarks in guests: pctr against perf, with verdicts
 #   make check        install what is missing, run every test
 #   make soak         long fuzzing runs in guests (10^6 calls, ten minutes)
 #   make install      install module, libraries, headers, tools, man pages
@@ -279,9 +279,14 @@ run: userspace
 		 echo; echo "pctr stat counting the whole program (its main thread):"; \
 		 pctr stat -e instructions,cycles,branches -- ./loop 1000000'
 
-# Benchmarks print figures measured side by side in one guest run.
+# Benchmarks (tools/bench): ctxsw_bench and read_bench on the bench's
+# EMULATED Intel PMU (QEMU patched by tools/vm/qemu, built first if it is
+# not cached), in plain TCG time and under -icount (instructions), side by
+# side with one verdict per target; without that QEMU, or with
+# BENCH_ARGS=--sim, on the simulated PMU.
+BENCH_ARGS ?=
 bench: userspace
-	tools/vm/run --param pmu=sim -- sh -c 'ctxsw_bench && echo && read_bench'
+	tools/bench $(BENCH_ARGS)
 
 check:
 	tools/check

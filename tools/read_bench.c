@@ -2,11 +2,15 @@
 /*
  * read_bench: what ONE counter read costs, by each way there is to read.
  *
- * The calling thread, pinned to CPU 0, programs every general slot with
- * the backend's first named event, maps its counter page, opens a perf
- * task-clock event and maps that event's user page.  Then, interleaved
- * round by round so drift in the machine hits them alike, it times a
- * loop of reads by each method:
+ * The calling thread, pinned to CPU 0, times a loop of reads by each
+ * method, interleaved round by round so drift in the machine hits them
+ * alike.  pctr and perf cannot hold the PMU at once (each gets EBUSY
+ * while the other counts), so every round has two halves, each giving
+ * the PMU back when it ends:
+ *
+ * pctr's half: every general slot programmed with one event
+ * (instructions with a hardware PMU, else the backend's first named
+ * event), the counter page mapped; then released (PCIOCRELEASE):
  *   bare rdtsc                the floor an inline virtual read builds on
  *   pctr_vtsc                 inline virtual TSC from the counter page
  *   pctr_vtsc, no check       the same without the thread check (the
@@ -15,20 +19,38 @@
  *   pctr_read, no check       the same without the thread check
  *                             (pctr_view_)
  *   pctr_read_n               inline, every programmed slot at once
- *   PCIOCRD                   the ioctl (pctr_read_all)
- *   perf read()               read(2) of a perf task-clock event
- *   perf mmap page            perf's self-monitoring seqlock read
- *   bare rdpmc                when the page lets this thread use it
- * Prints the median cost of one read of each, its ratio to bare rdtsc,
- * and the issue's targets as figures.  A benchmark: it prints figures.
+ *   PCIOCRD                   the ioctl (pctr_read_all), every slot
+ *                             programmed, then slot 0 alone (as perf's
+ *                             read() reads one event)
+ *   bare rdpmc                of pctr's slot 0, when the page allows it
+ *   perf read(), perf mmap    of a perf task-clock event (software: no
+ *                             PMU, open the whole time)
+ * perf's half, with a hardware PMU: a per-thread PERF_TYPE_HARDWARE
+ * instructions event (pinned), its user page mapped; then closed:
+ *   perf read()               read(2) of the hardware event
+ *   perf mmap rdpmc read      perf's self-monitoring read: the page's
+ *                             seqlock, index, offset and rdpmc
+ *   bare rdpmc                of perf's counter
  *
- *   read_bench [reads-per-round] [rounds]
+ * Prints the median cost of one read of each, its ratios to bare rdtsc
+ * and bare rdpmc, and the issue's targets with verdicts.  Each half
+ * checks its reads against each other (inline against PCIOCRD, the
+ * mmap read against read()): a read that disagrees fails the run.
+ * Lines starting "@" are for tools/bench.
+ *
+ *   read_bench [-i] [reads-per-round] [rounds]
+ *
+ * -i: the guest runs under QEMU's -icount shift=0, where one nanosecond
+ * of the guest's clock is one instruction: the figures are instructions.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +64,20 @@
 
 enum method {
 	M_RDTSC, M_VTSC, M_VTSC_NC, M_READ, M_READ_NC, M_READ_N, M_IOCTL,
-	M_PERF_READ, M_PERF_MMAP, M_RDPMC, NMETHODS
+	M_IOCTL1, M_RDPMC, M_PERF_READ, M_PERF_MMAP, M_HW_READ, M_HW_MMAP, M_HW_RDPMC,
+	NMETHODS
 };
 
 struct bench {
 	pctr_t		*p;
+	uint64_t	fn;		/* what the slots count */
 	unsigned int	nslots;		/* general slots programmed, from 0 */
 	uint32_t	pmc;		/* rdpmc index of slot 0 */
-	int		perf_fd;
+	int		perf_fd;	/* task-clock */
 	const volatile struct perf_event_mmap_page *pc;
+	int		hw_fd;		/* the hardware event, in perf's half */
+	const volatile struct perf_event_mmap_page *hw_pc;
+	uint32_t	hw_pmc;		/* its rdpmc index */
 	int		err;		/* errno of a failed read */
 };
 
@@ -253,20 +280,86 @@ static __attribute__((noinline)) uint64_t loop_rdpmc(struct bench *b, long n)
 	return sum;
 }
 
+static __attribute__((noinline)) uint64_t loop_hw_read(struct bench *b,
+						       long n)
+{
+	uint64_t v, sum = 0;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		if (read(b->hw_fd, &v, sizeof(v)) != sizeof(v)) {
+			b->err = errno ? errno : EIO;
+			break;
+		}
+		sum += v;
+	}
+	return sum;
+}
+
+static __attribute__((noinline)) uint64_t loop_hw_mmap(struct bench *b,
+						       long n)
+{
+	uint64_t sum = 0;
+	long i;
+
+	for (i = 0; i < n; i++)
+		sum += perf_mmap_read(b->hw_pc);
+	return sum;
+}
+
+static __attribute__((noinline)) uint64_t loop_hw_rdpmc(struct bench *b,
+							long n)
+{
+	uint64_t sum = 0;
+	long i;
+
+	for (i = 0; i < n; i++)
+		sum += rdpmc(b->hw_pmc);
+	return sum;
+}
+
+/* pctr's half ends with slot 0 alone programmed (PCTR1), for PCIOCRD. */
+enum half { PCTR_HALF, PCTR1_HALF, PERF_HALF };
+
+/* The table's order: pctr's reads, then perf's. */
+static const enum method order[NMETHODS] = {
+	M_RDTSC, M_RDPMC, M_VTSC, M_VTSC_NC, M_READ, M_READ_NC, M_READ_N,
+	M_IOCTL, M_IOCTL1, M_HW_RDPMC, M_HW_MMAP, M_HW_READ, M_PERF_MMAP, M_PERF_READ,
+};
+
 static const struct {
 	const char	*name;
+	const char	*key;		/* the "@" lines' */
 	loop_fn		loop;
+	enum half	half;
 } methods[NMETHODS] = {
-	[M_RDTSC]	= { "bare rdtsc",			loop_rdtsc },
-	[M_VTSC]	= { "pctr_vtsc (inline virtual TSC)",	loop_vtsc },
-	[M_VTSC_NC]	= { "pctr_vtsc without thread check",	loop_vtsc_nc },
-	[M_READ]	= { "pctr_read slot 0 (inline)",	loop_read },
-	[M_READ_NC]	= { "pctr_read without thread check",	loop_read_nc },
-	[M_READ_N]	= { "pctr_read_n",			loop_read_n },
-	[M_IOCTL]	= { "PCIOCRD ioctl (pctr_read_all)",	loop_ioctl },
-	[M_PERF_READ]	= { "perf read() task-clock",		loop_perf_read },
-	[M_PERF_MMAP]	= { "perf mmap page read [1]",		loop_perf_mmap },
-	[M_RDPMC]	= { "bare rdpmc",			loop_rdpmc },
+	[M_RDTSC]	= { "bare rdtsc", "rdtsc", loop_rdtsc, PCTR_HALF },
+	[M_VTSC]	= { "pctr_vtsc (inline virtual TSC)", "pctr_vtsc",
+			    loop_vtsc, PCTR_HALF },
+	[M_VTSC_NC]	= { "pctr_vtsc without thread check", "pctr_vtsc_nc",
+			    loop_vtsc_nc, PCTR_HALF },
+	[M_READ]	= { "pctr_read slot 0 (inline)", "pctr_read",
+			    loop_read, PCTR_HALF },
+	[M_READ_NC]	= { "pctr_read without thread check", "pctr_read_nc",
+			    loop_read_nc, PCTR_HALF },
+	[M_READ_N]	= { "pctr_read_n", "pctr_read_n", loop_read_n,
+			    PCTR_HALF },
+	[M_IOCTL]	= { "PCIOCRD (pctr_read_all), all slots", "pcioc_rd",
+			    loop_ioctl, PCTR_HALF },
+	[M_IOCTL1]	= { "PCIOCRD (pctr_read_all), 1 slot", "pcioc_rd_1",
+			    loop_ioctl, PCTR1_HALF },
+	[M_RDPMC]	= { "bare rdpmc (pctr's counter)", "rdpmc",
+			    loop_rdpmc, PCTR_HALF },
+	[M_PERF_READ]	= { "perf read() task-clock", "perf_read_clock",
+			    loop_perf_read, PCTR_HALF },
+	[M_PERF_MMAP]	= { "perf mmap read task-clock [1]", "perf_mmap_clock",
+			    loop_perf_mmap, PCTR_HALF },
+	[M_HW_READ]	= { "perf read() hardware insns", "perf_read_hw",
+			    loop_hw_read, PERF_HALF },
+	[M_HW_MMAP]	= { "perf mmap rdpmc read (hw insns)", "perf_mmap_hw",
+			    loop_hw_mmap, PERF_HALF },
+	[M_HW_RDPMC]	= { "bare rdpmc (perf's counter)", "rdpmc_perf",
+			    loop_hw_rdpmc, PERF_HALF },
 };
 
 static double now_ns(void)
@@ -293,34 +386,75 @@ static double run(struct bench *b, enum method m, long n)
 	return (t1 - t0) / n;
 }
 
-/*
- * Program slot 0 with the backend's first named event, and the other
- * general slots with it too while they take it, so pctr_read_n has every
- * slot to read.  Returns the number of slots programmed, 0 on failure.
- */
-static unsigned int program_slots(pctr_t *p, char *name, size_t len)
-{
-	struct pctr_event ev = { .pe_index = 0 };
-	unsigned int i;
-	uint64_t fn;
+/* Retry while the other user of the PMU has not given it back yet. */
+#define BUSY_TRIES	2000	/* of 1 ms */
 
-	if (ioctl(p->fd, PCIOCEVENT, &ev)) {
+/*
+ * The event every general slot counts: instructions with a hardware PMU
+ * (what perf's hardware event counts), else the backend's first named
+ * event.  Its name in @name; -1 when there is none.
+ */
+static int choose_event(struct bench *b, int hw, struct pctr_event *ev)
+{
+	static const char *const insns[] = { "INSTRUCTION_RETIRED",
+		"RETIRED_INSTRUCTIONS" };
+	unsigned int i, k;
+
+	for (i = 0; hw; i++) {
+		memset(ev, 0, sizeof(*ev));
+		ev->pe_index = i;
+		if (ioctl(b->p->fd, PCIOCEVENT, ev))
+			break;
+		for (k = 0; k < 2; k++)
+			if (!strcmp(ev->pe_name, insns[k]))
+				return 0;
+	}
+	memset(ev, 0, sizeof(*ev));
+	if (ioctl(b->p->fd, PCIOCEVENT, ev)) {
 		fprintf(stderr, "PCIOCEVENT 0: %s\n", pctr_strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * pctr's half begins: slot 0 with @ev, and the other general slots with
+ * it too while they take it, so pctr_read_n has every slot to read; then
+ * the page (it comes after the slots are programmed).  The number of
+ * slots programmed, 0 on failure (errno set).
+ */
+static unsigned int pctr_half_on(struct bench *b, const struct pctr_event *ev,
+				 int *map_err)
+{
+	uint64_t fn = ev->pe_fn | PCTR_U | PCTR_K | PCTR_EN;
+	unsigned int i;
+	int k;
+
+	for (k = 0; k < BUSY_TRIES; k++) {
+		if (!pctr_set(b->p, 0, fn))
+			break;
+		if (errno != EBUSY)
+			return 0;
+		usleep(1000);
+	}
+	if (k == BUSY_TRIES)
 		return 0;
-	}
-	snprintf(name, len, "%s", ev.pe_name);
-	fn = ev.pe_fn | PCTR_U | PCTR_K | PCTR_EN;
-	for (i = 0; i < p->info.pi_ngeneral && i < PCTR_MAX_GENERAL; i++) {
-		if (ev.pe_slots && !(ev.pe_slots & (1ULL << i)))
+	for (i = 1; i < b->p->info.pi_ngeneral && i < PCTR_MAX_GENERAL; i++) {
+		if (ev->pe_slots && !(ev->pe_slots & (1ULL << i)))
 			break;
-		if (pctr_set(p, i, fn)) {
-			if (!i)
-				fprintf(stderr, "PCIOCS64(0): %s\n",
-					pctr_strerror(errno));
+		if (pctr_set(b->p, i, fn))
 			break;
-		}
 	}
+	*map_err = pctr_map(b->p) ? errno : 0;
+	if (!*map_err && b->p->page->pg_slot[0].ps_rdpmc)
+		b->pmc = b->p->page->pg_slot[0].ps_rdpmc - 1;
 	return i;
+}
+
+/* ...and ends: the context, its page and its hold on the PMU go. */
+static void pctr_half_off(struct bench *b)
+{
+	pctr_release(b->p);
 }
 
 static int perf_open(struct bench *b)
@@ -343,6 +477,61 @@ static int perf_open(struct bench *b)
 	return 0;
 }
 
+/*
+ * perf's half begins: a per-thread hardware instructions event, U|K,
+ * pinned (on the PMU the whole time, or in error), and its user page.
+ * 0 or a negative errno.
+ */
+static int perf_half_on(struct bench *b)
+{
+	struct perf_event_attr attr;
+	void *pc;
+	int k;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.pinned = 1;
+	for (k = 0; k < BUSY_TRIES; k++) {
+		b->hw_fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+		if (b->hw_fd >= 0 || errno != EBUSY)
+			break;
+		usleep(1000);
+	}
+	if (b->hw_fd < 0)
+		return -errno;
+	pc = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
+		  b->hw_fd, 0);
+	if (pc == MAP_FAILED) {
+		k = -errno;
+		close(b->hw_fd);
+		b->hw_fd = -1;
+		return k;
+	}
+	b->hw_pc = pc;
+	/* The page is brought up to date when the event is scheduled. */
+	sched_yield();
+	if (b->hw_pc->cap_user_rdpmc && b->hw_pc->index)
+		b->hw_pmc = b->hw_pc->index - 1;
+	return 0;
+}
+
+static void perf_half_off(struct bench *b)
+{
+	if (b->hw_pc)
+		munmap((void *)b->hw_pc, sysconf(_SC_PAGESIZE));
+	b->hw_pc = NULL;
+	if (b->hw_fd >= 0)
+		close(b->hw_fd);
+	b->hw_fd = -1;
+}
+
+static int hw_rdpmc_ok(const struct bench *b)
+{
+	return b->hw_pc && b->hw_pc->cap_user_rdpmc && b->hw_pc->index;
+}
+
 /* Can slot 0 be read without a system call, and by rdpmc? */
 static int slot0_inline(const struct bench *b)
 {
@@ -358,6 +547,79 @@ static int slot0_rdpmc(const struct bench *b)
 	return pg && pg->pg_slot[0].ps_rdpmc && (pg->pg_flags & PCTR_PG_RDPMC);
 }
 
+/* Does rdpmc @idx work for this thread, or fault? */
+static sigjmp_buf probe_env;
+
+static void probe_fault(int sig)
+{
+	siglongjmp(probe_env, 1);
+}
+
+static int rdpmc_works(uint32_t idx)
+{
+	struct sigaction sa, old_segv, old_bus;
+	volatile int ok = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = probe_fault;
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	if (!sigsetjmp(probe_env, 1)) {
+		sink += rdpmc(idx);
+		ok = 1;
+	}
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	return ok;
+}
+
+/*
+ * The reads must agree: an inline read, PCIOCRD and an inline read again
+ * give non-decreasing slot 0 values; so do perf's mmap read, read() and
+ * the mmap read again.  0, or -1 with what disagreed printed.
+ */
+static int pctr_agrees(struct bench *b)
+{
+	uint64_t a, c;
+	struct pctrst st;
+
+	a = pctr_read(b->p, 0);
+	if (pctr_read_all(b->p, &st)) {
+		fprintf(stderr, "error: PCIOCRD: %s\n", pctr_strerror(errno));
+		return -1;
+	}
+	c = pctr_read(b->p, 0);
+	if (a == (uint64_t)-1 || c == (uint64_t)-1 || a > st.pctr_hwc[0] ||
+	    st.pctr_hwc[0] > c) {
+		fprintf(stderr, "error: pctr_read %llu, PCIOCRD %llu, pctr_read %llu: not in order\n",
+			(unsigned long long)a,
+			(unsigned long long)st.pctr_hwc[0],
+			(unsigned long long)c);
+		return -1;
+	}
+	return 0;
+}
+
+static int perf_agrees(struct bench *b)
+{
+	uint64_t a, v, c;
+
+	a = perf_mmap_read(b->hw_pc);
+	if (read(b->hw_fd, &v, sizeof(v)) != sizeof(v)) {
+		fprintf(stderr, "error: perf read() of the hardware event: %s\n",
+			errno ? strerror(errno) : "in error (not on the PMU)");
+		return -1;
+	}
+	c = perf_mmap_read(b->hw_pc);
+	if (!v || a > v || v > c) {
+		fprintf(stderr, "error: perf mmap read %llu, read() %llu, mmap read %llu: not in order\n",
+			(unsigned long long)a, (unsigned long long)v,
+			(unsigned long long)c);
+		return -1;
+	}
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -365,45 +627,91 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void print_row(const char *name, double ns, double khz, double base)
+static double median(double *v, int n)
 {
-	if (khz)
-		printf("%-36s %10.1f %12.1f %9.2f\n", name, ns,
-		       ns * khz / 1e6, ns / base);
-	else
-		printf("%-36s %10.1f %12s %9.2f\n", name, ns, "-", ns / base);
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* "a / b = X (target <= T): met", or why it cannot be said. */
-static void print_target(const char *what, const double *med, enum method a,
-			 enum method b, double target, const char *why)
+/* Under a hypervisor (CPUID.1:ECX bit 31): emulated or virtual. */
+static int hypervisor(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t a = 1, b, c = 0, d;
+
+	__asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	return (c >> 31) & 1;
+#else
+	return 0;
+#endif
+}
+
+/* Lines for tools/bench, printed at the end. */
+static char at_buf[8192];
+
+static __attribute__((format(printf, 1, 2))) void at(const char *fmt, ...)
+{
+	size_t len = strlen(at_buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(at_buf + len, sizeof(at_buf) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* "what = a / b = R (target <= T): met", or by how much it is not. */
+static void print_verdict(const char *key, const char *what, const double *med,
+		    enum method a, enum method b, double target,
+		    const char *why, const char *unit)
 {
 	double r;
 
 	if (why) {
-		printf("%s = n/a (%s)\n", what, why);
+		printf("verdict: %s: n/a (%s)\n", what, why);
+		at("@target %s n/a %.1f %s\n", key, target, what);
 		return;
 	}
 	r = med[a] / med[b];
-	printf("%s = %.2f (target <= %.1f): %s\n", what, r, target,
-	       r <= target ? "met" : "NOT met");
+	printf("verdict: %s = %.1f / %.1f = %.2f (target <= %.1f): ", what,
+	       med[a], med[b], r, target);
+	if (r <= target)
+		printf("met\n");
+	else
+		printf("NOT met, by %.2f (%.0f%% over the target; %.1f %s a read too many)\n",
+		       r - target, (r / target - 1) * 100,
+		       med[a] - target * med[b], unit);
+	at("@target %s %.4f %.1f %s\n", key, r, target, what);
 }
 
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 200000;
-	int rounds = argc > 2 ? atoi(argv[2]) : 7;
 	const char *why[NMETHODS] = { NULL };
-	char why_page[160], why_perf[160], ev[48], label[64];
+	char why_page[160], why_perf[160], why_hw[160], label[64];
 	double *ns[NMETHODS], med[NMETHODS], v, khz;
-	struct bench b = { .perf_fd = -1 };
-	int r, m, err, sim, rc = 0;
+	struct bench b = { .perf_fd = -1, .hw_fd = -1 };
+	int r, m, err, sim, hw, icount = 0, rc = 0, inline0, page_err;
+	const char *unit, *ioctl_what;
+	enum method rdpmc_of[3];
+	char label_ioctl[64];
+	struct pctr_event ev;
+	long n = 200000;
+	int rounds = 7;
 	cpu_set_t cpu0;
 
+	if (argc > 1 && !strcmp(argv[1], "-i")) {
+		icount = 1;
+		argc--;
+		argv++;
+	}
+	if (argc > 1)
+		n = atol(argv[1]);
+	if (argc > 2)
+		rounds = atoi(argv[2]);
 	if (n < 1 || rounds < 1) {
-		fprintf(stderr, "usage: read_bench [reads-per-round] [rounds]\n");
+		fprintf(stderr, "usage: read_bench [-i] [reads-per-round] [rounds]\n");
 		return 2;
 	}
+	unit = icount ? "insns" : "ns";
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
 	if (sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
@@ -415,25 +723,32 @@ int main(int argc, char **argv)
 		fprintf(stderr, "open /dev/pctr: %s\n", pctr_strerror(errno));
 		return 1;
 	}
-	khz = b.p->info.pi_tsc_khz;
+	khz = icount ? 0 : b.p->info.pi_tsc_khz;
 	sim = b.p->info.pi_backend_id == PCTR_BACKEND_SIM;
-	b.nslots = program_slots(b.p, ev, sizeof(ev));
-	if (!b.nslots)
+	hw = b.p->info.pi_backend_id == PCTR_BACKEND_INTEL ||
+	     b.p->info.pi_backend_id == PCTR_BACKEND_AMD;
+	if (choose_event(&b, hw, &ev))
 		return 1;
 
-	/* The page comes after the slots are programmed. */
-	if (pctr_map(b.p)) {
+	/* What each half offers, found once. */
+	b.nslots = pctr_half_on(&b, &ev, &err);
+	if (!b.nslots) {
+		fprintf(stderr, "PCIOCS0: %s\n", pctr_strerror(errno));
+		return 1;
+	}
+	page_err = err;
+	inline0 = slot0_inline(&b);
+	if (err) {
 		snprintf(why_page, sizeof(why_page), "pctr page not available");
 		why[M_VTSC] = why[M_READ] = why[M_READ_N] = why_page;
 		why[M_VTSC_NC] = why[M_READ_NC] = why_page;
-		err = errno;
-	} else {
-		err = 0;
 	}
 	if (!slot0_rdpmc(&b))
-		why[M_RDPMC] = "no user rdpmc here";
-	else
-		b.pmc = b.p->page->pg_slot[0].ps_rdpmc - 1;
+		why[M_RDPMC] = sim ? "no rdpmc: the sim computes slots from the TSC" :
+			       "no user rdpmc here";
+	else if (!rdpmc_works(b.pmc))
+		why[M_RDPMC] = "rdpmc faulted though the page offers it";
+	pctr_half_off(&b);
 	if (perf_open(&b) < 0) {
 		snprintf(why_perf, sizeof(why_perf), "perf: %s",
 			 strerror(errno));
@@ -441,83 +756,187 @@ int main(int argc, char **argv)
 		if (b.perf_fd < 0)
 			why[M_PERF_READ] = why_perf;
 	}
-
-	for (m = 0; m < NMETHODS; m++) {
-		ns[m] = calloc(rounds, sizeof(double));
-		if (!why[m])
-			run(&b, m, n / 10 + 1);	/* warm up */
+	err = hw ? perf_half_on(&b) : 0;
+	if (!hw) {
+		why[M_HW_READ] = why[M_HW_MMAP] = why[M_HW_RDPMC] =
+			"no hardware PMU";
+	} else if (err < 0) {
+		snprintf(why_hw, sizeof(why_hw), "perf hardware event: %s",
+			 strerror(-err));
+		why[M_HW_READ] = why[M_HW_MMAP] = why[M_HW_RDPMC] = why_hw;
+	} else {
+		if (!hw_rdpmc_ok(&b))
+			why[M_HW_MMAP] = why[M_HW_RDPMC] =
+				"perf's page offers no rdpmc (cap_user_rdpmc, index)";
+		else if (!rdpmc_works(b.hw_pmc))
+			why[M_HW_MMAP] = why[M_HW_RDPMC] =
+				"rdpmc of perf's counter faulted";
+		perf_half_off(&b);
 	}
-	for (r = 0; r < rounds; r++) {
-		for (m = 0; m < NMETHODS; m++) {
-			if (why[m])
-				continue;
-			v = run(&b, m, n);
-			if (v < 0) {
-				fprintf(stderr, "%s: %s\n", methods[m].name,
-					strerror((int)-v));
-				why[m] = "read failed";
+
+	for (m = 0; m < NMETHODS; m++)
+		ns[m] = calloc(rounds, sizeof(double));
+	for (r = 0; r < rounds && !rc; r++) {
+		enum half h;
+
+		for (h = PCTR_HALF; h <= PERF_HALF && !rc; h++) {
+			if (h == PCTR1_HALF) {
+				/* Slot 0 alone, as perf's read() reads one. */
+				for (m = 1; m < (int)b.nslots; m++)
+					pctr_set(b.p, m, 0);
+			} else if (h == PCTR_HALF) {
+				if (!pctr_half_on(&b, &ev, &err)) {
+					fprintf(stderr, "error: round %d: PCIOCS0: %s\n",
+						r, pctr_strerror(errno));
+					rc = 1;
+					break;
+				}
+				if (!err && slot0_inline(&b) && pctr_agrees(&b))
+					rc = 1;
+			} else {
+				if (why[M_HW_READ])
+					break;
+				err = perf_half_on(&b);
+				if (err < 0) {
+					fprintf(stderr, "error: round %d: perf hardware event: %s\n",
+						r, strerror(-err));
+					rc = 1;
+					break;
+				}
+				if (!why[M_HW_MMAP] && !hw_rdpmc_ok(&b)) {
+					fprintf(stderr, "error: round %d: perf's page lost rdpmc\n",
+						r);
+					rc = 1;
+				} else if (!why[M_HW_MMAP] && perf_agrees(&b)) {
+					rc = 1;
+				}
 			}
-			ns[m][r] = v;
+			for (m = 0; m < NMETHODS && !rc; m++) {
+				if (why[m] || methods[m].half != h)
+					continue;
+				if (!r)
+					run(&b, m, n / 10 + 1);	/* warm up */
+				v = run(&b, m, n);
+				if (v < 0) {
+					fprintf(stderr, "%s: %s\n", methods[m].name,
+						strerror((int)-v));
+					why[m] = "read failed";
+				}
+				ns[m][r] = v;
+			}
+			if (h == PCTR1_HALF)
+				pctr_half_off(&b);
+			else if (h == PERF_HALF)
+				perf_half_off(&b);
 		}
+	}
+	if (rc) {
+		fprintf(stderr, "read_bench: the reads disagree or a half failed: no figures\n");
+		return rc;
 	}
 
 	printf("counter read cost: one read by each method, thread pinned to CPU 0\n");
-	printf("pctr backend %s, TSC %llu kHz; slot 0 counts %s (U|K);\n",
+	printf("pctr backend %s, TSC %llu kHz; pctr's slots count %s (U|K)%s;\n",
 	       b.p->info.pi_backend, (unsigned long long)b.p->info.pi_tsc_khz,
-	       ev);
-	printf("%ld reads a round, median of %d interleaved rounds\n", n,
-	       rounds);
-	if (err)
-		printf("pctr page: not available (%s)\n", strerror(err));
+	       ev.pe_name, hw ? ", perf's hardware event instructions (U|K)" : "");
+	printf("%ld reads a round, median of %d interleaved rounds; pctr and perf\n"
+	       "take the PMU in turn within each round\n", n, rounds);
+	if (page_err)
+		printf("pctr page: not available (%s)\n", strerror(page_err));
 	else
-		printf("pctr page: mapped, slot 0 %s\n",
-		       slot0_rdpmc(&b) ? "by rdpmc" :
-		       slot0_inline(&b) ? "computed from the TSC (sim)" :
+		printf("pctr page: slot 0 %s\n",
+		       !why[M_RDPMC] ? "by rdpmc" :
+		       sim ? "computed from the TSC (sim)" :
 		       "not inline: pctr_read falls back to PCIOCRD");
+	if (hw)
+		printf("perf page: %s\n", !why[M_HW_MMAP] ?
+		       "cap_user_rdpmc, read by rdpmc" : why[M_HW_MMAP]);
 	if (sim)
 		printf("note: simulated PMU: these figures are the read protocol's cost\n"
 		       "      under emulation (QEMU TCG in make bench), not hardware's\n");
-	printf("\n%-36s %10s %12s %9s\n", "method", "ns/read", "cycles/read",
-	       "x rdtsc");
-	for (m = 0; m < NMETHODS; m++) {
-		const char *name = methods[m].name;
+	else if (hypervisor())
+		printf("note: under a hypervisor (CPUID): with QEMU's emulated PMU these are\n"
+		       "      ratios under emulation, not hardware figures\n");
+	if (icount)
+		printf("under -icount shift=0: 1 ns of the guest's clock = 1 instruction;\n"
+		       "figures are instructions executed (exact, repeatable)\n");
+	printf("\n%-36s %10s %12s %8s %8s\n", "method",
+	       icount ? "insns/read" : "ns/read", "cycles/read", "x rdtsc",
+	       "x rdpmc");
+	rdpmc_of[PCTR_HALF] = rdpmc_of[PCTR1_HALF] = M_RDPMC;
+	rdpmc_of[PERF_HALF] = M_HW_RDPMC;
+	snprintf(label, sizeof(label), "pctr_read_n, %u slot%s (inline)",
+		 b.nslots, b.nslots == 1 ? "" : "s");
+	snprintf(label_ioctl, sizeof(label_ioctl), "PCIOCRD (pctr_read_all), %u slot%s",
+		 b.nslots, b.nslots == 1 ? "" : "s");
+	for (m = 0; m < NMETHODS; m++)
+		if (!why[m])
+			med[m] = median(ns[m], rounds);
+	for (r = 0; r < NMETHODS; r++) {
+		enum method rp;
+		char cyc[16], xr[16];
+		const char *name;
 
-		if (m == M_READ_N) {
-			snprintf(label, sizeof(label), "pctr_read_n, %u slot%s (inline)",
-				 b.nslots, b.nslots == 1 ? "" : "s");
-			name = label;
-		}
+		m = order[r];
+		rp = rdpmc_of[methods[m].half];
+		name = m == M_READ_N ? label : m == M_IOCTL ? label_ioctl :
+		       methods[m].name;
 		if (why[m]) {
 			printf("%-36s n/a (%s)\n", name, why[m]);
 			continue;
 		}
-		qsort(ns[m], rounds, sizeof(double), cmp_double);
-		med[m] = ns[m][rounds / 2];
-		print_row(name, med[m], khz, med[M_RDTSC]);
+		snprintf(cyc, sizeof(cyc), "-");
+		if (khz)
+			snprintf(cyc, sizeof(cyc), "%.1f", med[m] * khz / 1e6);
+		snprintf(xr, sizeof(xr), "-");
+		if (!why[rp])
+			snprintf(xr, sizeof(xr), "%.2f", med[m] / med[rp]);
+		printf("%-36s %10.1f %12s %8.2f %8s\n", name, med[m], cyc,
+		       med[m] / med[M_RDTSC], xr);
+		at("@fig read.%s %.1f %s per read: %s\n", methods[m].key,
+		   med[m], unit, name);
 	}
 	printf("\n[1] task-clock is a software event: its page's index is 0, so this is\n"
 	       "    the seqlock read of offset and time_enabled/time_running, no rdpmc\n");
+	printf("x rdpmc: against the bare rdpmc of the same half (pctr's or perf's counter)\n");
 
 	if (!why[M_VTSC] && !why[M_VTSC_NC] && !why[M_READ] && !why[M_READ_NC])
-		printf("\nthe thread check (one TLS load and a compare): pctr_vtsc %+.1f ns,\n"
-		       "pctr_read %+.1f ns a read\n", med[M_VTSC] - med[M_VTSC_NC],
-		       med[M_READ] - med[M_READ_NC]);
+		printf("\nthe thread check (one TLS load and a compare): pctr_vtsc %+.1f %s,\n"
+		       "pctr_read %+.1f %s a read\n", med[M_VTSC] - med[M_VTSC_NC],
+		       unit, med[M_READ] - med[M_READ_NC], unit);
+	if (!why[M_READ] && !why[M_HW_MMAP] && !why[M_RDPMC])
+		printf("\ninline rdpmc reads side by side: pctr_read %.1f, perf's mmap read %.1f %s\n"
+		       "(pctr / perf = %.2f; no target)\n", med[M_READ],
+		       med[M_HW_MMAP], unit, med[M_READ] / med[M_HW_MMAP]);
 
-	printf("\ntargets:\n");
-	print_target("inline virtual read / bare rdtsc", med, M_VTSC, M_RDTSC,
-		     1.5, why[M_VTSC]);
-	print_target("PCIOCRD / perf read()", med, M_IOCTL, M_PERF_READ, 1.0,
-		     why[M_IOCTL] ? why[M_IOCTL] : why[M_PERF_READ]);
-	if (!why[M_RDPMC])
-		print_target("inline counter read / bare rdpmc", med, M_READ,
-			     M_RDPMC, 1.3, why[M_READ]);
+	printf("\n");
+	print_verdict("read_vtsc", "inline virtual TSC read (pctr_vtsc) / bare rdtsc",
+		med, M_VTSC, M_RDTSC, 1.5, why[M_VTSC], unit);
+	print_verdict("read_rdpmc", "inline counter read (pctr_read) / bare rdpmc",
+		med, M_READ, M_RDPMC, 1.3,
+		why[M_READ] ? why[M_READ] : why[M_RDPMC], unit);
+	ioctl_what = hw ? "PCIOCRD, 1 slot / perf read() of a hardware event" :
+		     "PCIOCRD, 1 slot / perf read() of task-clock (no hardware event here)";
+	print_verdict("read_ioctl", ioctl_what, med, M_IOCTL1,
+		hw ? M_HW_READ : M_PERF_READ, 1.0,
+		why[M_IOCTL1] ? why[M_IOCTL1] :
+		why[hw ? M_HW_READ : M_PERF_READ], unit);
+	snprintf(label, sizeof(label), "PCIOCRD, %u slots / perf read() of %s",
+		 b.nslots, hw ? "a hardware event" : "task-clock");
+	print_verdict("read_ioctl_all", label, med, M_IOCTL,
+		hw ? M_HW_READ : M_PERF_READ, 1.0,
+		why[M_IOCTL] ? why[M_IOCTL] :
+		why[hw ? M_HW_READ : M_PERF_READ], unit);
 
 	printf("\ninline reads: %lu retries, %lu fallbacks to PCIOCRD\n",
 	       b.p->retries, b.p->fallbacks);
-	if (slot0_inline(&b) && b.p->fallbacks) {
+	/* pctr_agrees() reads through PCIOCRD itself: not a fallback */
+	if (inline0 && b.p->fallbacks) {
 		printf("error: fallbacks where the page allows inline reads\n");
 		rc = 1;
 	}
+	/* For tools/bench: every figure and target, one a line. */
+	printf("\n%s", at_buf);
 	pctr_close(b.p);
 	return rc;
 }
