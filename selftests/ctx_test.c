@@ -408,6 +408,44 @@ TEST_F(sim, functions_read_back)
 	EXPECT_LT(st.pctr_hwc[2], 1ULL << 40);
 }
 
+/*
+ * PCIOCRD writes every byte of the caller's structure: the programmed
+ * slots, zeros in every free one (over whatever the caller left there)
+ * and both clocks.  Scattered slots, so a read that wrote slots by
+ * position in the mask rather than by number would show.
+ */
+TEST_F(sim, read_fills_every_field)
+{
+	struct pctr_preset ps = { .ps_ctr = 3, .ps_value = 5ULL << 40 };
+	struct pctrst st;
+	int i;
+
+	ASSERT_EQ(0, set(self->m.fd, 1, FN(EV_DIV)));
+	ASSERT_EQ(0, set(self->m.fd, 3, FN(EV_TICKS)));
+	ASSERT_EQ(0, set(self->m.fd, PCTR_FIXED(1), PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCPRESET, &ps));
+	spin(0.05);
+	memset(&st, 0xa5, sizeof(st));
+	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRD, &st));
+	for (i = 0; i < PCTR_NUM; i++) {
+		if (i == 1 || i == 3 || i == PCTR_FIXED(1))
+			continue;
+		EXPECT_EQ(0, st.pctr_fn[i]) TH_LOG("fn of free slot %d", i);
+		EXPECT_EQ(0, st.pctr_hwc[i]) TH_LOG("value of free slot %d", i);
+	}
+	EXPECT_EQ(FN(EV_DIV), st.pctr_fn[1]);
+	EXPECT_EQ(FN(EV_TICKS), st.pctr_fn[3]);
+	EXPECT_EQ(PCTR_U | PCTR_EN, st.pctr_fn[PCTR_FIXED(1)]);
+	EXPECT_GT(st.pctr_hwc[1], 0);
+	EXPECT_LT(st.pctr_hwc[1], 1ULL << 40);
+	EXPECT_GE(st.pctr_hwc[3], 5ULL << 40);
+	EXPECT_LT(st.pctr_hwc[3], 6ULL << 40);
+	EXPECT_GT(st.pctr_hwc[PCTR_FIXED(1)], 0);
+	EXPECT_NE(0xa5a5a5a5a5a5a5a5ULL, st.pctr_tsc);
+	EXPECT_NE(0xa5a5a5a5a5a5a5a5ULL, st.pctr_idl);
+	EXPECT_NE(0, st.pctr_tsc);
+}
+
 /* Every error of PCIOCS, SETPCR and PRESET. */
 TEST_F(sim, set_errors)
 {
