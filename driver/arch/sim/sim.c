@@ -32,6 +32,11 @@
  * PCTR_PMU_NOTIFY): overflow notification then freezes the counters at
  * exactly the event at which a 64-bit virtual value wraps.
  *
+ * Suspend: at each suspend or hibernation edge (PM notifier) every CPU's
+ * registers count as lost, and the first start() on each CPU afterwards
+ * finds them zeroed, as firmware may leave them: a slot the core kept
+ * across a suspend then counts visibly wrong (selftests/pm_test).
+ *
  * The simulation cannot tell user from kernel mode: a counter whose
  * function has PCTR_EN and PCTR_U or PCTR_K counts every tick of the TSC
  * it sees while it is running, in whatever mode the CPU is.
@@ -50,6 +55,7 @@
 #include <linux/rcupdate.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/suspend.h>
 
 #include "../../pmu.h"
 #include "sim.h"
@@ -119,6 +125,7 @@ struct sim_cpu {
 	u32		ovf;		/* overflow status, until acknowledged */
 	u32		pending;	/* of which not yet signalled */
 	bool		in_timer;	/* within the timer's callback */
+	bool		lost;		/* a suspend edge since the last start */
 };
 
 struct sim_pmu {
@@ -392,6 +399,16 @@ static void sim_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 		return;
 	}
 	sc = sim_this_cpu(&now);
+	/*
+	 * Firmware may clear the counters while the machine sleeps: the
+	 * first start on each CPU after a suspend edge finds them zeroed,
+	 * so a slot the core kept across a suspend counts visibly wrong.
+	 */
+	if (unlikely(READ_ONCE(sc->lost))) {
+		WRITE_ONCE(sc->lost, false);
+		for (s = 0; s < SIM_SLOTS; s++)
+			sc->ctr[s].val = 0;
+	}
 	for_each_set_bit(s, &slots, SIM_SLOTS) {
 		struct sim_ctr *c = &sc->ctr[s];
 
@@ -507,6 +524,32 @@ static void sim_release(struct pctr_pmu *pmu)
 }
 
 /*
+ * A suspend or hibernation, at its start and at its end (the PM test
+ * modes run these edges too): every CPU's registers count as lost.
+ */
+static int sim_pm_notify(struct notifier_block *nb, unsigned long action,
+			 void *data)
+{
+	unsigned int cpu;
+
+	switch (action) {
+	case PM_HIBERNATION_PREPARE:
+	case PM_SUSPEND_PREPARE:
+	case PM_POST_HIBERNATION:
+	case PM_POST_SUSPEND:
+	case PM_POST_RESTORE:
+		for_each_possible_cpu(cpu)
+			WRITE_ONCE(per_cpu_ptr(sim_pmu.cpus, cpu)->lost, true);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sim_pm_nb = {
+	.notifier_call = sim_pm_notify,
+};
+
+/*
  * Module unload, in process context.  Once every start() and timer
  * callback that could have missed the dying flag has returned (they run
  * with interrupts off, so an RCU grace period waits for them), no timer
@@ -518,6 +561,7 @@ static void sim_exit(struct pctr_pmu *pmu)
 
 	if (!sim_pmu.cpus)
 		return;
+	unregister_pm_notifier(&sim_pm_nb);
 	WRITE_ONCE(sim_pmu.dying, true);
 	synchronize_rcu();
 	for_each_possible_cpu(cpu)
@@ -618,6 +662,11 @@ int pctr_sim_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *id)
 					 PCTR_FIXED_BASE);
 	WRITE_ONCE(sim_pmu.dying, false);
 	sim_pmu.cpus = cpus;
+	if (register_pm_notifier(&sim_pm_nb)) {
+		sim_pmu.cpus = NULL;
+		free_percpu(cpus);
+		return -ENOMEM;
+	}
 	for (i = 0; i < ARRAY_SIZE(sim_event_table); i++)
 		sim_event_table[i].slots = GENMASK(sim_counters - 1, 0);
 
