@@ -220,7 +220,7 @@ $(B)/examples/%: examples/%.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS)
 
 tools: $(TOOLS)
 
-$(B)/tools/%: tools/%.c $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
+$(B)/tools/%: tools/%.c tools/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 

@@ -37,7 +37,6 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +46,7 @@
 #include <unistd.h>
 
 #include "pctr.h"
+#include "bench.h"
 
 #define TARGET	0.5	/* pctr's added cost at most half perf's */
 
@@ -349,50 +349,31 @@ static int event_fn(pctr_t *p, const char *const *names, uint64_t *fn,
 	return -1;
 }
 
-/* Lines for tools/bench, printed at the end. */
-static char at_buf[4096];
-
-static __attribute__((format(printf, 1, 2))) void at(const char *fmt, ...)
-{
-	size_t len = strlen(at_buf);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(at_buf + len, sizeof(at_buf) - len, fmt, ap);
-	va_end(ap);
-}
-
 /*
- * The ratio of what pctr added to what perf added, and its verdict.
- * Prints the human line and the "@target" line for tools/bench.
+ * The ratio of what pctr added to what perf added, and its verdict: the
+ * human line and the "@target" line for tools/bench.
  */
 static void print_verdict(const char *key, const char *what, const int *ok,
-		    const double *add, enum mode a, enum mode b,
-		    const char *unit)
+			  const double *add, enum mode a, enum mode b,
+			  const char *unit)
 {
-	double r;
+	char why[96];
 
 	if (!ok[a] || !ok[b]) {
-		printf("verdict: %s: n/a (a mode did not run)\n", what);
-		at("@target %s n/a %.1f %s\n", key, TARGET, what);
+		bench_verdict(key, what, 0, 0, TARGET, "a mode did not run",
+			      true, unit, "a switch");
 		return;
 	}
 	if (add[b] <= 0) {
-		printf("verdict: %s: n/a (perf added %.1f %s: nothing to compare with)\n",
-		       what, add[b], unit);
-		at("@target %s n/a %.1f %s\n", key, TARGET, what);
+		snprintf(why, sizeof(why),
+			 "perf added %.1f %s: nothing to compare with",
+			 add[b], unit);
+		bench_verdict(key, what, 0, 0, TARGET, why, true, unit,
+			      "a switch");
 		return;
 	}
-	r = add[a] / add[b];
-	printf("verdict: %s = %+.1f / %+.1f = %.2f (target <= %.1f): ", what,
-	       add[a], add[b], r, TARGET);
-	if (r <= TARGET)
-		printf("met\n");
-	else
-		printf("NOT met, by %.2f (%.0f%% over the target; pctr would have to add %.1f %s less)\n",
-		       r - TARGET, (r / TARGET - 1) * 100,
-		       add[a] - TARGET * add[b], unit);
-	at("@target %s %.4f %.1f %s\n", key, r, TARGET, what);
+	bench_verdict(key, what, add[a], add[b], TARGET, NULL, true, unit,
+		      "a switch");
 }
 
 int main(int argc, char **argv)
@@ -511,10 +492,10 @@ int main(int argc, char **argv)
 		else
 			printf("%-20s %14.1f %+12.1f\n", mode_name(m), med[m],
 			       add[m]);
-		at("@fig ctxsw.%s %.1f %s per switch: %s\n", modes[m].key,
+		bench_at("@fig ctxsw.%s %.1f %s per switch: %s\n", modes[m].key,
 		       med[m], unit, mode_name(m));
 		if (m != BASELINE)
-			at("@fig ctxsw.add.%s %.1f %s added per switch: %s\n",
+			bench_at("@fig ctxsw.add.%s %.1f %s added per switch: %s\n",
 			       modes[m].key, add[m], unit, mode_name(m));
 	}
 	printf("\n");
@@ -530,11 +511,11 @@ int main(int argc, char **argv)
 		       "         n/a (no hardware PMU: perf has only task-clock here, pctr %+.1f, perf task-clock %+.1f %s)\n",
 		       TARGET, ok[PCTR_1] ? add[PCTR_1] : 0,
 		       ok[PERF_CLOCK] ? add[PERF_CLOCK] : 0, unit);
-		at("@target ctxsw_ins n/a %.1f no hardware PMU\n", TARGET);
-		at("@target ctxsw_ins_cyc n/a %.1f no hardware PMU\n", TARGET);
+		bench_at("@target ctxsw_ins n/a %.1f no hardware PMU\n", TARGET);
+		bench_at("@target ctxsw_ins_cyc n/a %.1f no hardware PMU\n", TARGET);
 	}
 	/* For tools/bench: every figure and target, one a line. */
-	printf("\n%s", at_buf);
+	bench_at_flush();
 	pctr_close(p);
 	for (m = 0; m < NMODES; m++)
 		if (run_mode[m] && !ok[m])

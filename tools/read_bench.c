@@ -50,7 +50,6 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +60,7 @@
 #include <unistd.h>
 
 #include "pctr.h"
+#include "bench.h"
 
 enum method {
 	M_RDTSC, M_VTSC, M_VTSC_NC, M_READ, M_READ_NC, M_READ_N, M_IOCTL,
@@ -646,41 +646,13 @@ static int hypervisor(void)
 #endif
 }
 
-/* Lines for tools/bench, printed at the end. */
-static char at_buf[8192];
-
-static __attribute__((format(printf, 1, 2))) void at(const char *fmt, ...)
-{
-	size_t len = strlen(at_buf);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(at_buf + len, sizeof(at_buf) - len, fmt, ap);
-	va_end(ap);
-}
-
 /* "what = a / b = R (target <= T): met", or by how much it is not. */
 static void print_verdict(const char *key, const char *what, const double *med,
-		    enum method a, enum method b, double target,
-		    const char *why, const char *unit)
+			  enum method a, enum method b, double target,
+			  const char *why, const char *unit)
 {
-	double r;
-
-	if (why) {
-		printf("verdict: %s: n/a (%s)\n", what, why);
-		at("@target %s n/a %.1f %s\n", key, target, what);
-		return;
-	}
-	r = med[a] / med[b];
-	printf("verdict: %s = %.1f / %.1f = %.2f (target <= %.1f): ", what,
-	       med[a], med[b], r, target);
-	if (r <= target)
-		printf("met\n");
-	else
-		printf("NOT met, by %.2f (%.0f%% over the target; %.1f %s a read too many)\n",
-		       r - target, (r / target - 1) * 100,
-		       med[a] - target * med[b], unit);
-	at("@target %s %.4f %.1f %s\n", key, r, target, what);
+	bench_verdict(key, what, med[a], med[b], target, why, false, unit,
+		      "a read");
 }
 
 int main(int argc, char **argv)
@@ -893,7 +865,7 @@ int main(int argc, char **argv)
 			snprintf(xr, sizeof(xr), "%.2f", med[m] / med[rp]);
 		printf("%-36s %10.1f %12s %8.2f %8s\n", name, med[m], cyc,
 		       med[m] / med[M_RDTSC], xr);
-		at("@fig read.%s %.1f %s per read: %s\n", methods[m].key,
+		bench_at("@fig read.%s %.1f %s per read: %s\n", methods[m].key,
 		   med[m], unit, name);
 	}
 	printf("\n[1] task-clock is a software event: its page's index is 0, so this is\n"
@@ -936,7 +908,7 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	/* For tools/bench: every figure and target, one a line. */
-	printf("\n%s", at_buf);
+	bench_at_flush();
 	pctr_close(b.p);
 	return rc;
 }
