@@ -32,10 +32,8 @@ static const char *prog = "pctr";
 
 static void die(const char *what)
 {
-	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
-	if (errno == ENOENT)
-		fprintf(stderr, "%s: is the module loaded? (modprobe pctr)\n",
-			prog);
+	/* pctr_strerror() says what to do: load the module, join a group... */
+	fprintf(stderr, "%s: %s: %s\n", prog, what, pctr_strerror(errno));
 	exit(1);
 }
 
