@@ -308,7 +308,7 @@ static int pctr_perf_users(char *buf, size_t len)
 /*
  * EBUSY: while pctr holds the PMU, another process's binding owns the
  * thread's counters; else whoever holds the PMU, as far as we can see:
- * the NMI watchdog, perf events, the simulator's sim_busy.
+ * the NMI watchdog, perf events; the simulator's sim_busy.
  */
 static const char *pctr_msg_ebusy(char *msg, size_t len)
 {
@@ -321,6 +321,13 @@ static const char *pctr_msg_ebusy(char *msg, size_t len)
 			 "busy: this thread's counters were set up by another process (only it may change them), or the descriptor is bound");
 		return msg;
 	}
+	/* The simulator's counters are its own: only sim_busy takes them. */
+	if (!strcmp(pctr_read_line("/sys/module/pctr/parameters/sim_busy",
+				   buf, sizeof(buf)), "Y")) {
+		snprintf(msg, len,
+			 "the counters are in use by the simulator, loaded with sim_busy=1 (reload it without: sudo pctr unload; sudo pctr load pmu=sim)");
+		return msg;
+	}
 	o = snprintf(msg, len, "the counters are in use by");
 	if (!strcmp(pctr_read_line("/proc/sys/kernel/nmi_watchdog", buf,
 				   sizeof(buf)), "1") && o < len)
@@ -329,10 +336,6 @@ static const char *pctr_msg_ebusy(char *msg, size_t len)
 	if (pctr_perf_users(who, sizeof(who)) && o < len)
 		o += snprintf(msg + o, len - o,
 			      " perf events of %s (end them);", who);
-	if (!strcmp(pctr_read_line("/sys/module/pctr/parameters/sim_busy",
-				   buf, sizeof(buf)), "Y") && o < len)
-		o += snprintf(msg + o, len - o,
-			      " the simulator, loaded with sim_busy=1 (reload without it);");
 	if (o < len && msg[o - 1] == ';')
 		msg[o - 1] = '\0';
 	else if (o < len)
