@@ -234,7 +234,7 @@ $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
-		tools/stat.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libpctr.a $(ADMIN_LDLIBS)
+		tools/stat.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libpctr.a $(LDFLAGS) $(ADMIN_LDLIBS)
 
 selftests: $(SELFTESTS)
 
