@@ -16,6 +16,10 @@ check "status without the module: exit 3, says how to load it" 3 \
 	'^available  */pctr/pctr.ko (build tree)' -- pctr status
 check "pctr info without the module: sudo pctr load" 1 \
 	'the pctr module is not loaded (load it: sudo pctr load, or sudo modprobe pctr)' -- pctr info
+check "pctr stat without the module: sudo pctr load" 1 \
+	'^pctr stat: open /dev/pctr: no /dev/pctr: the pctr module is not loaded (load it: sudo pctr load' -- pctr stat true
+check "pctr selfcheck without the module: sudo pctr load" 1 \
+	'^selfcheck: cannot open /dev/pctr: no /dev/pctr: the pctr module is not loaded (load it: sudo pctr load' -- pctr selfcheck
 check "unload without the module is refused" 1 'the module is not loaded' -- pctr unload
 check "load as uid 1000: needs root" 1 \
 	'loading a module needs root (CAP_SYS_MODULE): sudo pctr load' -- as_user pctr load
