@@ -224,13 +224,17 @@ $(B)/tools/%: tools/%.c tools/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/p
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 
+# pctr load, unload and status (tools/admin.c): through libkmod.
+ADMIN_SRCS	:= tools/admin.c tools/admin.h
+ADMIN_LDLIBS	:= -lkmod
+
 # pctr(1) and its selfcheck and stat subcommands.
 $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
-		 tools/stat.c tools/stat.h \
+		 tools/stat.c tools/stat.h $(ADMIN_SRCS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
-		tools/stat.c $(B)/lib/libpctr.a
+		tools/stat.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libpctr.a $(LDFLAGS) $(ADMIN_LDLIBS)
 
 selftests: $(SELFTESTS)
 

@@ -2,14 +2,17 @@
 /*
  * libpctr: open the device, keep its info, wrap the ioctls.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pctr.h"
@@ -185,18 +188,175 @@ int pctr_preset(pctr_t *p, unsigned int slot, uint64_t value)
 	return ioctl(p->fd, PCIOCPRESET, &ps);
 }
 
+/* The device pctr_open() opens. */
+static const char *pctr_device_path(void)
+{
+	const char *dev = getenv("PCTR_DEVICE");
+
+	return dev && *dev ? dev : PCTR_DEVICE;
+}
+
+/* One line of a small file, without its newline; "" if unreadable. */
+static const char *pctr_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return buf;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* ENOENT: the module missing, its device missing, or an unknown event. */
+static const char *pctr_msg_enoent(char *msg, size_t len)
+{
+	const char *dev = pctr_device_path();
+
+	if (access("/sys/module/pctr", F_OK) < 0)
+		snprintf(msg, len,
+			 "no %s: the pctr module is not loaded (load it: sudo pctr load, or sudo modprobe pctr)",
+			 dev);
+	else if (access(dev, F_OK) < 0)
+		snprintf(msg, len,
+			 "no %s, though the pctr module is loaded (did udev make it? see pctr status)",
+			 dev);
+	else
+		snprintf(msg, len,
+			 "no event of that name (pctr stat -l lists the backend's events)");
+	return msg;
+}
+
 /*
- * ENODEV names the backend's reason (pctr_backend_reason()), so the
- * message is made per call, in a buffer of the calling thread's.
+ * EACCES: the device is not open to the caller (its mode and group say
+ * what the administrator chose), else kernel-mode counting or binding a
+ * CPU without the right.
+ */
+static const char *pctr_msg_eacces(char *msg, size_t len)
+{
+	const char *dev = pctr_device_path();
+	char gbuf[1024], group[64];
+	struct group gr, *g = NULL;
+	struct stat st;
+
+	if (access(dev, R_OK) == 0 || stat(dev, &st) < 0) {
+		snprintf(msg, len,
+			 "permission denied: counting kernel mode needs CAP_PERFMON (or the module's allow_kernel=1; else count user mode only), binding a CPU needs CAP_PERFMON");
+		return msg;
+	}
+	if (getgrgid_r(st.st_gid, &gr, gbuf, sizeof(gbuf), &g) || !g)
+		snprintf(group, sizeof(group), "%u", (unsigned int)st.st_gid);
+	else
+		snprintf(group, sizeof(group), "%s", g->gr_name);
+	if ((st.st_mode & 0040) && st.st_gid != 0)
+		snprintf(msg, len,
+			 "permission denied on %s (mode %04o, group %s): join the group (sudo usermod -aG %s $USER, then log in again)",
+			 dev, (unsigned int)(st.st_mode & 07777), group, group);
+	else
+		snprintf(msg, len,
+			 "permission denied on %s (mode %04o, group %s): only root may open it; the administrator can open it to the pctr group with dev_mode=0660 (Documentation/admin.rst), or to all with dev_mode=0666",
+			 dev, (unsigned int)(st.st_mode & 07777), group);
+	return msg;
+}
+
+/* The processes with a perf event open, as /proc lets us see them. */
+static int pctr_perf_users(char *buf, size_t len)
+{
+	DIR *proc = opendir("/proc"), *fds;
+	struct dirent *p, *f;
+	int n = 0;
+
+	buf[0] = '\0';
+	if (!proc)
+		return 0;
+	while ((p = readdir(proc)) && n < 4) {
+		char dir[300], fp[600], t[64], comm[32];
+		int hit = 0;
+		ssize_t l;
+
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%s/fd", p->d_name);
+		fds = opendir(dir);
+		if (!fds)
+			continue;
+		while (!hit && (f = readdir(fds))) {
+			snprintf(fp, sizeof(fp), "%s/%s", dir, f->d_name);
+			l = readlink(fp, t, sizeof(t) - 1);
+			if (l > 0) {
+				t[l] = '\0';
+				hit = !strcmp(t, "anon_inode:[perf_event]");
+			}
+		}
+		closedir(fds);
+		if (!hit)
+			continue;
+		snprintf(fp, sizeof(fp), "/proc/%s/comm", p->d_name);
+		pctr_read_line(fp, comm, sizeof(comm));
+		if (strlen(buf) + strlen(comm) + 32 < len)
+			snprintf(buf + strlen(buf), len - strlen(buf),
+				 "%spid %.12s (%.16s)", n ? ", " : "", p->d_name,
+				 comm);
+		n++;
+	}
+	closedir(proc);
+	return n;
+}
+
+/*
+ * EBUSY: while pctr holds the PMU, another process's binding owns the
+ * thread's counters; else whoever holds the PMU, as far as we can see:
+ * the NMI watchdog, perf events; the simulator's sim_busy.
+ */
+static const char *pctr_msg_ebusy(char *msg, size_t len)
+{
+	char buf[128], who[256];
+	size_t o;
+
+	if (!strcmp(pctr_read_line("/sys/class/misc/pctr/taken", buf,
+				   sizeof(buf)), "1")) {
+		snprintf(msg, len,
+			 "busy: this thread's counters were set up by another process (only it may change them), or the descriptor is bound");
+		return msg;
+	}
+	/* The simulator's counters are its own: only sim_busy takes them. */
+	if (!strcmp(pctr_read_line("/sys/module/pctr/parameters/sim_busy",
+				   buf, sizeof(buf)), "Y")) {
+		snprintf(msg, len,
+			 "the counters are in use by the simulator, loaded with sim_busy=1 (reload it without: sudo pctr unload; sudo pctr load pmu=sim)");
+		return msg;
+	}
+	o = snprintf(msg, len, "the counters are in use by");
+	if (!strcmp(pctr_read_line("/proc/sys/kernel/nmi_watchdog", buf,
+				   sizeof(buf)), "1") && o < len)
+		o += snprintf(msg + o, len - o,
+			      " the NMI watchdog (free them: sudo sysctl kernel.nmi_watchdog=0);");
+	if (pctr_perf_users(who, sizeof(who)) && o < len)
+		o += snprintf(msg + o, len - o,
+			      " perf events of %s (end them);", who);
+	if (o < len && msg[o - 1] == ';')
+		msg[o - 1] = '\0';
+	else if (o < len)
+		snprintf(msg + o, len - o,
+			 " perf or the NMI watchdog (try sudo sysctl kernel.nmi_watchdog=0, end perf sessions)");
+	return msg;
+}
+
+/*
+ * What an errno means for pctr and what to do about it, looked up when
+ * asked (the module's state, the device's mode, who holds the PMU), in
+ * a buffer of the calling thread's.
  */
 const char *pctr_strerror(int err)
 {
-	static __thread char msg[192];
+	static __thread char msg[512];
 	char why[128];
 
 	switch (err) {
 	case ENOENT:
-		return "no /dev/pctr (is the pctr module loaded?), or no event of that name";
+		return pctr_msg_enoent(msg, sizeof(msg));
 	case ENODEV:
 		pctr_backend_reason(why, sizeof(why));
 		snprintf(msg, sizeof(msg),
@@ -205,10 +365,12 @@ const char *pctr_strerror(int err)
 		return msg;
 	case EPERM:
 		return "not permitted: open /dev/pctr for writing, or the function needs CAP_PERFMON";
+	case EACCES:
+		return pctr_msg_eacces(msg, sizeof(msg));
 	case EINVAL:
 		return "no such counter, a function it cannot count, or a handle another thread mapped (one handle per thread)";
 	case EBUSY:
-		return "the counters are in use by perf or the NMI watchdog (try sysctl kernel.nmi_watchdog=0)";
+		return pctr_msg_ebusy(msg, sizeof(msg));
 	case EFAULT:
 		return "bad address";
 	case ENOTTY:

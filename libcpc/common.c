@@ -83,8 +83,9 @@ int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
 {
 	switch (err) {
 	case EBUSY:
-		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
-			       "the counters are in use by perf or the NMI watchdog (try sysctl kernel.nmi_watchdog=0), or another process counts this thread");
+		/* pctr_strerror() names the holder, as /proc shows it. */
+		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN, "%s",
+			       pctr_strerror(err));
 	case EAGAIN:
 		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
 			       "per-thread counters are unavailable while a CPU is bound (cpc_bind_cpu)");

@@ -8,6 +8,8 @@
  *   pctr selfcheck  calibrated loops checked against expected counts:
  *                   confirms a backend on real hardware
  *   pctr stat       run a command and count it (tools/stat.c)
+ *   pctr load, unload, status
+ *                   the module's administration (tools/admin.c)
  *   pctr help       this usage (also -h, --help)
  *
  * The command line is checked before the device is opened: help works
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admin.h"
 #include "pctr.h"
 #include "selfcheck.h"
 #include "stat.h"
@@ -29,10 +32,8 @@ static const char *prog = "pctr";
 
 static void die(const char *what)
 {
-	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
-	if (errno == ENOENT)
-		fprintf(stderr, "%s: is the module loaded? (modprobe pctr)\n",
-			prog);
+	/* pctr_strerror() says what to do: load the module, join a group... */
+	fprintf(stderr, "%s: %s: %s\n", prog, what, pctr_strerror(errno));
 	exit(1);
 }
 
@@ -133,6 +134,8 @@ static int usage(FILE *f, int status)
 		"  read       one snapshot of the calling thread's counters (PCIOCRD)\n"
 		"  selfcheck  calibrated loops checked against expected counts\n"
 		"  stat       run COMMAND and count it (pctr stat --help)\n"
+		"  load [FILE.ko] [PARAM=VALUE...], unload, status\n"
+		"             load, unload and show the module (pctr load --help)\n"
 		"  help       this text (also -h, --help)\n"
 		"See pctr(1).\n", prog, prog);
 	return status;
@@ -153,6 +156,8 @@ int main(int argc, char **argv)
 		return pctr_selfcheck(argc - 1, argv + 1);
 	if (!strcmp(cmd, "stat"))
 		return pctr_stat(argc - 1, argv + 1);
+	if (pctr_is_admin(cmd))
+		return pctr_admin(argc - 1, argv + 1);
 	if (!strcmp(cmd, "info"))
 		run = cmd_info;
 	else if (!strcmp(cmd, "read"))

@@ -1455,10 +1455,9 @@ static int sc_open(struct sc *sc)
 		}
 		err = errno;
 	}
+	/* pctr_strerror() says what to do: load the module, join a group. */
 	fprintf(stderr, "selfcheck: cannot open %s: %s\n", PCTR_DEVICE,
-		strerror(err));
-	if (err == ENOENT)
-		fprintf(stderr, "selfcheck: is the module loaded? (modprobe pctr)\n");
+		pctr_strerror(err));
 	return -1;
 }
 

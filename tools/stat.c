@@ -784,13 +784,7 @@ int pctr_stat(int argc, char **argv)
 		err = errno;
 		fprintf(stderr, "%s: open %s: %s\n", prog,
 			getenv("PCTR_DEVICE") && *getenv("PCTR_DEVICE") ?
-			getenv("PCTR_DEVICE") : PCTR_DEVICE, strerror(err));
-		if (err == ENOENT)
-			fprintf(stderr, "%s: is the module loaded? (sudo modprobe pctr)\n",
-				prog);
-		else if (err == EACCES)
-			fprintf(stderr, "%s: the device is not open to you: see dev_mode in pctr(4)\n",
-				prog);
+			getenv("PCTR_DEVICE") : PCTR_DEVICE, pctr_strerror(err));
 		return EXIT_FAIL;
 	}
 	load_events(p);
