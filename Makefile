@@ -230,10 +230,11 @@ $(B)/tools/%: tools/%.c $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 # pctr(1) and its selfcheck and stat subcommands.
 $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
 		 tools/stat.c tools/stat.h \
+		 $(B)/lib/libcpc.a $(CPC_HDRS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
-		tools/stat.c $(B)/lib/libpctr.a
+	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
+		tools/stat.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
 # cputrack and cpustat: libcpc, libpctx and the -c parser they share.
 $(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/%.c \
