@@ -124,8 +124,8 @@ static void *cpu_thread(void *arg)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	if (cpc_bind_cpu(cpc, cs->cpu, cs->set[0], 0) ||
-	    cpc_set_sample(cpc, cs->set[0], cs->prev[0])) {
+	/* No first sample: the first tick counts from the bind. */
+	if (cpc_bind_cpu(cpc, cs->cpu, cs->set[0], 0)) {
 		cs->err = errno;
 		cs->where = "bind";
 		bind_failed = 1;
