@@ -478,9 +478,13 @@ TEST_F(sim, attach_counts_a_running_process)
 
 /*
  * On a PMU that counts instructions exactly (the emulated Intel PMU
- * under -icount): the workload with twice the iterations counts exactly
- * 4 stretches x 2 instructions x N more, all threads and the child
- * included.
+ * under -icount): the workload with twice the iterations counts 4
+ * stretches x 2 instructions x N more, all threads and the child
+ * included.  The loops are counted exactly; what the rest of the
+ * program runs varies by some tens of instructions from run to run
+ * (thread start and join, system calls restarted after libpctx's
+ * stops): within 1000 of 8,000,000.  Missing a thread or the child
+ * would be 2,000,000 short.
  */
 FIXTURE(intel) {
 	struct reloaded m;
@@ -517,7 +521,8 @@ TEST_F(intel, children_and_threads_counted_exactly)
 	}
 	TH_LOG("%llu and %llu instructions: %lld more, %lu expected", c[0],
 	       c[1], (long long)(c[1] - c[0]), 8 * (n[1] - n[0]));
-	EXPECT_EQ(8 * (n[1] - n[0]), c[1] - c[0]);
+	EXPECT_GE(1000, llabs((long long)(c[1] - c[0]) -
+			      (long long)(8 * (n[1] - n[0]))));
 }
 
 TEST_HARNESS_MAIN
