@@ -218,6 +218,9 @@ static int print_help(FILE *f, int status)
 	return status;
 }
 
+static char **texts;
+static unsigned int ntexts;
+
 static int parse_args(int argc, char **argv, double *period, int *doperiod)
 {
 	int c, errs = 0, help = 0;
@@ -231,13 +234,10 @@ static int parse_args(int argc, char **argv, double *period, int *doperiod)
 		case 'D':
 			break;
 		case 'c':
-			specs = realloc(specs, (o.nsets + 1) * sizeof(*specs));
-			if (!specs)
+			texts = realloc(texts, (ntexts + 1) * sizeof(*texts));
+			if (!texts)
 				oom();
-			if (cpcspec_parse(cpc, optarg, &specs[o.nsets]))
-				errs++;
-			else
-				o.nsets++;
+			texts[ntexts++] = optarg;
 			break;
 		case 'n':
 			o.dotitle = 0;
@@ -307,7 +307,7 @@ static int parse_args(int argc, char **argv, double *period, int *doperiod)
 		fprintf(stderr, "%s: too many arguments\n", spec_prog);
 		errs++;
 	}
-	if (!errs && !o.nsets) {
+	if (!errs && !ntexts) {
 		fprintf(stderr, "%s: no events: give them with -c\n",
 			spec_prog);
 		errs++;
@@ -325,18 +325,27 @@ int main(int argc, char **argv)
 	o.msec = 5000;
 	o.nsamples = UINT_MAX;
 	o.dotitle = 1;
+	if (parse_args(argc, argv, &period, &doperiod))
+		return print_help(stderr, 2);
+	/* The device only now: usage errors and -h need none. */
 	cpc = cpc_open(CPC_VER_CURRENT);
 	if (!cpc) {
 		fprintf(stderr, "%s: cannot access performance counters - %s\n",
 			spec_prog, strerror(errno));
-		if (errno == ENOENT)
-			fprintf(stderr, "%s: is the pctr module loaded? (sudo modprobe pctr)\n",
+		if (errno == ENOTSUP)
+			fprintf(stderr, "%s: is the pctr module loaded, with counters? (sudo modprobe pctr; pctr info)\n",
 				spec_prog);
 		return 1;
 	}
 	cpc_seterrhndlr(cpc, spec_errfn);
-	if (parse_args(argc, argv, &period, &doperiod))
-		return print_help(stderr, 2);
+	specs = calloc(ntexts, sizeof(*specs));
+	if (!specs)
+		oom();
+	for (s = 0; s < ntexts; s++) {
+		if (cpcspec_parse(cpc, texts[s], &specs[o.nsets]))
+			return print_help(stderr, 2);
+		o.nsets++;
+	}
 	if (doperiod) {
 		double rest = period * 1000.0 - (double)o.msec * o.nsets;
 

@@ -465,7 +465,8 @@ int main(int argc, char **argv)
 {
 	struct pstate state;
 	int c, errs = 0, help = 0, ret;
-	char *end, *outfile = NULL;
+	char *end, *outfile = NULL, **texts = NULL;
+	unsigned int ntexts = 0;
 	double secs;
 	long n;
 	pctx_t *pctx;
@@ -474,17 +475,6 @@ int main(int argc, char **argv)
 	o.msec = 1000;
 	o.dotitle = 1;
 	o.log = stdout;
-	cpc = cpc_open(CPC_VER_CURRENT);
-	if (!cpc) {
-		fprintf(stderr, "%s: cannot access performance counter library - %s\n",
-			spec_prog, strerror(errno));
-		if (errno == ENOENT)
-			fprintf(stderr, "%s: is the pctr module loaded? (sudo modprobe pctr)\n",
-				spec_prog);
-		return 1;
-	}
-	cpc_seterrhndlr(cpc, spec_errfn);
-
 	opterr = 0;
 	while ((c = getopt(argc, argv, "+T:N:Defhntvo:c:p:")) != -1) {
 		switch (c) {
@@ -531,13 +521,10 @@ int main(int argc, char **argv)
 			outfile = optarg;
 			break;
 		case 'c':
-			specs = realloc(specs, (o.nsets + 1) * sizeof(*specs));
-			if (!specs)
+			texts = realloc(texts, (ntexts + 1) * sizeof(*texts));
+			if (!texts)
 				oom();
-			if (cpcspec_parse(cpc, optarg, &specs[o.nsets]))
-				errs++;
-			else
-				o.nsets++;
+			texts[ntexts++] = optarg;
 			break;
 		case 'p':
 			n = strtol(optarg, &end, 10);
@@ -555,20 +542,49 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	if (!errs && !help && ntexts && argc == optind && !o.pid) {
+		fprintf(stderr, "%s: no program to start, and no -p pid\n",
+			spec_prog);
+		errs++;
+	}
+	if (!errs && !help && argc > optind && o.pid) {
+		fprintf(stderr, "%s: a command and -p exclude each other\n",
+			spec_prog);
+		errs++;
+	}
+	/* The device only now: usage errors and -h need none. */
+	if (!errs && (ntexts || help)) {
+		cpc = cpc_open(CPC_VER_CURRENT);
+		if (!cpc && !help) {
+			fprintf(stderr, "%s: cannot access performance counter library - %s\n",
+				spec_prog, strerror(errno));
+			if (errno == ENOTSUP)
+				fprintf(stderr, "%s: is the pctr module loaded, with counters? (sudo modprobe pctr; pctr info)\n",
+					spec_prog);
+			return 1;
+		}
+		if (cpc)
+			cpc_seterrhndlr(cpc, spec_errfn);
+	}
 	if (help) {
 		print_help(stdout, 0);
-		putchar('\n');
-		capabilities(stdout);
+		if (cpc) {
+			putchar('\n');
+			capabilities(stdout);
+		}
 		return 0;
+	}
+	specs = calloc(ntexts + 1, sizeof(*specs));
+	if (!specs)
+		oom();
+	for (c = 0; !errs && c < (int)ntexts; c++) {
+		if (cpcspec_parse(cpc, texts[c], &specs[o.nsets]))
+			errs++;
+		else
+			o.nsets++;
 	}
 	if (!errs && !o.nsets)
 		fprintf(stderr, "%s: no events: give them with -c\n", spec_prog);
-	if (!errs && argc == optind && !o.pid)
-		fprintf(stderr, "%s: no program to start, and no -p pid\n",
-			spec_prog);
-	if (!errs && argc > optind && o.pid)
-		fprintf(stderr, "%s: a command and -p exclude each other\n",
-			spec_prog);
 	if (errs || !o.nsets || (argc == optind && !o.pid) ||
 	    (argc > optind && o.pid))
 		return print_help(stderr, 2);
