@@ -278,6 +278,39 @@ TEST_F(sim, fork_and_exec_followed_in_solaris_format)
 	EXPECT_EQ(parent, last_exit_pid);
 }
 
+/*
+ * Without -e: the exec lines, then counting stops; the command runs on
+ * to its end (cputrack waits for it), and no exit line follows.
+ */
+TEST_F(sim, exec_ends_tracking_without_e)
+{
+	char out[8192], line[512], buf[64];
+	struct timespec t0, t1;
+	unsigned int i, nexec = 0, nexit = 0;
+	struct tline t;
+
+	RETURN_IF_SKIPPED();
+	unlink("/tmp/cputrack_test.after");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, run(0, "cputrack", "-T 0 -c sim_ticks sh -c "
+			 "'exec sh -c \"sleep 0.3; echo ran >/tmp/cputrack_test.after\"' 2>&1",
+			 out, sizeof(out))) TH_LOG("%s", out);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (i = 1; nth_line(out, i, line, sizeof(line)); i++) {
+		ASSERT_TRUE(parse_tline(line, 1, 0, &t)) TH_LOG("'%s'", line);
+		if (!strcmp(t.event, "exec"))
+			nexec++;
+		if (!strcmp(t.event, "exit"))
+			nexit++;
+	}
+	EXPECT_EQ(2, nexec) TH_LOG("%s", out);
+	EXPECT_EQ(0, nexit) TH_LOG("%s", out);
+	EXPECT_LE(0.3, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	ASSERT_EQ(0, read_text("/tmp/cputrack_test.after", buf, sizeof(buf)));
+	EXPECT_STREQ("ran", buf);
+	unlink("/tmp/cputrack_test.after");
+}
+
 /* Without -f no pid column; -N ticks then the end; -T's spacing. */
 TEST_F(sim, count_and_interval_honoured)
 {

@@ -525,4 +525,32 @@ TEST_F(intel, children_and_threads_counted_exactly)
 			      (long long)(8 * (n[1] - n[0]))));
 }
 
+/*
+ * A libpfm4 name (with its PMU's prefix, so that it is not a backend
+ * name) counts what the backend's own name counts: the same workload's
+ * instructions within the run-to-run noise above.
+ */
+TEST_F(intel, libpfm4_names)
+{
+	unsigned long long c[2];
+	char out[16384], args[512], f[4][64];
+	static const char *const ev[2] = {
+		"instructions", "ix86arch::INSTRUCTION_RETIRED",
+	};
+	int i;
+
+	RETURN_IF_SKIPPED();
+	for (i = 0; i < 2; i++) {
+		snprintf(args, sizeof(args),
+			 "stat -x, -e %s -- env STAT_WORKLOAD=1000000 %s 2>&1",
+			 ev[i], self_path());
+		ASSERT_EQ(7, run(0, args, out, sizeof(out))) TH_LOG("%s", out);
+		snprintf(args, sizeof(args), "%s:u", ev[i]);
+		ASSERT_TRUE(csv_line(out, args, f)) TH_LOG("%s", out);
+		c[i] = strtoull(f[0], NULL, 10);
+	}
+	TH_LOG("%s %llu, %s %llu", ev[0], c[0], ev[1], c[1]);
+	EXPECT_GE(1000, llabs((long long)(c[1] - c[0])));
+}
+
 TEST_HARNESS_MAIN

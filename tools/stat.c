@@ -293,9 +293,13 @@ static int parse_event(const struct pctr_info *in, char *item,
 	unsigned int g, k;
 	int slot = -1, found = 0;
 
-	colon = strchr(item, ':');
+	/*
+	 * The mode is after the last ':'.  A name with more colons is a
+	 * libpfm4 name with its modifiers ("ix86arch::INSTRUCTION_RETIRED",
+	 * "INST_RETIRED:ANY_P:c=1"), whose last part need not be a mode.
+	 */
+	colon = strrchr(item, ':');
 	if (colon) {
-		*colon = '\0';
 		mstr = colon + 1;
 		if (!strcmp(mstr, "u"))
 			mode = PCTR_U;
@@ -303,9 +307,15 @@ static int parse_event(const struct pctr_info *in, char *item,
 			mode = PCTR_K;
 		else if (!strcmp(mstr, "uk") || !strcmp(mstr, "ku"))
 			mode = PCTR_U | PCTR_K;
+		else if (strchr(item, ':') == colon)
+			fail(EXIT_USAGE, "event '%.*s': unknown mode ':%s' (u, k or uk)",
+			     (int)(colon - item), item, mstr);
 		else
-			fail(EXIT_USAGE, "event '%s': unknown mode ':%s' (u, k or uk)",
-			     item, mstr);
+			colon = NULL;
+		if (colon)
+			*colon = '\0';
+		else
+			mstr = "u";
 	}
 	if (!*item)
 		fail(EXIT_USAGE, "an empty event name");
