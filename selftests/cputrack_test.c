@@ -191,7 +191,8 @@ static int parse_tline(const char *l, unsigned int npic, int with_pid,
 	    !field(l + off + 4, 10, is_event) || l[off + 14] != ' ')
 		return 0;
 	t->lwp = atoi(l + off);
-	sscanf(l + off + 4, "%15s", t->event);
+	if (sscanf(l + off + 4, "%15s", t->event) != 1)
+		return 0;
 	off += 15;
 	/* fork, exec comment: two blank columns, then "# ..." */
 	if (!strncmp(l + off, "                    # ", 22)) {

