@@ -48,6 +48,8 @@ LIB_SO		:= $(B)/lib/libpctr.so.$(LIB_VERSION)
 LIBS		:= $(B)/lib/libpctr.a $(LIB_SO) $(B)/lib/$(LIB_SONAME) \
 		   $(B)/lib/libpctr.so $(B)/lib/libpctr.pc
 TOOLS		:= $(B)/tools/pctr $(B)/tools/ctxsw_bench $(B)/tools/read_bench
+# Solaris's cputrack(1) and cpustat(8), on libcpc (tools/cpcspec.c: -c).
+TOOLS		+= $(B)/tools/cputrack $(B)/tools/cpustat
 SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_test.c))
 # libcpc, the Solaris interface (libcpc/: libcpc.h, libpctx.h), with
 # libpfm4's event names when its header is installed (CPC_PFM=0 leaves
@@ -70,6 +72,7 @@ CPC_LDLIBS	:= $(if $(filter 1,$(CPC_PFM)),-lpfm)
 MAN3		:= $(wildcard Documentation/man/*.3)
 MAN4		:= $(wildcard Documentation/man/*.4)
 MAN1		:= $(wildcard Documentation/man/*.1)
+MAN8		:= $(wildcard Documentation/man/*.8)
 # Function names documented in another page: "name:page" for a one-line
 # ".so" page, as man-pages links them.
 MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
@@ -231,10 +234,20 @@ ADMIN_LDLIBS	:= -lkmod
 # pctr(1) and its selfcheck and stat subcommands.
 $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
 		 tools/stat.c tools/stat.h $(ADMIN_SRCS) \
+		 $(B)/lib/libcpc.a $(CPC_HDRS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
-		tools/stat.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libpctr.a $(LDFLAGS) $(ADMIN_LDLIBS)
+	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
+		tools/stat.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
+		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS)
+
+# cputrack and cpustat: libcpc, libpctx and the -c parser they share.
+$(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/%.c \
+		 tools/cpcspec.c tools/cpcspec.h $(B)/lib/libcpc.a \
+		 $(B)/lib/libpctr.a $(CPC_HDRS) lib/pctr.h uapi/linux/pctr.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ $< \
+		tools/cpcspec.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(LDFLAGS) $(CPC_LDLIBS)
 
 selftests: $(SELFTESTS)
 
@@ -317,7 +330,7 @@ install-user: lib libcpc tools
 	install -d $(DESTDIR)$(includedir)/linux $(DESTDIR)$(libdir) \
 		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(bindir) \
 		$(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man4 \
-		$(DESTDIR)$(mandir)/man1
+		$(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man8
 	install -m 644 uapi/linux/pctr.h $(DESTDIR)$(includedir)/linux/
 	install -m 644 lib/pctr.h $(CPC_HDRS) $(DESTDIR)$(includedir)/
 	install -m 644 $(B)/lib/libpctr.a $(B)/lib/libcpc.a $(DESTDIR)$(libdir)/
@@ -332,6 +345,7 @@ install-user: lib libcpc tools
 	install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/
 	install -m 644 $(MAN4) $(DESTDIR)$(mandir)/man4/
 	install -m 644 $(MAN1) $(DESTDIR)$(mandir)/man1/
+	install -m 644 $(MAN8) $(DESTDIR)$(mandir)/man8/
 	@set -e; for l in $(MAN3_LINKS); do \
 		echo ".so man3/$${l#*:}.3" >$(DESTDIR)$(mandir)/man3/$${l%%:*}.3; \
 	done
@@ -348,6 +362,7 @@ uninstall:
 	      $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man4/,$(notdir $(MAN4))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(MAN1))) \
+	      $(addprefix $(DESTDIR)$(mandir)/man8/,$(notdir $(MAN8))) \
 	      $(foreach l,$(MAN3_LINKS),$(DESTDIR)$(mandir)/man3/$(firstword $(subst :, ,$(l))).3)
 
 modules_install: module

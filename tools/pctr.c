@@ -129,11 +129,11 @@ static int usage(FILE *f, int status)
 {
 	fprintf(f,
 		"usage: %s [info | read | selfcheck [--loops N] [--no-perf] [-v] | help]\n"
-		"       %s stat [-e EVENT[,EVENT...]] [-x SEP | --json] [-o FILE] [--] COMMAND [ARGS...]\n"
+		"       %s stat [-e EVENT[,EVENT...]] [-I MSEC] [-t] [-x SEP | --json] [-o FILE] {[--] COMMAND [ARGS...] | -p PID}\n"
 		"  info       the backend, the CPU, its counters, the TSC and idle time (default)\n"
 		"  read       one snapshot of the calling thread's counters (PCIOCRD)\n"
 		"  selfcheck  calibrated loops checked against expected counts\n"
-		"  stat       run COMMAND and count it (pctr stat --help)\n"
+		"  stat       count COMMAND (or PID), its threads and children (pctr stat --help)\n"
 		"  load [FILE.ko] [PARAM=VALUE...], unload, status\n"
 		"             load, unload and show the module (pctr load --help)\n"
 		"  help       this text (also -h, --help)\n"

@@ -1,27 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pctr stat: run a command and count it, as perf stat does.
+ * pctr stat: run a command (or attach to a process) and count it, its
+ * threads and its children, as perf stat does.
  *
- *   pctr stat [-e EVENT[,EVENT...]]... [-x SEP | --json] [-o FILE]
- *             [--] COMMAND [ARGS...]
+ *   pctr stat [-e EVENT[,EVENT...]]... [-I MSEC] [-t] [-x SEP | --json]
+ *             [-o FILE] [--] COMMAND [ARGS...]
+ *   pctr stat [options] -p PID
  *
- * A thread's own counters end at execve(), so the command cannot set up
- * its counters itself: pctr stat forks, has the child stop at its exec
- * (PTRACE_SEIZE with PTRACE_O_TRACEEXEC), and binds a descriptor to it
- * there (PCIOCBIND, PCTR_BIND_THREAD, which wants the caller to be the
- * thread's tracer).  The binding's setup runs in the child on its way
- * back to user space, so the new program is counted from its first
- * instruction; then pctr stat detaches and waits.  The bind ioctl waits
- * for the child, which must be running for it: it runs in a helper
- * thread, and the child is let go once that thread sleeps in the ioctl.
- * After the child exits, the binding's sums are final.
+ * Built on libpctx and libcpc (libcpc/pctx_*.c, cpc_bind_pctx), which
+ * follow a process with ptrace(2): the command is created stopped at its
+ * exec, every thread gets the events bound when it appears (clone) and
+ * its counts are read when it ends (exit, or exec, after which the new
+ * image's thread is bound again); a forked child is followed by a new
+ * controlling process (a fork of pctr stat's, libpctx's way), and so on
+ * down.  Each thread's counts go into a record in memory these processes
+ * share; the totals are the sum of the records.  -I samples every thread
+ * each MSEC (libpctx's tick) and a thread of pctr stat prints the
+ * difference of the sums; -t prints each record; -p counts the threads
+ * of a running process from when pctr stat attached until it ends or
+ * pctr stat is interrupted.
  *
- * A binding counts the one thread, and does not follow its children
- * (the driver's inheritance, PCTR_O_INHERIT, is for a thread's own
- * counters, which exec ends): pctr stat counts the command's main
- * thread, and says so.  Time is the wall clock around the run and the
- * command's CPU time (wait4(2)'s rusage, its children included): the
- * bound thread's virtual TSC is not readable through a binding.
+ * Time: the wall clock around the run, the threads' run time (the
+ * virtual TSC libcpc gives a pctx binding, cpc_buf_tick), and, for a
+ * command, the CPU time of pctr stat's children (wait4's rusage: the
+ * command, its children, and the controlling processes).
  *
  * Every line of output goes to stderr (or -o FILE), so that the
  * command's own output stays as it is.  Exit status: the command's
@@ -33,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -40,13 +43,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <libcpc.h>
+#include <libpctx.h>
 
 #include "pctr.h"
 #include "stat.h"
@@ -107,16 +111,20 @@ fail(int status, const char *fmt, ...)
 static int stat_usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: pctr stat [-e EVENT[,EVENT...]]... [-x SEP | --json] [-o FILE]\n"
-		"                 [--] COMMAND [ARGS...]\n"
-		"  -e EVENT   a backend event name (pctr stat -l lists them), a generic name\n"
-		"             (instructions, cycles, ref-cycles, branches, branch-misses) or\n"
-		"             a raw function 0x...; :u (default), :k or :uk for the mode\n"
+		"usage: pctr stat [-e EVENT[,EVENT...]]... [-I MSEC] [-t] [-x SEP | --json]\n"
+		"                 [-o FILE] [--] COMMAND [ARGS...]\n"
+		"       pctr stat [options] -p PID\n"
+		"  -e EVENT   a backend event name (pctr stat -l lists them), a libpfm4 name,\n"
+		"             a generic name (instructions, cycles, ref-cycles, branches,\n"
+		"             branch-misses) or a raw function 0x...; :u (default), :k or :uk\n"
+		"  -I MSEC    print the counts of each MSEC milliseconds as they pass\n"
+		"  -t         the counts of each thread too\n"
+		"  -p PID     count process PID's threads and children until it ends (^C stops)\n"
 		"  -x SEP     one line per figure, fields separated by SEP\n"
 		"  --json     one JSON object\n"
 		"  -o FILE    write the figures to FILE instead of stderr\n"
 		"  -l         list the backend's events and exit\n"
-		"Counts the command's main thread; see pctr(1).\n");
+		"Counts the command's threads and children; see pctr(1).\n");
 	return status;
 }
 
@@ -204,6 +212,43 @@ static void __attribute__((noreturn)) unknown_event(const char *name)
 	fail(EXIT_USAGE, "unknown event '%s' (pctr stat -l lists them)", name);
 }
 
+#define RAW_BITS	(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_CM_MASK | \
+			 PCTR_E | PCTR_I | PCTR_EVENT_HI_MASK)
+
+static cpc_t *pfm_cpc;
+static cpc_errhndlr_t *pfm_errfn;
+
+static void quiet_errfn(const char *fn, int subcode, const char *fmt,
+			va_list ap)
+{
+}
+
+/*
+ * Does libcpc (with libpfm4) know @name?  1 and its function without
+ * mode bits in *@fn, if that is one a raw event can give.
+ */
+static int pfm_event(const char *name, uint64_t *fn)
+{
+	cpc_set_t *set;
+	int ok = 0;
+
+	if (!pfm_cpc)
+		return 0;
+	set = cpc_set_create(pfm_cpc);
+	if (!set)
+		return 0;
+	cpc_seterrhndlr(pfm_cpc, quiet_errfn);
+	if (!cpc_set_add_request(pfm_cpc, set, name, 0, CPC_COUNT_USER, 0,
+				 NULL) &&
+	    !cpc_request_fn(pfm_cpc, set, 0, fn, NULL)) {
+		*fn &= ~(PCTR_U | PCTR_K | PCTR_EN | PCTR_INT);
+		ok = *fn && !(*fn & ~RAW_BITS);
+	}
+	cpc_seterrhndlr(pfm_cpc, pfm_errfn);
+	cpc_set_destroy(pfm_cpc, set);
+	return ok;
+}
+
 /* The slots this backend has. */
 static uint64_t slots_present(const struct pctr_info *in)
 {
@@ -233,8 +278,6 @@ static int take_slot(uint64_t can, uint64_t *used)
 	return __builtin_ctzll(free_);
 }
 
-#define RAW_BITS	(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_CM_MASK | \
-			 PCTR_E | PCTR_I | PCTR_EVENT_HI_MASK)
 
 /*
  * One -e item into @e, on a free slot.  @quiet: a default event the
@@ -250,9 +293,13 @@ static int parse_event(const struct pctr_info *in, char *item,
 	unsigned int g, k;
 	int slot = -1, found = 0;
 
-	colon = strchr(item, ':');
+	/*
+	 * The mode is after the last ':'.  A name with more colons is a
+	 * libpfm4 name with its modifiers ("ix86arch::INSTRUCTION_RETIRED",
+	 * "INST_RETIRED:ANY_P:c=1"), whose last part need not be a mode.
+	 */
+	colon = strrchr(item, ':');
 	if (colon) {
-		*colon = '\0';
 		mstr = colon + 1;
 		if (!strcmp(mstr, "u"))
 			mode = PCTR_U;
@@ -260,9 +307,15 @@ static int parse_event(const struct pctr_info *in, char *item,
 			mode = PCTR_K;
 		else if (!strcmp(mstr, "uk") || !strcmp(mstr, "ku"))
 			mode = PCTR_U | PCTR_K;
+		else if (strchr(item, ':') == colon)
+			fail(EXIT_USAGE, "event '%.*s': unknown mode ':%s' (u, k or uk)",
+			     (int)(colon - item), item, mstr);
 		else
-			fail(EXIT_USAGE, "event '%s': unknown mode ':%s' (u, k or uk)",
-			     item, mstr);
+			colon = NULL;
+		if (colon)
+			*colon = '\0';
+		else
+			mstr = "u";
 	}
 	if (!*item)
 		fail(EXIT_USAGE, "an empty event name");
@@ -301,6 +354,16 @@ static int parse_event(const struct pctr_info *in, char *item,
 			}
 		} else {
 			pe = find_event(item);
+			if (!pe && pfm_event(item, &fn)) {
+				/* A libpfm4 name: its encoding, as raw. */
+				snprintf(e->name, sizeof(e->name), "raw");
+				slot = take_slot(general_slots(in), used);
+				if (slot < 0)
+					fail(EXIT_USAGE, "no free counter for '%s' (%u general, %u fixed counters)",
+					     item, in->pi_ngeneral,
+					     in->pi_nfixed);
+				goto done;
+			}
 			if (!pe) {
 				if (quiet)
 					return 0;
@@ -320,6 +383,7 @@ static int parse_event(const struct pctr_info *in, char *item,
 		fail(EXIT_USAGE, "no free counter for '%s' (%u general, %u fixed counters)",
 		     item, in->pi_ngeneral, in->pi_nfixed);
 	}
+done:
 	e->slot = slot;
 	e->fn = fn | mode | PCTR_EN;
 	snprintf(e->label, sizeof(e->label), "%s:%s", item, mstr);
@@ -400,168 +464,291 @@ static void list_events(pctr_t *p)
 	printf("default: %s\n", default_events(p->info.pi_backend_id));
 }
 
-/* --- running the command -------------------------------------------------- */
-
-struct binder {
-	int			fd;
-	struct pctr_bind	pb;
-	atomic_int		tid;
-	atomic_int		done;
-	int			err;
-};
-
-static void *bind_thread(void *arg)
-{
-	struct binder *b = arg;
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	atomic_store(&b->tid, (int)syscall(SYS_gettid));
-	b->err = ioctl(b->fd, PCIOCBIND, &b->pb) ? errno : 0;
-	atomic_store(&b->done, 1);
-	return NULL;
-}
-
-/* Is thread @tid of this process asleep in ioctl(2)? */
-static int in_ioctl(int tid)
-{
-	char path[64], buf[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return atoi(buf) == SYS_ioctl && isdigit((unsigned char)buf[0]);
-}
-
-static void pause_us(long us)
-{
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
+/* --- counting, through libpctx ------------------------------------------- */
 
 /*
- * A stop of the traced child while we wait for something else: pass a
- * signal on, leave a job-control stop a stop.  0, or 1 once it is gone
- * (its status in *status).
+ * What every controlling process (pctr stat, and the processes libpctx
+ * forks to follow children) records, in memory they share: one record
+ * per thread, live (its counts at the last sample) or done (final).
  */
-static int service_child(pid_t pid, int *status, int *gone)
-{
-	int st;
-	pid_t r;
+#define MAX_RECS	8192
 
-	r = waitpid(pid, &st, WNOHANG | __WALL);
-	if (r <= 0)
+struct rec {
+	pid_t		pid;
+	int		lwp;
+	int		done;
+	uint64_t	tick;		/* its run time, TSC cycles */
+	uint64_t	val[PCTR_NUM];	/* by event, as evs[] */
+};
+
+struct shared {
+	atomic_uint	nrecs;
+	atomic_uint	lost;		/* threads beyond MAX_RECS */
+	int		status;		/* the command's exit, as libpctx's */
+	int		have_status;
+	struct rec	rec[MAX_RECS];
+};
+
+/* One thread this controlling process follows. */
+struct lwp {
+	cpc_set_t	*set;
+	cpc_buf_t	*buf;
+	int		rec;		/* -1: none */
+	int		bound;
+};
+
+static struct {
+	cpc_t		*cpc;
+	const struct pctr_info *in;
+	struct ev	*evs;
+	unsigned int	n;
+	unsigned int	msec;		/* -I, or 0 */
+	pid_t		cmd_pid;	/* the command's (or -p's) pid */
+	int		is_main;	/* pctr stat's process, not a helper */
+	struct shared	*sh;
+	struct lwp	*lwps;		/* by LWP id - 1 */
+	unsigned int	nlwps;
+	int		failed;
+} g;
+
+/* The pctr slot of event @e as libcpc numbers counters (picnum). */
+static unsigned int ev_picnum(const struct ev *e)
+{
+	if (e->slot < PCTR_FIXED_BASE)
+		return e->slot;
+	return g.in->pi_ngeneral + e->slot - PCTR_FIXED_BASE;
+}
+
+/* A libcpc set that programs evs[] as check_events() tried them. */
+static cpc_set_t *make_set(void)
+{
+	cpc_set_t *set = cpc_set_create(g.cpc);
+	cpc_attr_t a[5];
+	unsigned int i, na;
+	char name[64];
+	uint64_t fn, code;
+	uint_t flags;
+
+	if (!set)
+		return NULL;
+	for (i = 0; i < g.n; i++) {
+		const struct ev *e = &g.evs[i];
+
+		fn = e->fn;
+		flags = (fn & PCTR_U ? CPC_COUNT_USER : 0) |
+			(fn & PCTR_K ? CPC_COUNT_SYSTEM : 0);
+		na = 0;
+		a[na].ca_name = "picnum";
+		a[na++].ca_val = ev_picnum(e);
+		if (strcmp(e->name, "raw")) {
+			snprintf(name, sizeof(name), "%s", e->name);
+		} else {
+			code = (fn & PCTR_EVENT_MASK) |
+			       ((fn & PCTR_EVENT_HI_MASK) >>
+				(PCTR_EVENT_HI_SHIFT - 8));
+			snprintf(name, sizeof(name), "0x%llx",
+				 (unsigned long long)code);
+			a[na].ca_name = "umask";
+			a[na++].ca_val = (fn & PCTR_UM_MASK) >> PCTR_UM_SHIFT;
+			a[na].ca_name = "cmask";
+			a[na++].ca_val = (fn & PCTR_CM_MASK) >> PCTR_CM_SHIFT;
+			a[na].ca_name = "edge";
+			a[na++].ca_val = !!(fn & PCTR_E);
+			a[na].ca_name = "inv";
+			a[na++].ca_val = !!(fn & PCTR_I);
+		}
+		if (cpc_set_add_request(g.cpc, set, name, 0, flags, na, a) < 0) {
+			cpc_set_destroy(g.cpc, set);
+			return NULL;
+		}
+	}
+	return set;
+}
+
+static struct lwp *get_lwp(id_t lwpid)
+{
+	struct lwp *l;
+	unsigned int i;
+
+	if (lwpid < 1)
+		return NULL;
+	if ((unsigned int)lwpid > g.nlwps) {
+		l = realloc(g.lwps, lwpid * sizeof(*l));
+		if (!l)
+			return NULL;
+		for (i = g.nlwps; i < (unsigned int)lwpid; i++)
+			memset(&l[i], 0, sizeof(l[i]));
+		g.lwps = l;
+		g.nlwps = lwpid;
+	}
+	l = &g.lwps[lwpid - 1];
+	if (!l->set) {
+		l->set = make_set();
+		if (!l->set)
+			return NULL;
+		l->buf = cpc_buf_create(g.cpc, l->set);
+		if (!l->buf)
+			return NULL;
+	}
+	return l;
+}
+
+/* The thread's counts into its record; @final: it ended. */
+static int record(struct lwp *l, int final)
+{
+	struct rec *r;
+	unsigned int i;
+	uint64_t v;
+
+	if (!l->bound || l->rec < 0)
 		return 0;
-	if (WIFEXITED(st) || WIFSIGNALED(st)) {
-		*status = st;
-		*gone = 1;
-		return 1;
+	if (cpc_set_sample(g.cpc, l->set, l->buf))
+		return -1;
+	r = &g.sh->rec[l->rec];
+	for (i = 0; i < g.n; i++) {
+		v = 0;
+		cpc_buf_get(g.cpc, l->buf, i, &v);
+		__atomic_store_n(&r->val[i], v, __ATOMIC_RELAXED);
 	}
-	if (WIFSTOPPED(st)) {
-		if ((st >> 16) == PTRACE_EVENT_STOP)
-			ptrace(PTRACE_LISTEN, pid, 0, 0);
-		else if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
-			ptrace(PTRACE_CONT, pid, 0, 0);
-		else
-			ptrace(PTRACE_CONT, pid, 0, (void *)(long)WSTOPSIG(st));
-	}
+	__atomic_store_n(&r->tick, cpc_buf_tick(g.cpc, l->buf),
+			 __ATOMIC_RELAXED);
+	if (final)
+		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
-/*
- * Bind @b to child @pid, stopped at its exec: start the ioctl, let the
- * child go once the ioctl waits for it, serve the child's stops until
- * the ioctl returns.  The ioctl gives up with EAGAIN when it finds the
- * child still stopped after about 10 ms (we were too slow to let it
- * go): while the child has not been let go, that costs nothing and the
- * bind is tried again (the kernel runs the newest request first, the
- * abandoned one then finds the counters taken).  If the child was let
- * go just as the ioctl gave up, it is bound again while it runs, and
- * *late says that its first instructions were not counted.
- */
-static int bind_child(struct binder *b, pid_t pid, int *status, int *gone,
-		      int *late, struct timespec *t0)
+static int cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
-	int tries, waited, released = 0;
-	pthread_t th;
-	long tid;
+	struct lwp *l = get_lwp(lwpid);
+	unsigned int k;
 
-	for (tries = 0; tries < 50; tries++) {
-		atomic_store(&b->tid, 0);
-		atomic_store(&b->done, 0);
-		if (pthread_create(&th, NULL, bind_thread, b))
-			return EAGAIN;
-		if (!released) {
-			/*
-			 * Let the child go once the ioctl waits for it (or
-			 * when that cannot be seen, after a moment).
-			 */
-			for (waited = 0; waited < 200000; waited += 20) {
-				if (atomic_load(&b->done))
-					break;
-				tid = atomic_load(&b->tid);
-				if (tid && in_ioctl(tid))
-					break;
-				pause_us(20);
-			}
-			if (!atomic_load(&b->done)) {
-				clock_gettime(CLOCK_MONOTONIC, t0);
-				ptrace(PTRACE_CONT, pid, 0, 0);
-				released = 1;
-			}
-		}
-		while (!atomic_load(&b->done)) {
-			if (!*gone)
-				service_child(pid, status, gone);
-			pause_us(50);
-		}
-		pthread_join(th, NULL);
-		if (b->err != EAGAIN || *gone)
-			return b->err;
-		if (released)
-			*late = 1;
+	if (!l) {
+		g.failed = 1;
+		return -1;
 	}
-	return EAGAIN;
+	if (cpc_bind_pctx(g.cpc, pctx, lwpid, l->set, 0)) {
+		g.failed = 1;
+		return -1;
+	}
+	l->bound = 1;
+	if (g.is_main && !g.cmd_pid)
+		g.cmd_pid = pid;
+	k = atomic_fetch_add(&g.sh->nrecs, 1);
+	if (k >= MAX_RECS) {
+		atomic_fetch_add(&g.sh->lost, 1);
+		l->rec = -1;
+		return 0;
+	}
+	l->rec = k;
+	g.sh->rec[k].pid = pid;
+	g.sh->rec[k].lwp = lwpid;
+	return 0;
 }
 
-/* Stop tracing the child (running, or gone already). */
-static void detach(pid_t pid, int *status, int *gone)
+static int cb_fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
-	int st;
+	struct lwp *l = get_lwp(lwpid);
 
-	if (*gone || ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0)
-		return;
-	for (;;) {
-		if (waitpid(pid, &st, __WALL) < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			*status = st;
-			*gone = 1;
-			return;
-		}
-		if (!WIFSTOPPED(st))
-			continue;
-		if ((st >> 16) == PTRACE_EVENT_STOP ||
-		    (st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
-			ptrace(PTRACE_DETACH, pid, 0, 0);
-		else
-			ptrace(PTRACE_DETACH, pid, 0,
-			       (void *)(long)WSTOPSIG(st));
-		return;
+	if (!l || !l->bound)
+		return 0;
+	if (record(l, 1))
+		g.failed = 1;
+	cpc_unbind(g.cpc, l->set);
+	l->bound = 0;
+	return 0;
+}
+
+static int cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct lwp *l = get_lwp(lwpid);
+
+	if (l && record(l, 0))
+		g.failed = 1;
+	return 0;
+}
+
+/* Exec: the old image's threads are done (fini_lwp), LWP 1 goes on. */
+static int cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd,
+		   void *arg)
+{
+	return 0;
+}
+
+static void cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status,
+		    void *arg)
+{
+	if (g.is_main) {
+		g.sh->status = status;
+		g.sh->have_status = 1;
 	}
+}
+
+/* Threads still counted when following ends (-p, interrupted): final. */
+static void finish_live(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < g.nlwps; i++) {
+		if (!g.lwps[i].bound)
+			continue;
+		if (record(&g.lwps[i], 1))
+			g.failed = 1;
+		cpc_unbind(g.cpc, g.lwps[i].set);
+		g.lwps[i].bound = 0;
+	}
+}
+
+static int set_events(pctx_t *pctx);
+
+/*
+ * A child process, in a new controlling process of libpctx's: follow it
+ * as the command is followed, to its end, and its children likewise.
+ */
+static void cb_fork(pctx_t *pctx, pid_t oldpid, id_t newpid, pid_t lwpid,
+		    void *arg)
+{
+	g.is_main = 0;
+	g.lwps = NULL;		/* the parent's copy is not ours to use */
+	g.nlwps = 0;
+	if (set_events(pctx))
+		return;
+	pctx_run(pctx, g.msec, 0, g.msec ? cb_tick : NULL);
+	finish_live();
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+}
+
+static int set_events(pctx_t *pctx)
+{
+	return pctx_set_events(pctx,
+			       PCTX_SYSC_EXEC_EVENT, cb_exec,
+			       PCTX_SYSC_FORK_EVENT, cb_fork,
+			       PCTX_SYSC_EXIT_EVENT, cb_exit,
+			       PCTX_INIT_LWP_EVENT, cb_init_lwp,
+			       PCTX_FINI_LWP_EVENT, cb_fini_lwp,
+			       PCTX_NULL_EVENT);
+}
+
+static void cpc_errfn(const char *fn, int subcode, const char *fmt,
+		      va_list ap)
+{
+	char msg[512];
+	size_t len;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	len = strlen(msg);
+	fprintf(stderr, "%s: %s%s", prog, msg,
+		len && msg[len - 1] == '\n' ? "" : "\n");
+}
+
+static void pctx_errfn(const char *fn, const char *fmt, va_list ap)
+{
+	cpc_errfn(fn, -1, fmt, ap);
+}
+
+static void on_stop_signal(int sig)
+{
+	cpc_terminate(g.cpc);
 }
 
 /* --- output --------------------------------------------------------------- */
@@ -575,12 +762,12 @@ static const char *slot_name(unsigned int s, char *buf, size_t len)
 	return buf;
 }
 
-static int is_named(const struct ev *e, unsigned int g)
+static int is_named(const struct ev *e, unsigned int g_)
 {
 	unsigned int k;
 
-	for (k = 1; generic[g][k]; k++)
-		if (!strcmp(e->name, generic[g][k]))
+	for (k = 1; generic[g_][k]; k++)
+		if (!strcmp(e->name, generic[g_][k]))
 			return 1;
 	return 0;
 }
@@ -588,8 +775,7 @@ static int is_named(const struct ev *e, unsigned int g)
 /* Raw functions that are the instructions or cycles of a backend. */
 static int raw_is(const struct pctr_info *in, const struct ev *e, int cycles)
 {
-	uint64_t ev = e->fn & (PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_CM_MASK |
-			       PCTR_E | PCTR_I | PCTR_EVENT_HI_MASK);
+	uint64_t ev = e->fn & RAW_BITS;
 
 	if (strcmp(e->name, "raw"))
 		return 0;
@@ -598,6 +784,32 @@ static int raw_is(const struct pctr_info *in, const struct ev *e, int cycles)
 	if (in->pi_backend_id == PCTR_BACKEND_AMD)
 		return ev == (cycles ? 0x76 : 0xc0);
 	return 0;
+}
+
+/* IPC of @val (by event), if instructions and cycles are both there. */
+static int ipc_of(const struct pctr_info *in, const struct ev *evs,
+		  unsigned int n, const uint64_t *val, double *ipc)
+{
+	int have_inst = 0, have_cyc = 0;
+	uint64_t inst = 0, cyc = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!have_inst && (is_named(&evs[i], 0) ||
+				   raw_is(in, &evs[i], 0))) {
+			inst = val[i];
+			have_inst = 1;
+		}
+		if (!have_cyc && (is_named(&evs[i], 1) ||
+				  raw_is(in, &evs[i], 1))) {
+			cyc = val[i];
+			have_cyc = 1;
+		}
+	}
+	if (!have_inst || !have_cyc || !cyc)
+		return 0;
+	*ipc = (double)inst / cyc;
+	return 1;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -617,96 +829,266 @@ static void json_str(FILE *f, const char *s)
 }
 
 struct result {
-	char		**argv;
+	char		**argv;		/* NULL with -p */
 	pid_t		pid;
 	int		code;		/* pctr stat's exit status */
-	int		late;
-	double		elapsed, user, sys;
+	int		attached;	/* -p: counting began meanwhile */
+	double		elapsed, user, sys, oncpu;
+	int		have_rusage;
 	int		have_ipc;
 	double		ipc;
+	unsigned int	nthreads, nprocs, lost;
+	uint64_t	val[PCTR_NUM];	/* the sums */
 };
 
-static void print_human(FILE *f, const struct pctr_info *in,
-			const struct ev *evs, unsigned int n,
-			const struct result *r)
+static unsigned int nrecs(void)
+{
+	unsigned int n = atomic_load(&g.sh->nrecs);
+
+	return n > MAX_RECS ? MAX_RECS : n;
+}
+
+/* Sum every record into @val; the run time in *@tick. */
+static void sum_recs(uint64_t *val, uint64_t *tick)
+{
+	unsigned int i, k, n = nrecs();
+
+	memset(val, 0, PCTR_NUM * sizeof(*val));
+	*tick = 0;
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < g.n; i++)
+			val[i] += __atomic_load_n(&g.sh->rec[k].val[i],
+						  __ATOMIC_RELAXED);
+		*tick += __atomic_load_n(&g.sh->rec[k].tick,
+					 __ATOMIC_RELAXED);
+	}
+}
+
+static void print_target(FILE *f, const struct result *r)
 {
 	unsigned int i;
 
-	fprintf(f, "\n Counter stats for '");
+	if (!r->argv) {
+		fprintf(f, "process %d", r->pid);
+		return;
+	}
+	fputc('\'', f);
 	for (i = 0; r->argv[i]; i++)
 		fprintf(f, "%s%s", i ? " " : "", r->argv[i]);
-	fprintf(f, "' (pid %d, main thread only; %s backend):\n\n", r->pid,
-		in->pi_backend);
+	fputc('\'', f);
+}
+
+static void print_human(FILE *f, const struct pctr_info *in,
+			const struct ev *evs, unsigned int n,
+			const struct result *r, int per_thread)
+{
+	unsigned int i, k, nr = nrecs();
+	double ipc;
+
+	fprintf(f, "\n Counter stats for ");
+	print_target(f, r);
+	fprintf(f, " (pid %d; %u thread%s in %u process%s; %s backend):\n\n",
+		r->pid, r->nthreads, r->nthreads == 1 ? "" : "s", r->nprocs,
+		r->nprocs == 1 ? "" : "es", in->pi_backend);
+	if (per_thread) {
+		for (k = 0; k < nr; k++) {
+			const struct rec *c = &g.sh->rec[k];
+
+			for (i = 0; i < n; i++)
+				fprintf(f, " %8d/%-4d %20llu      %s\n", c->pid,
+					c->lwp, (unsigned long long)c->val[i],
+					evs[i].label);
+			if (ipc_of(in, evs, n, c->val, &ipc))
+				fprintf(f, " %8d/%-4d %20.2f      insn per cycle\n",
+					c->pid, c->lwp, ipc);
+		}
+		fputc('\n', f);
+	}
 	for (i = 0; i < n; i++) {
 		if (r->have_ipc && (is_named(&evs[i], 0) ||
 				    raw_is(in, &evs[i], 0)))
 			fprintf(f, " %20llu      %-32s # %8.2f  insn per cycle\n",
-				(unsigned long long)evs[i].count, evs[i].label,
+				(unsigned long long)r->val[i], evs[i].label,
 				r->ipc);
 		else
 			fprintf(f, " %20llu      %s\n",
-				(unsigned long long)evs[i].count, evs[i].label);
+				(unsigned long long)r->val[i], evs[i].label);
 	}
 	fprintf(f, "\n %20.9f seconds time elapsed\n", r->elapsed);
-	fprintf(f, " %20.9f seconds user\n", r->user);
-	fprintf(f, " %20.9f seconds sys\n", r->sys);
-	if (r->late)
-		fprintf(f, "\n (counting started after the command had begun)\n");
-	if (r->code >= 128)
+	fprintf(f, " %20.9f seconds on cpu (the threads' virtual TSC)\n",
+		r->oncpu);
+	if (r->have_rusage) {
+		fprintf(f, " %20.9f seconds user\n", r->user);
+		fprintf(f, " %20.9f seconds sys\n", r->sys);
+	}
+	if (r->attached)
+		fprintf(f, "\n (counting started after the process had begun)\n");
+	if (r->lost)
+		fprintf(f, "\n (%u threads beyond %u not counted)\n", r->lost,
+			MAX_RECS);
+	if (r->code >= 128 && r->argv)
 		fprintf(f, "\n (the command was killed by signal %d)\n",
 			r->code - 128);
 	fputc('\n', f);
 }
 
 static void print_sep(FILE *f, const char *sep, const struct ev *evs,
-		      unsigned int n, const struct result *r)
+		      unsigned int n, const struct result *r, int per_thread)
 {
+	unsigned int i, k, nr = nrecs();
 	char sb[16];
-	unsigned int i;
 
+	if (per_thread)
+		for (k = 0; k < nr; k++)
+			for (i = 0; i < n; i++)
+				fprintf(f, "%d/%d%s%llu%s%s\n",
+					g.sh->rec[k].pid, g.sh->rec[k].lwp,
+					sep,
+					(unsigned long long)g.sh->rec[k].val[i],
+					sep, evs[i].label);
 	for (i = 0; i < n; i++)
 		fprintf(f, "%llu%s%s%s%s%s%#llx\n",
-			(unsigned long long)evs[i].count, sep, evs[i].label, sep,
+			(unsigned long long)r->val[i], sep, evs[i].label, sep,
 			slot_name(evs[i].slot, sb, sizeof(sb)), sep,
 			(unsigned long long)evs[i].fn);
 	if (r->have_ipc)
 		fprintf(f, "%.4f%sipc%s%s\n", r->ipc, sep, sep, sep);
 	fprintf(f, "%.9f%sseconds-elapsed%s%s\n", r->elapsed, sep, sep, sep);
-	fprintf(f, "%.9f%sseconds-user%s%s\n", r->user, sep, sep, sep);
-	fprintf(f, "%.9f%sseconds-sys%s%s\n", r->sys, sep, sep, sep);
+	fprintf(f, "%.9f%sseconds-on-cpu%s%s\n", r->oncpu, sep, sep, sep);
+	if (r->have_rusage) {
+		fprintf(f, "%.9f%sseconds-user%s%s\n", r->user, sep, sep, sep);
+		fprintf(f, "%.9f%sseconds-sys%s%s\n", r->sys, sep, sep, sep);
+	}
+	fprintf(f, "%u%sthreads%s%s\n", r->nthreads, sep, sep, sep);
+	fprintf(f, "%u%sprocesses%s%s\n", r->nprocs, sep, sep, sep);
 }
 
 static void print_json(FILE *f, const struct pctr_info *in,
 		       const struct ev *evs, unsigned int n,
-		       const struct result *r)
+		       const struct result *r, int per_thread)
 {
+	unsigned int i, k, nr = nrecs();
 	char sb[16];
-	unsigned int i;
 
-	fprintf(f, "{\"command\": [");
-	for (i = 0; r->argv[i]; i++) {
-		if (i)
-			fprintf(f, ", ");
-		json_str(f, r->argv[i]);
+	fprintf(f, "{");
+	if (r->argv) {
+		fprintf(f, "\"command\": [");
+		for (i = 0; r->argv[i]; i++) {
+			if (i)
+				fprintf(f, ", ");
+			json_str(f, r->argv[i]);
+		}
+		fprintf(f, "], \"exit_status\": %d, ", r->code);
 	}
-	fprintf(f, "], \"pid\": %d, \"exit_status\": %d, ", r->pid, r->code);
-	fprintf(f, "\"scope\": \"main-thread\", \"backend\": ");
+	fprintf(f, "\"pid\": %d, ", r->pid);
+	fprintf(f, "\"scope\": \"threads-and-children\", \"backend\": ");
 	json_str(f, in->pi_backend);
-	fprintf(f, ", \"late_start\": %s, \"counters\": [",
-		r->late ? "true" : "false");
+	fprintf(f, ", \"late_start\": %s, \"threads\": %u, \"processes\": %u, \"counters\": [",
+		r->attached ? "true" : "false", r->nthreads, r->nprocs);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"event\": ", i ? ", " : "");
 		json_str(f, evs[i].label);
 		fprintf(f, ", \"slot\": \"%s\", \"function\": \"%#llx\", \"count\": %llu}",
 			slot_name(evs[i].slot, sb, sizeof(sb)),
 			(unsigned long long)evs[i].fn,
-			(unsigned long long)evs[i].count);
+			(unsigned long long)r->val[i]);
 	}
 	fprintf(f, "]");
+	if (per_thread) {
+		fprintf(f, ", \"per_thread\": [");
+		for (k = 0; k < nr; k++) {
+			fprintf(f, "%s{\"pid\": %d, \"lwp\": %d, \"counts\": [",
+				k ? ", " : "", g.sh->rec[k].pid,
+				g.sh->rec[k].lwp);
+			for (i = 0; i < n; i++)
+				fprintf(f, "%s%llu", i ? ", " : "",
+					(unsigned long long)g.sh->rec[k].val[i]);
+			fprintf(f, "]}");
+		}
+		fprintf(f, "]");
+	}
 	if (r->have_ipc)
 		fprintf(f, ", \"ipc\": %.4f", r->ipc);
-	fprintf(f, ", \"seconds_elapsed\": %.9f, \"seconds_user\": %.9f, \"seconds_sys\": %.9f}\n",
-		r->elapsed, r->user, r->sys);
+	fprintf(f, ", \"seconds_elapsed\": %.9f, \"seconds_on_cpu\": %.9f",
+		r->elapsed, r->oncpu);
+	if (r->have_rusage)
+		fprintf(f, ", \"seconds_user\": %.9f, \"seconds_sys\": %.9f",
+			r->user, r->sys);
+	fprintf(f, "}\n");
+}
+
+/* --- -I: a line per interval, from a thread of pctr stat's own ----------- */
+
+struct interval {
+	FILE		*out;
+	const char	*sep;
+	int		json;
+	atomic_int	stop;
+	struct timespec	t0;
+	uint64_t	last[PCTR_NUM];
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void print_interval(struct interval *iv)
+{
+	uint64_t val[PCTR_NUM], tick, d;
+	double t = since(&iv->t0);
+	unsigned int i;
+
+	sum_recs(val, &tick);
+	for (i = 0; i < g.n; i++) {
+		d = val[i] >= iv->last[i] ? val[i] - iv->last[i] : 0;
+		iv->last[i] = val[i];
+		if (iv->json) {
+			fprintf(iv->out, "{\"interval\": %.6f, \"event\": ", t);
+			json_str(iv->out, g.evs[i].label);
+			fprintf(iv->out, ", \"count\": %llu}\n",
+				(unsigned long long)d);
+		} else if (iv->sep) {
+			fprintf(iv->out, "%.6f%s%llu%s%s\n", t, iv->sep,
+				(unsigned long long)d, iv->sep,
+				g.evs[i].label);
+		} else {
+			fprintf(iv->out, " %14.6f %20llu      %s\n", t,
+				(unsigned long long)d, g.evs[i].label);
+		}
+	}
+	fflush(iv->out);
+}
+
+static void *interval_thread(void *arg)
+{
+	struct interval *iv = arg;
+	struct timespec next = iv->t0;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	if (!iv->json && !iv->sep)
+		fprintf(iv->out, "#%14s %20s      %s\n", "time", "counts",
+			"event");
+	while (!atomic_load(&iv->stop)) {
+		next.tv_sec += g.msec / 1000;
+		next.tv_nsec += (long)(g.msec % 1000) * 1000000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
+				       NULL) == EINTR)
+			;
+		if (atomic_load(&iv->stop))
+			break;
+		print_interval(iv);
+	}
+	return NULL;
 }
 
 /* --- the subcommand -------------------------------------------------------- */
@@ -718,26 +1100,27 @@ int pctr_stat(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char **lists = NULL, *sep = NULL, *outfile = NULL, **cmd;
-	unsigned int nlists = 0, n, i;
-	int c, json = 0, list = 0, pfd[2], st = 0, gone = 0, err, code;
+	char **lists = NULL, *sep = NULL, *outfile = NULL, **cmd, *end;
+	unsigned int nlists = 0, n, i, k, nr;
+	int c, json = 0, list = 0, per_thread = 0, err, ret;
 	struct ev evs[PCTR_NUM];
-	struct binder b = { 0 };
 	struct result r = { 0 };
+	struct interval iv = { 0 };
 	struct timespec t0, t1;
+	pthread_t ivth;
 	struct rusage ru;
-	struct pctrst rd;
-	uint64_t inst = 0, cyc = 0;
-	int have_inst = 0, have_cyc = 0;
+	uint64_t tick;
+	pid_t attach = 0;
+	long v;
+	pctx_t *pctx;
 	pctr_t *p;
 	FILE *out = stderr;
-	pid_t pid;
-	char go = 1;
 
 	/* Options end at the first word that is not one: the command. */
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:x:o:lh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:x:o:lhtI:p:", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			lists = realloc(lists, (nlists + 1) * sizeof(*lists));
@@ -759,6 +1142,23 @@ int pctr_stat(int argc, char **argv)
 		case 'l':
 			list = 1;
 			break;
+		case 't':
+			per_thread = 1;
+			break;
+		case 'I':
+			v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 10 || v > 3600000)
+				fail(EXIT_USAGE, "-I %s: an interval in milliseconds, 10 to 3600000",
+				     optarg);
+			g.msec = (unsigned int)v;
+			break;
+		case 'p':
+			v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v <= 0 || v > INT_MAX)
+				fail(EXIT_USAGE, "-p %s: not a process id",
+				     optarg);
+			attach = (pid_t)v;
+			break;
 		case 'h':
 			return stat_usage(stdout, 0);
 		default:
@@ -772,11 +1172,16 @@ int pctr_stat(int argc, char **argv)
 		fprintf(stderr, "%s: -x and --json exclude each other\n", prog);
 		return stat_usage(stderr, EXIT_USAGE);
 	}
-	if (!list && !*cmd) {
+	if (attach && *cmd) {
+		fprintf(stderr, "%s: -p and a command exclude each other\n",
+			prog);
+		return stat_usage(stderr, EXIT_USAGE);
+	}
+	if (!list && !*cmd && !attach) {
 		fprintf(stderr, "%s: no command to run\n", prog);
 		return stat_usage(stderr, EXIT_USAGE);
 	}
-	if (list && *cmd)
+	if (list && (*cmd || attach))
 		return stat_usage(stderr, EXIT_USAGE);
 
 	p = pctr_open(O_RDWR);
@@ -799,138 +1204,121 @@ int pctr_stat(int argc, char **argv)
 		     p->info.pi_backend,
 		     pctr_backend_reason(why, sizeof(why)));
 	}
+	g.cpc = cpc_open(CPC_VER_CURRENT);
+	if (!g.cpc)
+		fail(EXIT_FAIL, "libcpc: %s", strerror(errno));
+	cpc_seterrhndlr(g.cpc, cpc_errfn);
+	pfm_cpc = g.cpc;
+	pfm_errfn = cpc_errfn;
 	n = parse_events(&p->info, lists, nlists, evs);
 	check_events(p, evs, n);
+	g.in = &p->info;
+	g.evs = evs;
+	g.n = n;
+	{
+		cpc_set_t *s = make_set();
+
+		if (!s)
+			fail(EXIT_USAGE, "libcpc does not take these events");
+		cpc_set_destroy(g.cpc, s);
+	}
 	if (outfile) {
 		out = fopen(outfile, "we");
 		if (!out)
 			fail(EXIT_FAIL, "%s: %s", outfile, strerror(errno));
 	}
+	g.is_main = 1;
+	g.sh = mmap(NULL, sizeof(*g.sh), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (g.sh == MAP_FAILED)
+		fail(EXIT_FAIL, "mmap: %s", strerror(errno));
 
-	b.fd = open(getenv("PCTR_DEVICE") && *getenv("PCTR_DEVICE") ?
-		    getenv("PCTR_DEVICE") : PCTR_DEVICE, O_RDWR | O_CLOEXEC);
-	if (b.fd < 0)
-		fail(EXIT_FAIL, "open: %s", strerror(errno));
-	b.pb.pb_kind = PCTR_BIND_THREAD;
-	for (i = 0; i < n; i++)
-		b.pb.pb_fn[evs[i].slot] = evs[i].fn;
-
-	if (pipe2(pfd, O_CLOEXEC))
-		fail(EXIT_FAIL, "pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		fail(EXIT_FAIL, "fork: %s", strerror(errno));
-	if (!pid) {
-		/* Wait to be traced, then become the command. */
-		close(pfd[1]);
-		if (read(pfd[0], &go, 1) != 1)
-			_exit(127);
-		execvp(cmd[0], cmd);
-		err = errno;
-		fprintf(stderr, "%s: %s: %s\n", prog, cmd[0], strerror(err));
-		_exit(err == ENOENT ? 127 : 126);
-	}
-	close(pfd[0]);
-	if (ptrace(PTRACE_SEIZE, pid, 0,
-		   (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)) < 0) {
-		err = errno;
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		fail(EXIT_FAIL, "cannot trace the command (%s): pctr stat needs ptrace(2) of its child (see /proc/sys/kernel/yama/ptrace_scope)",
-		     strerror(err));
-	}
-	if (write(pfd[1], &go, 1) != 1)
-		fail(EXIT_FAIL, "pipe: %s", strerror(errno));
-	close(pfd[1]);
-
-	/* Up to the exec (or the child's end, if exec failed). */
-	for (;;) {
-		if (waitpid(pid, &st, __WALL) < 0) {
-			if (errno == EINTR)
-				continue;
-			fail(EXIT_FAIL, "waitpid: %s", strerror(errno));
-		}
-		if (WIFEXITED(st) || WIFSIGNALED(st))
-			return WIFEXITED(st) ? WEXITSTATUS(st) :
-					       128 + WTERMSIG(st);
-		if (!WIFSTOPPED(st))
-			continue;
-		if ((st >> 8) == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
-			break;
-		if ((st >> 16) == PTRACE_EVENT_STOP)
-			ptrace(PTRACE_LISTEN, pid, 0, 0);
-		else
-			ptrace(PTRACE_CONT, pid, 0, (void *)(long)WSTOPSIG(st));
-	}
-
-	b.pb.pb_id = pid;
-	err = bind_child(&b, pid, &st, &gone, &r.late, &t0);
-	if (err) {
-		if (!gone) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
-				;
-		}
-		if (gone)
-			fail(EXIT_FAIL, "the command ended before it could be counted (%s)",
-			     pctr_strerror(err));
-		if (err == EAGAIN)
-			fail(EXIT_FAIL, "cannot count the command: %s (a CPU binding, cpustat, holds the counters?)",
-			     pctr_strerror(err));
-		fail(EXIT_FAIL, "cannot count the command: PCIOCBIND: %s",
-		     pctr_strerror(err));
-	}
-	detach(pid, &st, &gone);
-
-	/* The command has the terminal's signals; pctr stat waits it out. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	memset(&ru, 0, sizeof(ru));
-	if (!gone) {
-		while (wait4(pid, &st, 0, &ru) < 0) {
-			if (errno != EINTR)
-				fail(EXIT_FAIL, "wait4: %s", strerror(errno));
-		}
+	if (attach) {
+		pctx = pctx_capture(attach, NULL, 1, pctx_errfn);
+		if (!pctx)
+			fail(EXIT_FAIL, "cannot count process %d", (int)attach);
+		g.cmd_pid = attach;
+		/* Until the process ends, or ^C. */
+		signal(SIGINT, on_stop_signal);
+		signal(SIGTERM, on_stop_signal);
+		r.attached = 1;
 	} else {
-		getrusage(RUSAGE_CHILDREN, &ru);
+		pctx = pctx_create(cmd[0], cmd, NULL, 1, pctx_errfn);
+		if (!pctx) {
+			err = errno;
+			fprintf(stderr, "%s: %s: %s\n", prog, cmd[0],
+				strerror(err));
+			return err == ENOENT ? 127 : 126;
+		}
+		/* The command has the terminal's signals; we wait it out. */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
 	}
+	if (set_events(pctx))
+		fail(EXIT_FAIL, "libpctx: cannot follow the process");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (g.msec) {
+		iv.out = out;
+		iv.sep = sep;
+		iv.json = json;
+		iv.t0 = t0;
+		if (pthread_create(&ivth, NULL, interval_thread, &iv))
+			fail(EXIT_FAIL, "cannot start the interval thread");
+	}
+	ret = pctx_run(pctx, g.msec, 0, g.msec ? cb_tick : NULL);
+	finish_live();
+	pctx_release(pctx);
+	/* The processes following children end with them. */
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-
-	memset(&rd, 0, sizeof(rd));
-	if (ioctl(b.fd, PCIOCRD, &rd) < 0)
-		fail(EXIT_FAIL, "PCIOCRD: %s", pctr_strerror(errno));
-	for (i = 0; i < n; i++) {
-		evs[i].count = rd.pctr_hwc[evs[i].slot];
-		if (!have_inst && (is_named(&evs[i], 0) ||
-				   raw_is(&p->info, &evs[i], 0))) {
-			inst = evs[i].count;
-			have_inst = 1;
-		}
-		if (!have_cyc && (is_named(&evs[i], 1) ||
-				  raw_is(&p->info, &evs[i], 1))) {
-			cyc = evs[i].count;
-			have_cyc = 1;
-		}
+	if (g.msec) {
+		atomic_store(&iv.stop, 1);
+		pthread_join(ivth, NULL);
+		print_interval(&iv);	/* the rest */
 	}
-	code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r.argv = cmd;
-	r.pid = pid;
-	r.code = code;
-	r.elapsed = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	r.user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-	r.sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-	r.have_ipc = have_inst && have_cyc && cyc;
-	r.ipc = r.have_ipc ? (double)inst / cyc : 0;
-	if (json)
-		print_json(out, &p->info, evs, n, &r);
-	else if (sep)
-		print_sep(out, sep, evs, n, &r);
+	if (ret < 0 || g.failed)
+		fprintf(stderr, "%s: counting failed for some threads\n",
+			prog);
+
+	sum_recs(r.val, &tick);
+	nr = nrecs();
+	r.nthreads = nr;
+	for (k = 0; k < nr; k++) {
+		for (i = 0; i < k; i++)
+			if (g.sh->rec[i].pid == g.sh->rec[k].pid)
+				break;
+		if (i == k)
+			r.nprocs++;
+	}
+	r.lost = atomic_load(&g.sh->lost);
+	r.argv = attach ? NULL : cmd;
+	r.pid = g.cmd_pid;
+	if (attach)
+		r.code = 0;
+	else if (g.sh->have_status)
+		r.code = g.sh->status;
 	else
-		print_human(out, &p->info, evs, n, &r);
+		r.code = EXIT_FAIL;
+	r.elapsed = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	r.oncpu = p->info.pi_tsc_khz ? tick / (p->info.pi_tsc_khz * 1e3) : 0;
+	if (!attach && !getrusage(RUSAGE_CHILDREN, &ru)) {
+		r.have_rusage = 1;
+		r.user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+		r.sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	}
+	r.have_ipc = ipc_of(&p->info, evs, n, r.val, &r.ipc);
+	if (json)
+		print_json(out, &p->info, evs, n, &r, per_thread);
+	else if (sep)
+		print_sep(out, sep, evs, n, &r, per_thread);
+	else
+		print_human(out, &p->info, evs, n, &r, per_thread);
 	if (out != stderr && fclose(out))
 		fail(EXIT_FAIL, "%s: %s", outfile, strerror(errno));
-	close(b.fd);
+	cpc_close(g.cpc);
 	pctr_close(p);
-	return code;
+	if (!attach && (ret < 0 || g.failed) && !r.code)
+		return EXIT_FAIL;
+	return attach && (ret < 0 || g.failed) ? EXIT_FAIL : r.code;
 }
