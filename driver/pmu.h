@@ -131,6 +131,23 @@ struct pctr_pmu_ops {
 	 * rdpmc).  Process context, on @cpu, CPUs held.
 	 */
 	int	(*cpu_check)(const struct pctr_pmu *pmu, unsigned int cpu);
+	/*
+	 * Optional, for counters that share control bits (SPARC's one PCR
+	 * holds one user/supervisor mode for both counters): may functions
+	 * @fn of the slots in @mask count together?  0 or -EINVAL.  Any
+	 * context; checked whenever a context's functions change.
+	 */
+	int	(*check_set)(const struct pctr_pmu *pmu, const u64 *fn,
+			     u32 mask);
+	/*
+	 * Optional, both or neither: a PMU with one control register
+	 * (SPARC's PCR) has GETPCR/SETPCR carry it in its own layout.
+	 * pcr_to_fns() checks @pcr and gives each slot's function in
+	 * fn[PCTR_NUM] (0: free), -EINVAL for what the chip or pctr does
+	 * not allow; fns_to_pcr() is its inverse.  Any context.
+	 */
+	int	(*pcr_to_fns)(const struct pctr_pmu *pmu, u64 pcr, u64 *fn);
+	u64	(*fns_to_pcr)(const struct pctr_pmu *pmu, const u64 *fn);
 };
 
 /*
