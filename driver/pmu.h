@@ -66,6 +66,12 @@ struct pctr_hw {
 #define PCTR_PMU_FREEZE		(1U << 1)
 /* start() honours hw->left: overflow notification works (PCTR_CAP_NOTIFY). */
 #define PCTR_PMU_NOTIFY		(1U << 2)
+/*
+ * A thread's counters start from the low bits of its 64-bit values, not
+ * from 0, so that a raw user-mode read is always those low bits (SPARC:
+ * Perfmon programs compare raw "rd %pic" values across switches).
+ */
+#define PCTR_PMU_RAW_SUM	(1U << 3)
 
 /* A named event a backend knows (PCIOCEVENT). */
 struct pctr_event_desc {

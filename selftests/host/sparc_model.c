@@ -107,6 +107,16 @@ int smodel_user_rd_pic(struct sparc_model *m, u64 *val)
 	return 0;
 }
 
+int smodel_user_wr_pic(struct sparc_model *m, u64 val)
+{
+	if (m->pcr & PCTR_SPARC_PCR_PRIV) {
+		m->traps++;
+		return -1;
+	}
+	m->pic = val;
+	return 0;
+}
+
 /* --- the seam ----------------------------------------------------------- */
 
 u64 pctr_sparc_rd_pcr(void)

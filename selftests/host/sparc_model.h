@@ -42,6 +42,8 @@ void smodel_init(struct sparc_model *m, enum pctr_sparc_kind kind);
 void smodel_event(struct sparc_model *m, u64 field0, u64 field1, u64 n);
 /* A user-mode "rd %pic": 0 and the value, or -1 for the trap. */
 int smodel_user_rd_pic(struct sparc_model *m, u64 *val);
+/* A user-mode "wr %pic" (Perfmon's clr_pic()): 0, or -1 for the trap. */
+int smodel_user_wr_pic(struct sparc_model *m, u64 val);
 /* The kernel log the backend wrote, for tests that look for a message. */
 const char *smodel_log(void);
 void smodel_log_clear(void);

@@ -77,8 +77,12 @@ static void start(struct ctx *c)
 {
 	unsigned int s;
 
-	for (s = 0; s < 2; s++)
+	/* As ctx.c's ctx_hw_on(): from 0, or the sums' low bits. */
+	for (s = 0; s < 2; s++) {
+		c->prev[s] = pctr_pmu.flags & PCTR_PMU_RAW_SUM ?
+			     c->sum[s] & 0xffffffffULL : 0;
 		c->hw.val[s] = c->prev[s];
+	}
 	pctr_pmu.ops->start(&pctr_pmu, &c->hw);
 	running = c;
 }
@@ -472,7 +476,7 @@ TEST(us3_wrap_interrupt_claimed_and_folded)
 	smodel_fold = ovf_fold;
 	ovf_ctx = &c;
 	ASSERT_EQ(0, program(&c, 0, 0x1 | PCTR_U | PCTR_EN));
-	c.prev[0] = 0xfffffff0ULL;	/* 16 events from the wrap */
+	c.sum[0] = 0xfffffff0ULL;	/* 16 events from the wrap */
 	m.user = true;
 	start(&c);
 	pcr = m.pcr;
@@ -481,10 +485,10 @@ TEST(us3_wrap_interrupt_claimed_and_folded)
 	EXPECT_EQ(0, m.unclaimed);
 	EXPECT_EQ(1, m.interrupts);
 	EXPECT_EQ(pcr, m.pcr);		/* still counting */
-	EXPECT_EQ(20, c.sum[0]);	/* folded at the interrupt */
+	EXPECT_EQ(0xfffffff0ULL + 20, c.sum[0]);	/* folded at the interrupt */
 	smodel_event(&m, 1, 1, 5);
 	stop(&c);
-	EXPECT_EQ(25, c.sum[0]);
+	EXPECT_EQ(0xfffffff0ULL + 25, c.sum[0]);
 
 	/* Given back: the interrupt is not pctr's. */
 	pctr_pmu.ops->release(&pctr_pmu);
@@ -505,13 +509,13 @@ TEST(us12_wrap_raises_nothing)
 
 	ASSERT_EQ(0, load(&m, PCTR_SPARC_US12));
 	ASSERT_EQ(0, program(&c, 0, 0x1 | PCTR_U | PCTR_EN));
-	c.prev[0] = 0xfffffff0ULL;
+	c.sum[0] = 0xfffffff0ULL;
 	m.user = true;
 	start(&c);
 	smodel_event(&m, 1, 1, 20);
 	EXPECT_EQ(0, m.level15);
 	stop(&c);
-	EXPECT_EQ(20, c.sum[0]);
+	EXPECT_EQ(0xfffffff0ULL + 20, c.sum[0]);
 }
 
 /* The NMI watchdog holds the PIC: EBUSY, with the hint. */
@@ -529,6 +533,52 @@ TEST(busy_while_the_watchdog_counts)
 	EXPECT_TRUE(pctr_sparc_overflow());
 	pctr_pmu.ops->release(&pctr_pmu);
 	EXPECT_FALSE(pctr_sparc_overflow());
+}
+
+/*
+ * Perfmon programs difference raw "rd %pic" values and clear the PIC
+ * themselves (clr_pic()).  The PIC a thread reads is always the low 32
+ * bits of its own 64-bit values, across switches and other threads'
+ * counting, and after its own clear.
+ */
+TEST(raw_pic_reads_survive_switches)
+{
+	struct sparc_model m;
+	struct ctx a = {}, b = {};
+	u64 v;
+
+	ASSERT_EQ(0, load(&m, PCTR_SPARC_US12));
+	EXPECT_TRUE(pctr_pmu.flags & PCTR_PMU_RAW_SUM);
+	ASSERT_EQ(0, program(&a, 0, 0x1 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, program(&a, 1, 0x0 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, program(&b, 0, 0x1 | PCTR_U | PCTR_EN));
+	m.user = true;
+	start(&a);
+	smodel_event(&m, 1, 0, 100);
+	stop(&a);
+	start(&b);
+	smodel_event(&m, 1, 0, 12345);
+	stop(&b);
+	start(&a);
+	ASSERT_EQ(0, smodel_user_rd_pic(&m, &v));
+	EXPECT_EQ(100, pctr_sparc_pic_get(v, 0));
+	EXPECT_EQ(100, pctr_sparc_pic_get(v, 1));
+	/* clr_pic(), 5 more, a fold and a switch: the thread reads 5. */
+	ASSERT_EQ(0, smodel_user_wr_pic(&m, 0));
+	smodel_event(&m, 1, 0, 5);
+	fold_running();
+	stop(&a);
+	start(&b);
+	smodel_event(&m, 1, 0, 7);
+	stop(&b);
+	start(&a);
+	ASSERT_EQ(0, smodel_user_rd_pic(&m, &v));
+	EXPECT_EQ(5, pctr_sparc_pic_get(v, 0));
+	EXPECT_EQ(5, pctr_sparc_pic_get(v, 1));
+	stop(&a);
+	/* The 64-bit value jumped to the next 2^32: never backwards. */
+	EXPECT_EQ((1ULL << 32) + 5, a.sum[0]);
+	EXPECT_EQ(12345 + 7, b.sum[0]);
 }
 
 TEST(named_events_encode)

@@ -385,6 +385,8 @@ int pctr_sparc_probe(struct pctr_pmu *pmu, const struct pctr_sparc_id *id)
 	pmu->priv = sp;
 	pmu->backend_id = PCTR_BACKEND_SPARC;
 	strscpy(pmu->name, "sparc", sizeof(pmu->name));
+	/* Raw "rd %pic" values stay the 64-bit values' low bits. */
+	pmu->flags = PCTR_PMU_RAW_SUM;
 	pmu->ngeneral = SPARC_NPIC;
 	pmu->width = SPARC_PIC_BITS;
 	/* No PCTR_CAP_OVERFLOW: a wrap interrupt does not say which. */
