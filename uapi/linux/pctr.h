@@ -356,7 +356,11 @@ struct pctr_bind {
  */
 #define PCIOCENABLE	_IO(PCTR_IOC_MAGIC, 0xcc)
 #define PCIOCDISABLE	_IO(PCTR_IOC_MAGIC, 0xcd)
-/* The one PCR of a SPARC chip, in its own layout (see above). */
+/*
+ * The one PCR of a SPARC chip, in its own layout (see above).  0xbf is
+ * kept for Perfmon's PERFMON_FLUSH_CACHE (<perfmon.h>), which no kernel
+ * answers: ENOTTY.
+ */
 #define PCIOCGETPCR64	_IOR(PCTR_IOC_MAGIC, 0xce, __u64)
 #define PCIOCSETPCR64	_IOW(PCTR_IOC_MAGIC, 0xcf, __u64)
 
