@@ -325,7 +325,8 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	 * and only while its own counters are in the registers: the backend
 	 * then leaves every other counter register reading zero.
 	 */
-	ctx->hw.user_read = ctx->page &&
+	ctx->hw.user_read = (ctx->page ||
+			     (pctr_pmu.flags & PCTR_PMU_USER_ALWAYS)) &&
 			    (pctr_pmu.caps & PCTR_CAP_USER_RDPMC);
 	pctr_pmu.ops->start(&pctr_pmu, &ctx->hw);
 	if (unlikely(ctx->hw.err)) {

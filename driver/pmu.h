@@ -72,6 +72,12 @@ struct pctr_hw {
  * Perfmon programs compare raw "rd %pic" values across switches).
  */
 #define PCTR_PMU_RAW_SUM	(1U << 3)
+/*
+ * Every counting thread may read its counters in user mode (hw->user_read
+ * with or without a mapped page), as under Sun's Perfmon on SPARC.  Never
+ * a CPU binding: its counts are the CPU's, not the running thread's.
+ */
+#define PCTR_PMU_USER_ALWAYS	(1U << 4)
 
 /* A named event a backend knows (PCIOCEVENT). */
 struct pctr_event_desc {

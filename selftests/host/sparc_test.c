@@ -83,6 +83,9 @@ static void start(struct ctx *c)
 			     c->sum[s] & 0xffffffffULL : 0;
 		c->hw.val[s] = c->prev[s];
 	}
+	/* As ctx.c: every thread may read, with the cap (user_rdpmc=1). */
+	c->hw.user_read = (pctr_pmu.flags & PCTR_PMU_USER_ALWAYS) &&
+			  (pctr_pmu.caps & PCTR_CAP_USER_RDPMC);
 	pctr_pmu.ops->start(&pctr_pmu, &c->hw);
 	running = c;
 }
@@ -337,6 +340,24 @@ TEST(priv_kept_without_user_reads)
 	smodel_event(&m, 0, 0, 77);
 	stop(&c);
 	EXPECT_EQ(77, c.sum[1]);
+}
+
+/* A CPU binding (no user_read from the core) never clears PRIV. */
+TEST(cpu_binding_keeps_priv)
+{
+	struct sparc_model m;
+	struct pctr_hw hw = {};
+	u64 v;
+
+	ASSERT_EQ(0, load(&m, PCTR_SPARC_US12));
+	ASSERT_EQ(0, encode(0, 0x1 | PCTR_U | PCTR_K | PCTR_EN, &hw.ctl[0]));
+	hw.mask = 1;
+	pctr_pmu.ops->start(&pctr_pmu, &hw);
+	EXPECT_TRUE(m.pcr & PCTR_SPARC_PCR_UT);
+	EXPECT_TRUE(m.pcr & PCTR_SPARC_PCR_PRIV);
+	m.user = true;
+	EXPECT_EQ(-1, smodel_user_rd_pic(&m, &v));
+	pctr_pmu.ops->stop(&pctr_pmu, &hw);
 }
 
 /* What another context left in the PIC is gone before a thread can read. */

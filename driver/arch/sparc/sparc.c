@@ -17,9 +17,9 @@
  *
  * PRIV is clear while a thread with counters runs (unless the admin said
  * user_rdpmc=0), so that it can read its counters with "rd %pic" as
- * under Sun's Perfmon; every start() writes both halves of the PIC, so
- * what another context counted is never visible, and every stop() sets
- * PRIV again.
+ * under Sun's Perfmon, but never for a CPU binding; every start() writes
+ * both halves of the PIC, so what another context counted is never
+ * visible, and every stop() sets PRIV again.
  */
 #include "hw.h"
 #include "sparc.h"
@@ -187,12 +187,13 @@ u64 pctr_sparc_fns_to_pcr(const struct pctr_sparc_chip *c, const u64 *fn)
 }
 
 /*
- * The PCR that runs @hw's slots: their selects and mode, PRIV clear
- * unless user-mode reads are off.
+ * The PCR that runs @hw's slots: their selects and mode, PRIV clear only
+ * when the core allows user-mode reads (a counting thread, with
+ * user_rdpmc on; never a CPU binding).
  */
 u64 pctr_sparc_pcr_of(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 {
-	u64 pcr = pmu->caps & PCTR_CAP_USER_RDPMC ? 0 : PCTR_SPARC_PCR_PRIV;
+	u64 pcr = hw->user_read ? 0 : PCTR_SPARC_PCR_PRIV;
 	unsigned int s;
 
 	for (s = 0; s < SPARC_NPIC; s++)
@@ -385,8 +386,11 @@ int pctr_sparc_probe(struct pctr_pmu *pmu, const struct pctr_sparc_id *id)
 	pmu->priv = sp;
 	pmu->backend_id = PCTR_BACKEND_SPARC;
 	strscpy(pmu->name, "sparc", sizeof(pmu->name));
-	/* Raw "rd %pic" values stay the 64-bit values' low bits. */
-	pmu->flags = PCTR_PMU_RAW_SUM;
+	/*
+	 * Raw "rd %pic" values stay the 64-bit values' low bits, and every
+	 * counting thread may read them (Perfmon programs map no page).
+	 */
+	pmu->flags = PCTR_PMU_RAW_SUM | PCTR_PMU_USER_ALWAYS;
 	pmu->ngeneral = SPARC_NPIC;
 	pmu->width = SPARC_PIC_BITS;
 	/* No PCTR_CAP_OVERFLOW: a wrap interrupt does not say which. */
