@@ -7,6 +7,7 @@
 #   make run          boot a guest, load the module, show a readout
 #   make bench        benchmarks in guests: pctr against perf, with verdicts
 #   make check        install what is missing, run every test
+#   make sparc64      cross-build module, libraries, tests for sparc64
 #   make soak         long fuzzing runs in guests (10^6 calls, ten minutes)
 #   make install      install module, libraries, headers, tools, man pages
 #   make install-user the same without the module (or: make install MODULE=0)
@@ -120,13 +121,13 @@ $(B)/lib/libpctx.a:
 	rm -f $@
 	$(AR) rcs $@
 
-.PHONY: all module userspace lib libcpc examples tools selftests run bench check soak clean install \
+.PHONY: all module userspace lib libcpc examples tools selftests run bench check soak clean install sparc64 \
 	install-user uninstall modules_install help FORCE
 
 all: module userspace
 
 help:
-	@sed -n '3,13s/^# \{0,1\}//p' Makefile
+	@sed -n '3,14s/^# \{0,1\}//p' Makefile
 
 module:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
@@ -307,6 +308,15 @@ bench: userspace
 
 check:
 	tools/check
+
+# sparc64, cross-built (tools/vm/build-sparc64): pctr.ko against sparc64
+# kernel trees prepared from Debian's linux-source (cached under
+# /var/cache/pctr/kernel), W=1 and sparse clean; libpctr, libcpc,
+# libperfmon, the tools and tests into build/sparc64/user.
+# SPARC64_SERIES="6.1 6.12" by default.
+SPARC64_SERIES ?= 6.1 6.12
+sparc64:
+	tools/vm/build-sparc64 $(SPARC64_SERIES)
 
 # Long fuzzing on every installed kernel: 10^6 calls, then ten minutes
 # with 200 threads and CPU hotplug (Documentation/testing.rst).

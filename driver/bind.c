@@ -413,6 +413,10 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 			goto out;
 		prog.val[s] = b->pb_preset[s];
 	}
+	/* A CPU binding never goes through prog_load(): check it here. */
+	ret = prog_check_set(NULL, &prog);
+	if (ret)
+		goto out;
 
 	mutex_lock(&pf->lock);
 	if (pf->kind)

@@ -30,6 +30,11 @@ static ushort dev_mode = 0666;
 module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "Permission bits of /dev/pctr (default 0666)");
 
+/* Sun's Perfmon device name: on SPARC, where its programs come from. */
+static bool perfmon = IS_ENABLED(CONFIG_SPARC64);
+module_param(perfmon, bool, 0444);
+MODULE_PARM_DESC(perfmon, "Also register /dev/perfmon, the device under Sun Perfmon's name (default: on SPARC)");
+
 /*
  * Who the CPU is first, then what counts: the arch's own counters, or
  * one of the backends every arch has (none, sim).
@@ -88,6 +93,31 @@ static const struct file_operations pctr_fops = {
 	.mmap		= pctr_mmap,
 	.unlocked_ioctl	= pctr_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+/*
+ * /dev/perfmon: the same device under Perfmon's name.  Perfmon programs
+ * open it read-only and then set the PCR, so its descriptors may program
+ * counters whichever way they were opened (its mode is dev_mode too).
+ */
+static const struct file_operations pctr_perfmon_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pctr_open,
+	.release	= pctr_release,
+	.mmap		= pctr_mmap,
+	.unlocked_ioctl	= pctr_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+bool pctr_is_perfmon(const struct file *file)
+{
+	return file->f_op == &pctr_perfmon_fops;
+}
+
+static struct miscdevice pctr_perfmon_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "perfmon",
+	.fops	= &pctr_perfmon_fops,
 };
 
 /* /sys/class/misc/pctr/<name>: one line, for admins. */
@@ -171,10 +201,20 @@ static int __init pctr_init(void)
 		pr_err("cannot register /dev/pctr: %d\n", ret);
 		goto fail_ctx;
 	}
+	if (perfmon) {
+		pctr_perfmon_misc.mode = dev_mode & 0777;
+		ret = misc_register(&pctr_perfmon_misc);
+		if (ret) {
+			pr_err("cannot register /dev/perfmon: %d\n", ret);
+			goto fail_misc;
+		}
+	}
 	pr_info("%s%s\n", pctr_pmu.desc,
 		user_rdpmc ? "" : "; user-mode rdpmc off (user_rdpmc=0)");
 	return 0;
 
+fail_misc:
+	misc_deregister(&pctr_misc);
 fail_ctx:
 	pctr_thread_exit();
 fail_backend:
@@ -185,6 +225,8 @@ fail_backend:
 
 static void __exit pctr_exit(void)
 {
+	if (perfmon)
+		misc_deregister(&pctr_perfmon_misc);
 	misc_deregister(&pctr_misc);
 	pctr_thread_exit();
 	if (pctr_pmu.ops && pctr_pmu.ops->exit)

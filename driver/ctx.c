@@ -310,7 +310,8 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 		ctx->hw.keep = m;
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		if (!(ctx->hw.keep & BIT(s)))
-			ctx->prev[s] = 0;
+			ctx->prev[s] = pctr_pmu.flags & PCTR_PMU_RAW_SUM ?
+				ctx->sum[s] & pctr_width_mask(pctr_slot_width(&pctr_pmu, s)) : 0;
 		ctx->hw.val[s] = ctx->prev[s];
 	}
 	if (ctx->hw.keep)
@@ -324,7 +325,8 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	 * and only while its own counters are in the registers: the backend
 	 * then leaves every other counter register reading zero.
 	 */
-	ctx->hw.user_read = ctx->page &&
+	ctx->hw.user_read = (ctx->page ||
+			     (pctr_pmu.flags & PCTR_PMU_USER_ALWAYS)) &&
 			    (pctr_pmu.caps & PCTR_CAP_USER_RDPMC);
 	pctr_pmu.ops->start(&pctr_pmu, &ctx->hw);
 	if (unlikely(ctx->hw.err)) {

@@ -181,6 +181,7 @@ struct pctr_ctx *prog_current_live(void);
 void prog_of(const struct pctr_ctx *ctx, struct pctr_prog *prog);
 int prog_encode(struct pctr_prog *prog, unsigned int slot, u64 fn,
 		unsigned int rights);
+int prog_check_set(const struct pctr_ctx *ctx, const struct pctr_prog *prog);
 
 void prog_end_remote(struct pctr_ctx *ctx);
 struct page *prog_page(struct pctr_ctx *ctx);

@@ -13,6 +13,12 @@
 struct file;
 struct vm_area_struct;
 
+/*
+ * core.c: a descriptor of /dev/perfmon, which programs counters however
+ * it was opened, as Sun's Perfmon device did.
+ */
+bool pctr_is_perfmon(const struct file *file);
+
 /* ctx.c: the engine's figures, for sysfs */
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
 unsigned long pctr_ctx_failures(void);

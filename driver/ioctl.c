@@ -186,6 +186,17 @@ static long ioc_getpcr(struct file *file, unsigned int cmd,
 	return 0;
 }
 
+/* The one PCR of a SPARC chip alone, as Perfmon's GETPCR/SETPCR had it. */
+static long ioc_getpcr64(struct file *file, unsigned int cmd,
+			 union pctr_ioc_arg *a, void __user *uarg)
+{
+	if (!pctr_pmu.ops || !pctr_pmu.ops->fns_to_pcr)
+		return -EOPNOTSUPP;
+	pctr_thread_get_pcr(&a->pcr);
+	a->fn = a->pcr.pcr_evtsel[0];
+	return 0;
+}
+
 static long ioc_getopts(struct file *file, unsigned int cmd,
 			union pctr_ioc_arg *a, void __user *uarg)
 {
@@ -213,6 +224,18 @@ static long ioc_set64(struct file *file, unsigned int cmd,
 static long ioc_setpcr(struct file *file, unsigned int cmd,
 		       union pctr_ioc_arg *a, void __user *uarg)
 {
+	return pctr_thread_set_pcr(&a->pcr);
+}
+
+static long ioc_setpcr64(struct file *file, unsigned int cmd,
+			 union pctr_ioc_arg *a, void __user *uarg)
+{
+	u64 v = a->fn;
+
+	if (!pctr_pmu.ops->pcr_to_fns)
+		return -EOPNOTSUPP;
+	memset(&a->pcr, 0, sizeof(a->pcr));
+	a->pcr.pcr_evtsel[0] = v;
 	return pctr_thread_set_pcr(&a->pcr);
 }
 
@@ -288,6 +311,7 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCRD,		ioc_read,	IOC_BOUND),
 	IOC(PCIOCINFO,		ioc_info,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY),
+	IOC(PCIOCGETPCR64,	ioc_getpcr64,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCEVENT,		ioc_event,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCGOPTS,		ioc_getopts,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCRELEASE,	ioc_release,	IOC_BOUND),
@@ -297,6 +321,7 @@ static const struct pctr_ioc pctr_iocs[] = {
 	{ .cmd = PCIOCS64(0), .n = PCTR_NUM, .fn = ioc_set64,
 	  .flags = IOC_PROGRAM | IOC_COPY },
 	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY),
+	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY),
 	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM),
 	IOC(PCIOCPRESET,	ioc_preset,	IOC_PROGRAM | IOC_COPY),
 	IOC(PCIOCRESTART,	ioc_restart,	IOC_PROGRAM),
@@ -329,7 +354,8 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	if (!(ioc->flags & IOC_BOUND) && pctr_bind_is_bound(file))
 		return -EBUSY;
-	if ((ioc->flags & IOC_WRITE) && !(file->f_mode & FMODE_WRITE))
+	if ((ioc->flags & IOC_WRITE) && !(file->f_mode & FMODE_WRITE) &&
+	    !pctr_is_perfmon(file))
 		return -EPERM;
 	if ((ioc->flags & IOC_COUNTERS) && !pctr_pmu.ops)
 		return -ENODEV;

@@ -66,6 +66,18 @@ struct pctr_hw {
 #define PCTR_PMU_FREEZE		(1U << 1)
 /* start() honours hw->left: overflow notification works (PCTR_CAP_NOTIFY). */
 #define PCTR_PMU_NOTIFY		(1U << 2)
+/*
+ * A thread's counters start from the low bits of its 64-bit values, not
+ * from 0, so that a raw user-mode read is always those low bits (SPARC:
+ * Perfmon programs compare raw "rd %pic" values across switches).
+ */
+#define PCTR_PMU_RAW_SUM	(1U << 3)
+/*
+ * Every counting thread may read its counters in user mode (hw->user_read
+ * with or without a mapped page), as under Sun's Perfmon on SPARC.  Never
+ * a CPU binding: its counts are the CPU's, not the running thread's.
+ */
+#define PCTR_PMU_USER_ALWAYS	(1U << 4)
 
 /* A named event a backend knows (PCIOCEVENT). */
 struct pctr_event_desc {
@@ -131,6 +143,23 @@ struct pctr_pmu_ops {
 	 * rdpmc).  Process context, on @cpu, CPUs held.
 	 */
 	int	(*cpu_check)(const struct pctr_pmu *pmu, unsigned int cpu);
+	/*
+	 * Optional, for counters that share control bits (SPARC's one PCR
+	 * holds one user/supervisor mode for both counters): may functions
+	 * @fn of the slots in @mask count together?  0 or -EINVAL.  Any
+	 * context; checked whenever a context's functions change.
+	 */
+	int	(*check_set)(const struct pctr_pmu *pmu, const u64 *fn,
+			     u32 mask);
+	/*
+	 * Optional, both or neither: a PMU with one control register
+	 * (SPARC's PCR) has GETPCR/SETPCR carry it in its own layout.
+	 * pcr_to_fns() checks @pcr and gives each slot's function in
+	 * fn[PCTR_NUM] (0: free), -EINVAL for what the chip or pctr does
+	 * not allow; fns_to_pcr() is its inverse.  Any context.
+	 */
+	int	(*pcr_to_fns)(const struct pctr_pmu *pmu, u64 pcr, u64 *fn);
+	u64	(*fns_to_pcr)(const struct pctr_pmu *pmu, const u64 *fn);
 };
 
 /*

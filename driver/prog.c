@@ -200,6 +200,30 @@ int prog_encode(struct pctr_prog *prog, unsigned int slot, u64 fn,
 }
 
 /*
+ * Where the backend's counters share control bits: may the functions
+ * @ctx will have once @prog is loaded (@ctx NULL: @prog's alone) count
+ * together?  0 or -EINVAL.
+ */
+int prog_check_set(const struct pctr_ctx *ctx, const struct pctr_prog *prog)
+{
+	u64 fn[PCTR_NUM] = {};
+	u32 mask = 0;
+	unsigned int s;
+
+	if (!pctr_pmu.ops->check_set)
+		return 0;
+	for (s = 0; s < PCTR_NUM; s++) {
+		if (prog->mask & BIT(s))
+			fn[s] = prog->fn[s];
+		else if (ctx)
+			fn[s] = ctx->fn[s];
+		if (fn[s])
+			mask |= BIT(s);
+	}
+	return pctr_pmu.ops->check_set(&pctr_pmu, fn, mask);
+}
+
+/*
  * What a thread inheriting @ctx starts with: its functions, each slot's
  * preset as its value, its options.  Any context; @ctx is current's.
  */
@@ -320,6 +344,9 @@ int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 
 	if (ctx_epoch(&epoch) && prog_counts(prog))
 		return -EAGAIN;
+	ret = prog_check_set(ctx, prog);
+	if (ret)
+		return ret;
 	/* Its first counter: take the PMU (EBUSY if perf holds it). */
 	if (counts && !ctx->pmu) {
 		ret = pctr_pmu_get();

@@ -93,6 +93,12 @@ static inline uint64_t rdtsc(void)
 
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
+#elif defined(__sparc__) && defined(__arch64__)
+	uint64_t t;
+
+	/* %tick: the cycle counter, which Linux lets user mode read. */
+	__asm__ __volatile__("rd %%tick, %0" : "=r"(t));
+	return t;
 #else
 	return 0;
 #endif
@@ -108,6 +114,14 @@ static inline uint64_t rdtscp(uint32_t *aux)
 	if (aux)
 		*aux = c;
 	return ((uint64_t)hi << 32) | lo;
+#elif defined(__sparc__) && defined(__arch64__)
+	uint64_t t;
+
+	/* membar #Sync: every earlier instruction done first. */
+	__asm__ __volatile__("membar #Sync\n\trd %%tick, %0" : "=r"(t) : : "memory");
+	if (aux)
+		*aux = 0;
+	return t;
 #else
 	if (aux)
 		*aux = 0;
@@ -117,7 +131,9 @@ static inline uint64_t rdtscp(uint32_t *aux)
 
 /*
  * Read performance counter @ctr (an rdpmc index: ps_rdpmc - 1 from the
- * page).  Faults unless the kernel allowed it for this thread.
+ * page).  Faults unless the kernel allowed it for this thread.  On
+ * sparc64 it is "rd %pic" (SIGILL while PCR.PRIV is set), @ctr choosing
+ * its low (PIC0) or high (PIC1) half.
  */
 static inline uint64_t rdpmc(uint32_t ctr)
 {
@@ -126,6 +142,12 @@ static inline uint64_t rdpmc(uint32_t ctr)
 
 	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(ctr));
 	return ((uint64_t)hi << 32) | lo;
+#elif defined(__sparc__) && defined(__arch64__)
+	uint64_t pic;
+
+	/* %asr17 is the PIC, assembled without -Av9a. */
+	__asm__ __volatile__("rd %%asr17, %0" : "=r"(pic));
+	return (pic >> (32 * (ctr & 1))) & 0xffffffffULL;
 #else
 	(void)ctr;
 	return 0;

@@ -625,10 +625,18 @@ static inline void backend_reload(struct __test_metadata *_metadata,
 	}
 }
 
-/* @n iterations of dec; jnz: 2 @n user-mode instructions, @n branches. */
+/*
+ * @n iterations of dec; jnz: 2 @n user-mode instructions, @n branches.
+ * (sparc64, for the cross-build: subcc, bne and its delay slot, 3 @n.)
+ */
 static inline void run_insns(unsigned long n)
 {
+#if defined(__sparc__)
+	__asm__ volatile("1: subcc %0, 1, %0\n\tbne,pt %%xcc, 1b\n\t nop"
+			 : "+r"(n) : : "cc");
+#else
 	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+#endif
 }
 
 #endif /* _PCTR_TEST_H */

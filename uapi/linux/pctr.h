@@ -115,6 +115,42 @@ struct pctr_pcr {
 };
 
 /*
+ * SPARC (pi_backend_id PCTR_BACKEND_SPARC) has one control register, the
+ * PCR, for its two 32-bit counters PIC0 and PIC1 (slots 0 and 1; pctr
+ * folds them into 64-bit values).  GETPCR/SETPCR carry that PCR, in the
+ * chip's own layout, in pcr_evtsel[0]; every other field is zero (SETPCR:
+ * EINVAL otherwise).  PCIOCGETPCR64/PCIOCSETPCR64 carry it alone, as a
+ * __u64 (Perfmon's PERFMON_GETPCR/PERFMON_SETPCR; EOPNOTSUPP on a backend
+ * without one PCR).  SETPCR takes PRIV, ST, UT and the two event selects
+ * and rejects anything else with EINVAL: PRIV set (pctr clears it itself
+ * while the thread runs, so that rd %pic works in user mode), reserved
+ * bits, the Niagara hypervisor-trace, trap-on-overflow and overflow bits,
+ * and a select the chip has not (on UltraSPARC I/II: 4 to 7).  ST or UT
+ * clear in both means no counter counts: both slots are freed.  GETPCR
+ * gives back the PCR as set, PRIV clear.
+ *
+ * The same counters by function (PCIOCS<n>): bits 0-7 are the slot's
+ * select (S0 for slot 0, S1 for slot 1; Niagara 2/3: SL), bits 8-15 zero
+ * (Niagara 2/3: the 8-bit MASK), PCTR_U for UT, PCTR_K for ST, PCTR_EN.
+ * The mode is one for both counters: two enabled slots with different
+ * PCTR_U/PCTR_K are EINVAL.
+ */
+#define PCTR_SPARC_PCR_PRIV	(1ULL << 0)	/* PIC reads privileged */
+#define PCTR_SPARC_PCR_ST	(1ULL << 1)	/* count in supervisor mode */
+#define PCTR_SPARC_PCR_UT	(1ULL << 2)	/* count in user mode */
+/* UltraSPARC I/II: 4-bit selects; III/IIIi/IV/IV+: 6-bit. */
+#define PCTR_SPARC_PCR_S0_SHIFT	4
+#define PCTR_SPARC_PCR_S1_SHIFT	11
+/* Niagara 2/3 (T2, T2+, T3): each select is MASK (8 bits) then SL (4). */
+#define PCTR_SPARC_N2_HT	(1ULL << 3)	/* hypervisor trace */
+#define PCTR_SPARC_N2_TOE0	(1ULL << 4)	/* trap on PIC0 overflow */
+#define PCTR_SPARC_N2_TOE1	(1ULL << 5)	/* trap on PIC1 overflow */
+#define PCTR_SPARC_N2_S0_SHIFT	6
+#define PCTR_SPARC_N2_OV0	(1ULL << 18)
+#define PCTR_SPARC_N2_S1_SHIFT	19
+#define PCTR_SPARC_N2_OV1	(1ULL << 31)
+
+/*
  * PCIOCPRESET: set a slot's 64-bit virtual value, and its preset: the
  * value PCIOCRESTART and inheritance start it from.
  */
@@ -320,6 +356,13 @@ struct pctr_bind {
  */
 #define PCIOCENABLE	_IO(PCTR_IOC_MAGIC, 0xcc)
 #define PCIOCDISABLE	_IO(PCTR_IOC_MAGIC, 0xcd)
+/*
+ * The one PCR of a SPARC chip, in its own layout (see above).  0xbf is
+ * kept for Perfmon's PERFMON_FLUSH_CACHE (<perfmon.h>), which no kernel
+ * answers: ENOTTY.
+ */
+#define PCIOCGETPCR64	_IOR(PCTR_IOC_MAGIC, 0xce, __u64)
+#define PCIOCSETPCR64	_IOW(PCTR_IOC_MAGIC, 0xcf, __u64)
 
 /*
  * PCIOCS<n>: set the function of slot n.  Two forms share each number;
