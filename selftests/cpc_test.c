@@ -1845,8 +1845,10 @@ TEST_F_TIMEOUT(cpc, cpu_binding, 60)
 	EXPECT_FAIL(cpc_set_restart(self->cpc, self->set), EINVAL,
 		    CPC_INVALID_ARGUMENT);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(before), &before));
-	EXPECT_FAIL(cpc_set_sample(self->cpc, self->set, a), EAGAIN,
-		    CPC_PBIND_FAILED);
+	/* With one CPU online the thread is pinned there anyway. */
+	if (CPU_COUNT(&before) > 1)
+		EXPECT_FAIL(cpc_set_sample(self->cpc, self->set, a), EAGAIN,
+			    CPC_PBIND_FAILED);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(only), &only));
 	EXPECT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
 
