@@ -35,7 +35,9 @@
 #include <linux/cpu.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/irqflags.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -53,6 +55,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
+#include <asm/irq_regs.h>
 
 #include "ctx.h"
 #include "engine.h"
@@ -213,9 +216,42 @@ static void ctx_ovf_signal(struct callback_head *work)
 }
 
 /*
+ * Overflows found in an NMI (a backend's overflow interrupt is one on
+ * x86): task_work_add() is not NMI-safe (KASAN records a stack, which
+ * may allocate), so the signal's task_work is queued from an irq_work,
+ * in hard-IRQ context on the same CPU, as soon as interrupts are on.
+ * Each context on the list holds a reference.
+ */
+static DEFINE_PER_CPU(struct llist_head, ctx_nmi_ovf);
+static DEFINE_PER_CPU(struct irq_work, ctx_nmi_ovf_work);
+
+static void ctx_ovf_queue(struct pctr_ctx *ctx, struct task_struct *t)
+{
+	ctx_note_task_work();
+	init_task_work(&ctx->ovf_work, ctx_ovf_signal);
+	/* TWA_RESUME only sets a flag: allowed under the runqueue lock. */
+	if (!t || task_work_add(t, &ctx->ovf_work, TWA_RESUME)) {
+		WRITE_ONCE(ctx->ovf_queued, false);
+		ctx_put(ctx);
+	}
+}
+
+static void ctx_nmi_ovf_fn(struct irq_work *w)
+{
+	struct llist_node *n = llist_del_all(this_cpu_ptr(&ctx_nmi_ovf));
+	struct pctr_ctx *ctx, *next;
+
+	rcu_read_lock();
+	llist_for_each_entry_safe(ctx, next, n, ovf_node)
+		ctx_ovf_queue(ctx, pid_task(ctx->pid, PIDTYPE_PID));
+	rcu_read_unlock();
+}
+
+/*
  * After a fold: if a slot with PCTR_INT wrapped, freeze the context and
  * signal its thread.  True if it froze now.  Runs in the thread's own
- * context (switch-out, an interrupt of it, or a call it made).
+ * context (switch-out, an interrupt of it, or a call it made), NMIs
+ * included.
  */
 static void ctx_overflowed(struct pctr_ctx *ctx)
 {
@@ -226,13 +262,13 @@ static void ctx_overflowed(struct pctr_ctx *ctx)
 	if (ctx->ovf_queued)
 		return;
 	ctx_get(ctx);
-	ctx_note_task_work();
-	init_task_work(&ctx->ovf_work, ctx_ovf_signal);
-	/* TWA_RESUME only sets a flag: allowed under the runqueue lock. */
-	if (task_work_add(current, &ctx->ovf_work, TWA_RESUME))
-		ctx_put(ctx);
-	else
-		ctx->ovf_queued = true;
+	ctx->ovf_queued = true;
+	if (in_nmi()) {
+		llist_add(&ctx->ovf_node, this_cpu_ptr(&ctx_nmi_ovf));
+		irq_work_queue(this_cpu_ptr(&ctx_nmi_ovf_work));
+		return;
+	}
+	ctx_ovf_queue(ctx, current);
 }
 
 /* The check every fold makes inline; the rest is out of the way. */
@@ -333,6 +369,10 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 		ctx_hw_failed(ctx, pc);
 		return;
 	}
+	/* A slot armed for its overflow may start from another raw value. */
+	if (ctx->notify)
+		for_each_set_bit(s, &m, PCTR_NUM)
+			ctx->prev[s] = ctx->hw.val[s];
 	ctx->dirty = false;
 	pc->cur = ctx;
 	pc->last_id = ctx->id;
@@ -494,9 +534,12 @@ static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 /*
  * A backend's overflow interrupt: fold what counts on this CPU (a
  * freezing backend is acknowledged by the fold), then acknowledge
- * whatever is left.
+ * whatever is left.  @regs: the interrupted context.  Hard IRQ, or an
+ * NMI that interrupted a context with interrupts on (so none of this
+ * file's sections, which all run with interrupts off, on this CPU): no
+ * locks, nothing that allocates; a signal is queued by irq_work.
  */
-void pctr_pmu_interrupt(void)
+void pctr_pmu_interrupt(struct pt_regs *regs)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 
@@ -859,6 +902,9 @@ void ctx_engine_init(void)
 	for_each_possible_cpu(cpu) {
 		struct pctr_cpu *pc = per_cpu_ptr(&pctr_cpu, cpu);
 
+		init_llist_head(per_cpu_ptr(&ctx_nmi_ovf, cpu));
+		*per_cpu_ptr(&ctx_nmi_ovf_work, cpu) =
+			IRQ_WORK_INIT_HARD(ctx_nmi_ovf_fn);
 		hrtimer_init(&pc->fold, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pc->fold.function = pctr_fold_timer;
@@ -874,6 +920,8 @@ void ctx_engine_exit(void)
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(&pctr_cpu, cpu)->fold);
 	pctr_pmu_exit();
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&ctx_nmi_ovf_work, cpu));
 	if (ctx_hooks_on)
 		preempt_notifier_dec();
 }

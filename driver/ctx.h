@@ -27,6 +27,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/llist.h>
 #include <linux/preempt.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
@@ -74,6 +75,7 @@ struct pctr_ctx {
 	unsigned long	ovf_pc;		/* user PC at the last overflow */
 	struct callback_head ovf_work;	/* sends the overflow signal */
 	bool		ovf_queued;	/* ovf_work waits to run */
+	struct llist_node ovf_node;	/* queued from an NMI: ctx.c */
 	struct callback_head end_work;	/* a thread binding's end */
 };
 

@@ -39,6 +39,11 @@ struct pctr_hw {
 	 * after which the backend must raise its overflow interrupt (and,
 	 * freezing, freeze), counted from start().  The core asks for it
 	 * where a slot's 64-bit value will wrap within the counter's reach.
+	 * A backend whose interrupt comes from the counter itself may load
+	 * such a slot with another raw value than hw->val (x86 arms it at
+	 * -left, or earlier); it then stores in hw->val what it loaded, and
+	 * the core folds from there.  The interrupt may come earlier than
+	 * asked (the core then finds no wrap and arms again), never later.
 	 */
 	u64	left[PCTR_NUM];
 	/*
@@ -280,12 +285,17 @@ unsigned int pctr_pmu_users_count(void);
 bool pctr_pmu_is_taken(void);
 void pctr_pmu_exit(void);
 
+struct pt_regs;
+
 /*
- * Called by a backend, on the CPU concerned and with interrupts (or NMIs)
- * disabled, when its counters overflowed: the core folds the running
- * context's counters into their 64-bit sums, then acknowledges.
+ * Called by a backend, on the CPU concerned and with interrupts disabled,
+ * when its counters overflowed: the core folds the running context's
+ * counters into their 64-bit sums, then acknowledges.  From hard-IRQ
+ * context, or from an NMI that interrupted a context with interrupts on
+ * (a backend defers the others, as x86's nmi.c does).  @regs: the
+ * interrupted context.
  */
-void pctr_pmu_interrupt(void);
+void pctr_pmu_interrupt(struct pt_regs *regs);
 
 /*
  * The arch seam: what an architecture directory (driver/arch/<arch>/)

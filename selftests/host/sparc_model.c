@@ -65,7 +65,7 @@ static const struct pctr_sparc_chip *chip(const struct sparc_model *m)
 static void level15(struct sparc_model *m)
 {
 	m->level15++;
-	if (m->die_hooked && pctr_sparc_overflow())
+	if (m->die_hooked && pctr_sparc_overflow(NULL, false))
 		return;
 	m->unclaimed++;
 	m->pcr = PCTR_SPARC_PCR_PRIV;
@@ -177,7 +177,7 @@ void pctr_sparc_die_unregister(void)
 }
 
 /* The core's side of an overflow interrupt: counted; the test folds. */
-void pctr_pmu_interrupt(void)
+void pctr_pmu_interrupt(struct pt_regs *regs)
 {
 	smodel->interrupts++;
 	if (smodel_fold)

@@ -551,9 +551,9 @@ TEST(busy_while_the_watchdog_counts)
 	m.watchdog = false;
 	EXPECT_EQ(0, pctr_pmu.ops->reserve(&pctr_pmu));
 	/* Held: the wrap interrupt is ours now. */
-	EXPECT_TRUE(pctr_sparc_overflow());
+	EXPECT_TRUE(pctr_sparc_overflow(NULL, false));
 	pctr_pmu.ops->release(&pctr_pmu);
-	EXPECT_FALSE(pctr_sparc_overflow());
+	EXPECT_FALSE(pctr_sparc_overflow(NULL, false));
 }
 
 /*

@@ -793,3 +793,33 @@ void host_log(int level, const char *fmt, ...)
 	if (level == 4)
 		model->nwarn++;
 }
+
+/*
+ * The overflow interrupt's kernel side (driver/arch/x86/pmi.c: the NMI
+ * handler, LVTPC): recorded here, so tests can see reserve() turn it on,
+ * release() off, and stop() report an overflow whose PMI may come late.
+ */
+unsigned int model_pmi_on, model_pmi_off, model_pmi_late;
+int model_pmi_on_ret;
+bool model_no_apic;
+
+int pctr_x86_pmi_on(struct pctr_pmu *pmu)
+{
+	model_pmi_on++;
+	return model_pmi_on_ret;
+}
+
+void pctr_x86_pmi_off(struct pctr_pmu *pmu)
+{
+	model_pmi_off++;
+}
+
+void pctr_x86_pmi_pending(void)
+{
+	model_pmi_late++;
+}
+
+bool pctr_x86_pmi_available(void)
+{
+	return !model_no_apic;
+}

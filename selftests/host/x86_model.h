@@ -144,4 +144,14 @@ void model_clear_trace(struct x86_model *m);
 /* Index of the first trace entry writing @msr at or after @from, or -1. */
 int model_trace_find(struct x86_model *m, u32 msr, unsigned int from);
 
+/*
+ * The overflow interrupt's kernel side (pmi.c), recorded: calls of
+ * pctr_x86_pmi_on() (which returns model_pmi_on_ret), pctr_x86_pmi_off()
+ * and pctr_x86_pmi_pending(); model_no_apic: no local APIC.
+ */
+struct pctr_pmu;
+extern unsigned int model_pmi_on, model_pmi_off, model_pmi_late;
+extern int model_pmi_on_ret;
+extern bool model_no_apic;
+
 #endif /* _PCTR_X86_MODEL_H */

@@ -56,6 +56,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/suspend.h>
+#include <asm/irq_regs.h>
 
 #include "../../pmu.h"
 #include "sim.h"
@@ -318,7 +319,7 @@ static enum hrtimer_restart sim_timer_fn(struct hrtimer *timer)
 	if (sc->pending) {
 		sc->pending = 0;
 		sc->in_timer = true;
-		pctr_pmu_interrupt();
+		pctr_pmu_interrupt(get_irq_regs());
 		sc->in_timer = false;
 		/* Counters may have reached a limit again meanwhile. */
 		now = sim_tsc();

@@ -15,6 +15,9 @@
 #include <linux/smp.h>
 #include <asm/nmi.h>
 #include <asm/pcr.h>
+#include <asm/pil.h>
+#include <asm/pstate.h>
+#include <asm/ptrace.h>
 #include <asm/spitfire.h>
 #include <asm/timer_64.h>
 
@@ -145,9 +148,14 @@ bool pctr_sparc_watchdog_on(void)
 static int pctr_sparc_die(struct notifier_block *nb, unsigned long cmd,
 			  void *data)
 {
+	struct die_args *args = data;
+	bool off;
+
 	if (cmd != DIE_NMI)
 		return NOTIFY_DONE;
-	return pctr_sparc_overflow() ? NOTIFY_STOP : NOTIFY_DONE;
+	/* The PIL the interrupted code ran at: 14 is local_irq_disable(). */
+	off = ((args->regs->tstate & TSTATE_PIL) >> 20) >= PIL_NORMAL_MAX;
+	return pctr_sparc_overflow(args->regs, off) ? NOTIFY_STOP : NOTIFY_DONE;
 }
 
 static struct notifier_block pctr_sparc_die_nb = {

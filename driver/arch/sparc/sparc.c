@@ -319,13 +319,17 @@ static void sparc_exit(struct pctr_pmu *pmu)
  * The level-15 interrupt of a PIC wrap (UltraSPARC III/IV), from the die
  * notifier: ours while pctr holds the counters.  It does not say which
  * counter wrapped; folding what runs on this CPU accounts for either.
- * True if claimed.
+ * Level 15 comes through local_irq_disable() (PIL 14), so it may land
+ * inside the engine's interrupts-off sections: then it only claims the
+ * interrupt, and the core's fold timer, which runs often enough for a
+ * 32-bit PIC, folds.  True if claimed.
  */
-bool pctr_sparc_overflow(void)
+bool pctr_sparc_overflow(struct pt_regs *regs, bool irqs_were_off)
 {
 	if (!READ_ONCE(pctr_sparc.reserved))
 		return false;
-	pctr_pmu_interrupt();
+	if (!irqs_were_off)
+		pctr_pmu_interrupt(regs);
 	return true;
 }
 

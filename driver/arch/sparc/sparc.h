@@ -113,7 +113,7 @@ int pctr_sparc_pcr_to_fns(const struct pctr_sparc_chip *c, u64 pcr, u64 *fn);
 u64 pctr_sparc_fns_to_pcr(const struct pctr_sparc_chip *c, const u64 *fn);
 int pctr_sparc_check_modes(const u64 *fn, u32 mask);
 u64 pctr_sparc_pcr_of(const struct pctr_pmu *pmu, const struct pctr_hw *hw);
-bool pctr_sparc_overflow(void);
+bool pctr_sparc_overflow(struct pt_regs *regs, bool irqs_were_off);
 
 /*
  * The seam (hw.h): the registers, the CPU, the rest of the kernel.

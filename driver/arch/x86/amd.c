@@ -12,7 +12,10 @@
 #include "hw.h"
 #include "x86.h"
 
-/* PerfEvtSeln: bits 19 and 21 are reserved, INT is reserved by pctr. */
+/*
+ * PerfEvtSeln: bits 19 and 21 are reserved; INT is the core's (PCTR_INT:
+ * start() sets it on a slot it arms, hw->left).
+ */
 #define AMD_FN_GENERAL		(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_U | \
 				 PCTR_K | PCTR_E | PCTR_EN | PCTR_I | \
 				 PCTR_CM_MASK)
@@ -33,20 +36,64 @@ static int amd_encode(const struct pctr_pmu *pmu, unsigned int slot, u64 fn,
 	return ret;
 }
 
+/*
+ * The slots whose counters overflowed.  PerfMonV2 flags them in its
+ * global status register; the legacy counters flag nothing, but a slot
+ * armed at -n (n at most 2^47) has its top bit set until it overflows.
+ */
+static u32 amd_overflow_status(const struct pctr_pmu *pmu)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u32 armed, ovf = 0;
+	unsigned int i;
+	u64 val;
+
+	if (pmu->version >= 2) {
+		if (pctr_rdmsr(MSR_PCTR_AMD_GLOBAL_STATUS, &val))
+			return 0;
+		return val & pctr_x86_general_slots(pmu);
+	}
+	armed = pctr_x86_armed();
+	for (i = 0; i < pmu->ngeneral; i++)
+		if ((armed & BIT(i)) && !pctr_rdmsr(pctr_x86_ctr(x, i), &val) &&
+		    !(val & BIT_ULL(pmu->width - 1)))
+			ovf |= BIT(i);
+	return ovf;
+}
+
+/* PerfMonV2 clears status bits; legacy counters are armed anew. */
+static void amd_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
+{
+	if (pmu->version >= 2)
+		pctr_wrmsr(MSR_PCTR_AMD_GLOBAL_STATUS_CLR, slots);
+}
+
 static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
+	u32 armed = 0;
 	unsigned int i;
 
 	pctr_x86_scrub(pmu, hw);
-	for (i = 0; i < pmu->ngeneral; i++)
-		if ((general & ~hw->keep) & BIT(i))
-			pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i), hw->val[i] &
-				       pctr_width_mask(pmu->width));
+	for (i = 0; i < pmu->ngeneral; i++) {
+		if (!(general & BIT(i)))
+			continue;
+		if (pctr_x86_arm(pmu, hw, i, BIT_ULL(pmu->width - 1)))
+			armed |= BIT(i);
+		else if (hw->keep & BIT(i))
+			continue;
+		pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i), hw->val[i] &
+			       pctr_width_mask(pmu->width));
+	}
+	/* No stale overflow of an armed counter: its PMI is what counts. */
+	if (armed && pmu->version >= 2)
+		pctr_x86_wrmsr(hw, MSR_PCTR_AMD_GLOBAL_STATUS_CLR, armed);
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
-			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), hw->ctl[i]);
+			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), hw->ctl[i] |
+				       (armed & BIT(i) ? PCTR_INT : 0));
+	pctr_x86_set_armed(armed);
 
 	if (pmu->version >= 2)
 		pctr_x86_wrmsr(hw, MSR_PCTR_AMD_GLOBAL_CTL, general);
@@ -64,8 +111,18 @@ static void amd_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 
 static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
+	u32 armed = pctr_x86_armed() & hw->mask;
+	unsigned int i;
+
 	pctr_x86_stop_general(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL);
 	amd_read(pmu, hw);
+	if (!armed)
+		return;
+	/* An armed counter overflowed: its PMI may come after this. */
+	for (i = 0; i < pmu->ngeneral; i++)
+		if ((armed & BIT(i)) && !(hw->val[i] & BIT_ULL(pmu->width - 1)))
+			pctr_x86_pmi_pending();
+	pctr_x86_set_armed(pctr_x86_armed() & ~hw->mask);
 }
 
 static int amd_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
@@ -73,8 +130,11 @@ static int amd_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
 	return slot < pmu->ngeneral ? (int)slot : -1;
 }
 
-/* No overflow interrupt handler yet: no overflow ops. */
-static const struct pctr_pmu_ops pctr_amd_ops = { PCTR_X86_OPS(amd) };
+static const struct pctr_pmu_ops pctr_amd_ops = {
+	PCTR_X86_OPS(amd),
+	.overflow_status = amd_overflow_status,
+	.overflow_ack	= amd_overflow_ack,
+};
 
 struct amd_event {
 	const char	*name;
@@ -111,6 +171,11 @@ static void amd_setup(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 
 	pmu->ops = &pctr_amd_ops;
 	pmu->flags |= PCTR_PMU_KEEP;
+	/* Overflow notification, where a local APIC delivers the PMI. */
+	if (pctr_x86_pmi_available()) {
+		pmu->flags |= PCTR_PMU_NOTIFY;
+		pmu->caps |= PCTR_CAP_NOTIFY;
+	}
 	x->fn_valid = AMD_FN_GENERAL;
 	if (cpu->family >= 0x10)
 		x->fn_valid |= AMD_FN_FAM10H;

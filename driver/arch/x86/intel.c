@@ -23,7 +23,10 @@
 #include "hw.h"
 #include "x86.h"
 
-/* PERFEVTSELx: every defined bit but PC (19) and INT (reserved). */
+/*
+ * PERFEVTSELx: every defined bit but PC (19) and INT, which is the
+ * core's (PCTR_INT: start() sets it on a slot it arms, hw->left).
+ */
 #define INTEL_FN_GENERAL	(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_U | \
 				 PCTR_K | PCTR_E | PCTR_ANY | PCTR_EN | \
 				 PCTR_I | PCTR_CM_MASK)
@@ -86,33 +89,55 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
 	u32 fixed = hw->mask & intel_fixed_slots(x);
-	u64 fctrl = 0;
+	u64 fctrl = 0, field, reach;
+	u32 armed = 0;
 	unsigned int i, s;
 
 	pctr_x86_scrub(pmu, hw);
 	/*
 	 * Values first, while the event selects stop() cleared hold the
-	 * counters still, then the controls, then the global enable.
+	 * counters still, then the controls, then the global enable.  A
+	 * slot armed for its overflow interrupt is always written.
 	 */
-	for (i = 0; i < pmu->ngeneral; i++)
-		if ((general & ~hw->keep) & BIT(i))
-			pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i),
-				       intel_counter_value(pmu, hw->val[i]));
+	reach = pmu->caps & PCTR_CAP_FULL_WIDTH ? BIT_ULL(pmu->width - 1) :
+						  BIT_ULL(31);
+	for (i = 0; i < pmu->ngeneral; i++) {
+		if (!(general & BIT(i)))
+			continue;
+		if (pctr_x86_arm(pmu, hw, i, reach))
+			armed |= BIT(i);
+		else if (hw->keep & BIT(i))
+			continue;
+		pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i),
+			       intel_counter_value(pmu, hw->val[i]));
+	}
 	for (i = 0; i < pmu->nfixed; i++) {
 		s = PCTR_FIXED_BASE + i;
 		if (!(fixed & BIT(s)))
 			continue;
-		if (!(hw->keep & BIT(s)))
-			pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTR0 + i,
-				       hw->val[s] &
-				       pctr_width_mask(pmu->fixed_width));
-		fctrl |= hw->ctl[s] << (INTEL_FIXED_BITS * i);
+		field = hw->ctl[s];
+		if (pctr_x86_arm(pmu, hw, s, BIT_ULL(pmu->fixed_width - 1))) {
+			armed |= BIT(s);
+			field |= PCTR_FIXED_FIELD_PMI;
+		} else if (hw->keep & BIT(s)) {
+			fctrl |= field << (INTEL_FIXED_BITS * i);
+			continue;
+		}
+		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTR0 + i,
+			       hw->val[s] & pctr_width_mask(pmu->fixed_width));
+		fctrl |= field << (INTEL_FIXED_BITS * i);
 	}
+	/* No stale overflow of an armed counter: its PMI is what counts. */
+	if (armed)
+		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_OVF,
+			       intel_global_bits(pmu, armed));
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
-			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), hw->ctl[i]);
+			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), hw->ctl[i] |
+				       (armed & BIT(i) ? PCTR_INT : 0));
 	if (fixed)
 		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTRL, fctrl);
+	pctr_x86_set_armed(armed);
 
 	if (pmu->version >= 2)
 		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_CTRL,
@@ -134,14 +159,39 @@ static void intel_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 				       &hw->val[PCTR_FIXED_BASE + i]);
 }
 
+/* The slots whose overflow bit GLOBAL_STATUS has set (version 2 on). */
+static u32 intel_overflow_status(const struct pctr_pmu *pmu)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u64 st;
+
+	if (pctr_rdmsr(MSR_PCTR_INTEL_GLOBAL_STATUS, &st))
+		return 0;
+	return (st & pctr_x86_general_slots(pmu)) |
+	       (u32)((st >> INTEL_GLOBAL_FIXED0) & x->fixed_mask) <<
+	       PCTR_FIXED_BASE;
+}
+
+static void intel_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
+{
+	pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_OVF, intel_global_bits(pmu, slots));
+}
+
 static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
+	u32 armed = pctr_x86_armed() & hw->mask;
 
 	pctr_x86_stop_general(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
 	if (hw->mask & intel_fixed_slots(x))
 		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTRL, 0);
 	intel_read(pmu, hw);
+	/* An armed counter overflowed: its PMI may come after this. */
+	if (armed) {
+		if (intel_overflow_status(pmu) & armed)
+			pctr_x86_pmi_pending();
+		pctr_x86_set_armed(pctr_x86_armed() & ~hw->mask);
+	}
 }
 
 static int intel_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
@@ -155,10 +205,18 @@ static int intel_rdpmc_index(const struct pctr_pmu *pmu, unsigned int slot)
 	return (1 << 30) | (slot - PCTR_FIXED_BASE);
 }
 
-/* No overflow interrupt handler yet: no overflow ops. */
 static int intel_cpu_check(const struct pctr_pmu *pmu, unsigned int cpu);
 
+/* Version 2 on: overflow interrupts (pmi.c), with GLOBAL_STATUS. */
 static const struct pctr_pmu_ops pctr_intel_ops = {
+	PCTR_X86_OPS(intel),
+	.cpu_check	= intel_cpu_check,
+	.overflow_status = intel_overflow_status,
+	.overflow_ack	= intel_overflow_ack,
+};
+
+/* Version 1: no global status register, no overflow interrupt. */
+static const struct pctr_pmu_ops pctr_intel_v1_ops = {
 	PCTR_X86_OPS(intel),
 	.cpu_check	= intel_cpu_check,
 };
@@ -207,8 +265,17 @@ static void intel_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
 	const struct intel_event *e;
 	unsigned int i;
 
-	pmu->ops = &pctr_intel_ops;
+	pmu->ops = &pctr_intel_v1_ops;
 	pmu->flags |= PCTR_PMU_KEEP;
+	/*
+	 * Overflow notification: an interrupt at a given count needs the
+	 * overflow status of version 2 and a local APIC to deliver it.
+	 */
+	if (pmu->version >= 2 && pctr_x86_pmi_available()) {
+		pmu->ops = &pctr_intel_ops;
+		pmu->flags |= PCTR_PMU_NOTIFY;
+		pmu->caps |= PCTR_CAP_NOTIFY;
+	}
 	x->fn_valid = INTEL_FN_GENERAL;
 	if (!(pmu->caps & PCTR_CAP_ANYTHREAD))
 		x->fn_valid &= ~PCTR_ANY;

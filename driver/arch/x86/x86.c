@@ -54,6 +54,44 @@ static DEFINE_PER_CPU(u32, pctr_x86_dirty);
 static DEFINE_PER_CPU(u32, pctr_x86_dirty_epoch);
 static u32 pctr_x86_epoch = 1;
 
+/*
+ * Overflow interrupts (PCTR_PMU_NOTIFY).  The core asks start() to
+ * interrupt after hw->left[s] events of slot s.  The counter is loaded
+ * with -n, n = min(left, @reach), and counts with its INT bit on: it
+ * overflows, and raises its PMI, after n events.  @reach is what the
+ * counter can be armed for: 2^31 where only 32-bit writes are possible
+ * (legacy Intel PMCx, sign-extended), else 2^(width - 1), so that the
+ * top bit is set while armed (how legacy AMD tells an overflow).  An
+ * earlier interrupt than asked finds no 64-bit wrap: the core folds and
+ * arms again.  hw->val[s] takes the value loaded; the core folds from it.
+ * Returns n, or 0 if the slot is not armed.
+ */
+u64 pctr_x86_arm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+		 unsigned int slot, u64 reach)
+{
+	u64 n = hw->left[slot];
+
+	if (!n || !(pmu->flags & PCTR_PMU_NOTIFY))
+		return 0;
+	if (n > reach)
+		n = reach;
+	hw->val[slot] = -n & pctr_width_mask(pctr_slot_width(pmu, slot));
+	return n;
+}
+
+/* Per CPU: the slots armed with their INT bit by the last start(). */
+static DEFINE_PER_CPU(u32, pctr_x86_armed_slots);
+
+void pctr_x86_set_armed(u32 slots)
+{
+	this_cpu_write(pctr_x86_armed_slots, slots);
+}
+
+u32 pctr_x86_armed(void)
+{
+	return this_cpu_read(pctr_x86_armed_slots);
+}
+
 /* A register access of start(), stop() or read() failed. */
 void pctr_x86_failed(struct pctr_hw *hw, u32 msr, bool write)
 {
@@ -135,6 +173,7 @@ int pctr_x86_reserve(struct pctr_pmu *pmu)
 {
 	struct pctr_x86 *x = pmu->priv;
 	unsigned int i;
+	int ret;
 
 	if (x->reserved)
 		return 0;
@@ -146,18 +185,26 @@ int pctr_x86_reserve(struct pctr_pmu *pmu)
 			goto busy;
 		}
 	}
+	/* Overflow interrupts come as NMIs while the counters are ours. */
+	if (pmu->flags & PCTR_PMU_NOTIFY) {
+		ret = pctr_x86_pmi_on(pmu);
+		if (ret)
+			goto release;
+	}
 	x->reserved = true;
 	/* perf may have counted in them meanwhile: all are dirty again. */
 	WRITE_ONCE(pctr_x86_epoch, pctr_x86_epoch + 1);
 	return 0;
 
 busy:
+	ret = -EBUSY;
+	pr_warn_ratelimited("performance counters in use by perf or the NMI watchdog; free them with 'sysctl kernel.nmi_watchdog=0' and by ending perf sessions\n");
+release:
 	while (i--) {
 		pctr_release_evntsel(pctr_x86_evtsel(x, i));
 		pctr_release_ctr(x->reserve_base + i * x->stride);
 	}
-	pr_warn_ratelimited("performance counters in use by perf or the NMI watchdog; free them with 'sysctl kernel.nmi_watchdog=0' and by ending perf sessions\n");
-	return -EBUSY;
+	return ret;
 }
 
 /* Give back what reserve() took, and nothing else. */
@@ -168,6 +215,8 @@ void pctr_x86_release(struct pctr_pmu *pmu)
 
 	if (!x->reserved)
 		return;
+	if (pmu->flags & PCTR_PMU_NOTIFY)
+		pctr_x86_pmi_off(pmu);
 	for (i = 0; i < pmu->ngeneral; i++) {
 		pctr_release_evntsel(pctr_x86_evtsel(x, i));
 		pctr_release_ctr(x->reserve_base + i * x->stride);

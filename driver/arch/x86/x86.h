@@ -109,7 +109,22 @@ int pctr_intel_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 int pctr_amd_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 		   struct pctr_x86 *x);
 
+/*
+ * pmi.c, or the host tests' model: the overflow interrupt while pctr
+ * holds the PMU (reserve() turns it on, release() off); an overflow of
+ * an armed counter that stop() saw, whose PMI may come late; and whether
+ * there is a local APIC to deliver it.
+ */
+int pctr_x86_pmi_on(struct pctr_pmu *pmu);
+void pctr_x86_pmi_off(struct pctr_pmu *pmu);
+void pctr_x86_pmi_pending(void);
+bool pctr_x86_pmi_available(void);
+
 /* x86.c */
+u64 pctr_x86_arm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+		 unsigned int slot, u64 reach);
+void pctr_x86_set_armed(u32 slots);
+u32 pctr_x86_armed(void);
 int pctr_x86_check_fn(u64 fn, u64 valid, bool privileged);
 void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 			const char *name, const char *desc, u64 fn, u64 slots);
