@@ -34,6 +34,7 @@
 #include "pmu.h"
 
 struct page;
+struct pctr_sampler;
 struct pid;
 struct task_struct;
 
@@ -75,6 +76,8 @@ struct pctr_ctx {
 	struct callback_head ovf_work;	/* sends the overflow signal */
 	bool		ovf_queued;	/* ovf_work waits to run */
 	struct callback_head end_work;	/* a thread binding's end */
+	u32		sampling;	/* slots in sampling mode (sample.c) */
+	struct pctr_sampler *smp;	/* their ring and periods, or NULL */
 };
 
 struct pctr_cpub;

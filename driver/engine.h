@@ -41,6 +41,7 @@ bool pctr_bind_is_bound(struct file *file);
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg);
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
 void pctr_bind_end(struct file *file);
+struct pctr_ring **pctr_bind_ring(struct file *file);
 
 /* ioctl.c: the ABI */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

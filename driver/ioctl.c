@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "pmu.h"
+#include "sample.h"
 
 /*
  * Idle time of all online CPUs, from the same sources as /proc/stat.
@@ -56,6 +57,8 @@ union pctr_ioc_arg {
 	struct pctr_opts	opts;
 	struct pctr_info	info;
 	struct pctr_event	event;
+	struct pctr_ring_attr	ring;
+	struct pctr_sample_attr	sample;
 };
 
 /*
@@ -240,6 +243,19 @@ static long ioc_release(struct file *file, unsigned int cmd,
 	return 0;
 }
 
+/* Sampling (sample.c): the descriptor's ring, a slot of the caller's. */
+static long ioc_ring(struct file *file, unsigned int cmd,
+		     union pctr_ioc_arg *a, void __user *uarg)
+{
+	return sample_ring_create(pctr_bind_ring(file), &a->ring);
+}
+
+static long ioc_sample(struct file *file, unsigned int cmd,
+		       union pctr_ioc_arg *a, void __user *uarg)
+{
+	return sample_set(sample_ring_of(pctr_bind_ring(file)), &a->sample);
+}
+
 /* What a call needs before its handler runs (pctr_ioc.flags). */
 #define IOC_WRITE	BIT(0)	/* a descriptor open for writing: EPERM */
 #define IOC_COUNTERS	BIT(1)	/* a backend with counters: ENODEV */
@@ -280,6 +296,8 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCDISABLE,	ioc_enable,	IOC_PROGRAM),
 	IOC(PCIOCSOPTS,		ioc_setopts,	IOC_PROGRAM | IOC_COPY),
 	IOC(PCIOCBIND,		ioc_bind,	IOC_PROGRAM),
+	IOC(PCIOCRING,		ioc_ring,	IOC_PROGRAM | IOC_COPY),
+	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_COPY),
 };
 
 /*

@@ -254,9 +254,11 @@ void pctr_pmu_exit(void);
 /*
  * Called by a backend, on the CPU concerned and with interrupts (or NMIs)
  * disabled, when its counters overflowed: the core folds the running
- * context's counters into their 64-bit sums, then acknowledges.
+ * context's counters into their 64-bit sums (and records samples, for
+ * which @regs is the interrupted state), then acknowledges.
  */
-void pctr_pmu_interrupt(void);
+struct pt_regs;
+void pctr_pmu_interrupt(struct pt_regs *regs);
 
 /*
  * The arch seam: what an architecture directory (driver/arch/<arch>/)

@@ -50,6 +50,7 @@
 #include <linux/rcupdate.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <asm/irq_regs.h>
 
 #include "../../pmu.h"
 #include "sim.h"
@@ -311,7 +312,7 @@ static enum hrtimer_restart sim_timer_fn(struct hrtimer *timer)
 	if (sc->pending) {
 		sc->pending = 0;
 		sc->in_timer = true;
-		pctr_pmu_interrupt();
+		pctr_pmu_interrupt(get_irq_regs());
 		sc->in_timer = false;
 		/* Counters may have reached a limit again meanwhile. */
 		now = sim_tsc();
