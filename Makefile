@@ -249,6 +249,9 @@ $(B)/selftests/pctx_test: $(B)/selftests/%: \
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
+# Its call chain test follows frame pointers.
+$(B)/selftests/sample_test: CFLAGS += -fno-omit-frame-pointer
+
 # An OpenBSD pctr(4) program built unchanged against the uapi (only its
 # <machine/pctr.h> supplied), warnings as errors: openbsd_test runs it.
 OBSD_PCTR	:= $(B)/selftests/obsd_pctr
