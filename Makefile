@@ -224,13 +224,15 @@ $(B)/tools/%: tools/%.c $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 
-# pctr(1) and its selfcheck and stat subcommands.
+# pctr(1) and its selfcheck, stat, record and report subcommands
+# (report symbolises with elfutils' libdwfl).
 $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
-		 tools/stat.c tools/stat.h \
+		 tools/stat.c tools/stat.h tools/record.c tools/report.c \
+		 tools/record.h \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
-		tools/stat.c $(B)/lib/libpctr.a
+		tools/stat.c tools/record.c tools/report.c $(B)/lib/libpctr.a -ldw -lelf
 
 selftests: $(SELFTESTS)
 
@@ -251,6 +253,13 @@ $(B)/selftests/pctx_test: $(B)/selftests/%: \
 
 # Its call chain test follows frame pointers.
 $(B)/selftests/sample_test: CFLAGS += -fno-omit-frame-pointer
+
+# pctr record's workload (tools/check): -O0, so that every function, leaves
+# too, has a frame for the call chains (GCC drops it in leaves otherwise).
+selftests: $(B)/selftests/sample_work
+$(B)/selftests/sample_work: selftests/sample_work.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-omit-frame-pointer -pthread -o $@ $<
 
 # An OpenBSD pctr(4) program built unchanged against the uapi (only its
 # <machine/pctr.h> supplied), warnings as errors: openbsd_test runs it.

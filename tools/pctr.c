@@ -8,6 +8,8 @@
  *   pctr selfcheck  calibrated loops checked against expected counts:
  *                   confirms a backend on real hardware
  *   pctr stat       run a command and count it (tools/stat.c)
+ *   pctr record     run a command and sample it (tools/record.c)
+ *   pctr report     the profile pctr record wrote (tools/report.c)
  *   pctr help       this usage (also -h, --help)
  *
  * The command line is checked before the device is opened: help works
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "pctr.h"
+#include "record.h"
 #include "selfcheck.h"
 #include "stat.h"
 
@@ -129,12 +132,16 @@ static int usage(FILE *f, int status)
 	fprintf(f,
 		"usage: %s [info | read | selfcheck [--loops N] [--no-perf] [-v] | help]\n"
 		"       %s stat [-e EVENT[,EVENT...]] [-x SEP | --json] [-o FILE] [--] COMMAND [ARGS...]\n"
+		"       %s record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-o FILE] [--] COMMAND [ARGS...]\n"
+		"       %s report [-i FILE] [-g] [--folded]\n"
 		"  info       the backend, the CPU, its counters, the TSC and idle time (default)\n"
 		"  read       one snapshot of the calling thread's counters (PCIOCRD)\n"
 		"  selfcheck  calibrated loops checked against expected counts\n"
 		"  stat       run COMMAND and count it (pctr stat --help)\n"
+		"  record     run COMMAND and sample it (pctr record --help)\n"
+		"  report     the profile pctr record wrote (pctr report --help)\n"
 		"  help       this text (also -h, --help)\n"
-		"See pctr(1).\n", prog, prog);
+		"See pctr(1).\n", prog, prog, prog, prog);
 	return status;
 }
 
@@ -153,6 +160,10 @@ int main(int argc, char **argv)
 		return pctr_selfcheck(argc - 1, argv + 1);
 	if (!strcmp(cmd, "stat"))
 		return pctr_stat(argc - 1, argv + 1);
+	if (!strcmp(cmd, "record"))
+		return pctr_record(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return pctr_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "info"))
 		run = cmd_info;
 	else if (!strcmp(cmd, "read"))
