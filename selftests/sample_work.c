@@ -98,8 +98,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "ratio")) {
 		end = now() + secs;
 		while (now() < end) {
-			work_a(200000);
-			work_b(100000);
+			work_a(2000000);
+			work_b(1000000);
 		}
 		return 0;
 	}

@@ -72,12 +72,14 @@ fail(int status, const char *fmt, ...)
 static int usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: pctr record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-o FILE] [--] COMMAND [ARGS...]\n"
+		"usage: pctr record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-w BYTES] [-o FILE] [--] COMMAND [ARGS...]\n"
 		"  -e EVENT   event to sample, by name (pctr stat -l), a generic name\n"
 		"             (instructions, cycles) or raw 0xUUEE; :u (default), :k or :uk\n"
 		"  -c PERIOD  events per sample (default: 100000; sim: 10000)\n"
 		"  -g         record user call chains (frame pointers)\n"
 		"  -m PAGES   ring pages per CPU, a power of two (default 64)\n"
+		"  -w BYTES   read a CPU's ring when it holds this much (default: half);\n"
+		"             it is read every 100 ms anyway\n"
 		"  -o FILE    output (default pctr.data)\n"
 		"See pctr-record(1); read the file with pctr report.\n");
 	return status;
@@ -93,6 +95,14 @@ static uint64_t tsc_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 #endif
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
 /* Generic names, with the backend names that count them, best first. */
@@ -365,16 +375,16 @@ int pctr_record(int argc, char **argv)
 	struct pctr_sample_attr sa = { 0 };
 	const char *path = "pctr.data", *event = NULL;
 	unsigned long long period = 0;
-	unsigned int pages = 64, slot = 0, progress_at = 0;
+	unsigned int pages = 64, slot = 0, progress_at = 0, watermark = 0;
 	int go[2], rep[2], opt, callchain = 0, status = 0, st, err, fd, tty;
 	struct pctr_info in;
 	struct ring r = { 0 };
 	pid_t pid, w;
 	char *end, ev[128], c;
-	uint64_t fn;
+	uint64_t fn, drained = 0;
 	time_t t0;
 
-	while ((opt = getopt_long(argc, argv, "+e:c:gm:o:h", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:c:gm:w:o:h", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			event = optarg;
@@ -391,6 +401,11 @@ int pctr_record(int argc, char **argv)
 			pages = strtoul(optarg, &end, 0);
 			if (*end || !pages || (pages & (pages - 1)) || pages > 1024)
 				fail(EXIT_USAGE, "-m %s: give a power of two from 1 to 1024", optarg);
+			break;
+		case 'w':
+			watermark = strtoul(optarg, &end, 0);
+			if (*end || !watermark)
+				fail(EXIT_USAGE, "-w %s: give a number of bytes", optarg);
 			break;
 		case 'o':
 			path = optarg;
@@ -430,10 +445,12 @@ int pctr_record(int argc, char **argv)
 
 	r.fd = fd;
 	r.ra.ra_pages = pages;
+	r.ra.ra_watermark = watermark;
 	if (ioctl(fd, PCIOCRING, &r.ra))
 		fail(EXIT_FAIL, "cannot make the ring: PCIOCRING: %s%s",
 		     pctr_strerror(errno), errno == ENOTTY ?
-		     " (a module without sampling: load this version's)" : "");
+		     " (a module without sampling: load this version's)" :
+		     errno == EINVAL ? " (-w larger than the ring?)" : "");
 	r.base = mmap(NULL, r.ra.ra_mmap_size, PROT_READ | PROT_WRITE,
 		      MAP_SHARED, fd, PCTR_RING_OFFSET);
 	if (r.base == MAP_FAILED)
@@ -496,8 +513,12 @@ int pctr_record(int argc, char **argv)
 		if (w == 0) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 
+			/* Woken at the watermark; read every 100 ms anyway. */
 			poll(&p, 1, 20);
-			drain(&r);
+			if ((p.revents & POLLIN) || ms_now() - drained >= 100) {
+				drain(&r);
+				drained = ms_now();
+			}
 			if (tty && time(NULL) - t0 > (time_t)progress_at) {
 				progress_at = time(NULL) - t0;
 				fprintf(stderr, "\rpctr record: %llu samples, %llu lost, %u s ",
