@@ -33,6 +33,8 @@ int pctr_thread_set_opts(const struct pctr_opts *o);
 void pctr_thread_get_opts(struct pctr_opts *o);
 int pctr_thread_mmap(struct vm_area_struct *vma);
 int pctr_thread_release(void);
+struct pctr_ring;
+int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa);
 
 /* bind.c: descriptors bound to a CPU or to another process's thread */
 int pctr_bind_open(struct file *file);

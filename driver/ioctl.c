@@ -253,7 +253,8 @@ static long ioc_ring(struct file *file, unsigned int cmd,
 static long ioc_sample(struct file *file, unsigned int cmd,
 		       union pctr_ioc_arg *a, void __user *uarg)
 {
-	return sample_set(sample_ring_of(pctr_bind_ring(file)), &a->sample);
+	return pctr_thread_sample(sample_ring_of(pctr_bind_ring(file)),
+				  &a->sample);
 }
 
 /* What a call needs before its handler runs (pctr_ioc.flags). */

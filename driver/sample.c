@@ -451,23 +451,11 @@ bool sample_keep_on_exec(struct pctr_ctx *ctx)
 	       current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
 }
 
-/*
- * PCIOCSAMPLE: put a slot of the calling thread in sampling mode, its
- * records to @r.  The function is checked as PCIOCS checks it (with
- * PCTR_INT, so EOPNOTSUPP where the backend cannot interrupt).
- */
-int sample_set(struct pctr_ring *r, const struct pctr_sample_attr *sa)
+/* PCIOCSAMPLE's argument, before anything is changed: 0 or -EINVAL. */
+int sample_check(const struct pctr_sample_attr *sa)
 {
-	struct pctr_sampler *smp, *made = NULL;
-	struct pctr_prog prog = {};
-	struct pctr_ctx *ctx;
-	unsigned int rights = pctr_rights();
-	unsigned int depth, i;
-	unsigned long flags;
-	int ret;
+	unsigned int i;
 
-	if (!r)
-		return -ENXIO;
 	for (i = 0; i < ARRAY_SIZE(sa->sa_reserved); i++)
 		if (sa->sa_reserved[i])
 			return -EINVAL;
@@ -476,67 +464,58 @@ int sample_set(struct pctr_ring *r, const struct pctr_sample_attr *sa)
 		return -EINVAL;
 	if (!sa->sa_period || sa->sa_period > (1ULL << 62) ||
 	    sa->sa_depth > PCTR_SAMPLE_MAX_DEPTH || !sa->sa_fn ||
-	    !(sa->sa_fn & PCTR_EN))
+	    !(sa->sa_fn & PCTR_EN) || sa->sa_slot >= PCTR_NUM)
 		return -EINVAL;
-	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
-		return -EOPNOTSUPP;
-	if (sa->sa_slot >= PCTR_NUM)
-		return -EINVAL;
-	ret = prog_encode(&prog, sa->sa_slot, sa->sa_fn | PCTR_INT, rights);
-	if (ret)
-		return ret;
-	prog.preset = BIT(sa->sa_slot);
-	prog.val[sa->sa_slot] = -sa->sa_period;
-	depth = 0;
-	if (sa->sa_flags & PCTR_SA_CALLCHAIN)
-		depth = sa->sa_depth ?: SAMPLE_DEFAULT_DEPTH;
+	return 0;
+}
 
-	ctx = prog_current_live();
-	if (ctx && ctx->remote)
+/*
+ * Put slot sa->sa_slot of the calling thread's @ctx in sampling mode
+ * into @r, before thread.c loads its function and period: its sampler
+ * is made if it has none (-EBUSY if it samples into another ring).
+ * @kaddr: the caller may record kernel addresses.  Process context.
+ */
+int sample_config(struct pctr_ctx *ctx, struct pctr_ring *r,
+		  const struct pctr_sample_attr *sa, bool kaddr)
+{
+	struct pctr_sampler *smp = ctx->smp;
+	unsigned long flags;
+
+	if (smp && smp->ring != r)
 		return -EBUSY;
-	if (ctx && ctx->err)
-		return ctx->err;
-	if (ctx && !ctx_valid(ctx) && ctx->hw.mask)
-		return -EAGAIN;
-	if (ctx && ctx->smp && ctx->smp->ring != r)
-		return -EBUSY;
-	if (!ctx) {
-		ctx = prog_create(PROG_COUNT);
-		if (IS_ERR(ctx))
-			return PTR_ERR(ctx);
-	}
-	smp = ctx->smp;
 	if (!smp) {
-		made = kzalloc(sizeof(*made), GFP_KERNEL);
-		if (!made) {
-			ret = -ENOMEM;
-			goto undo;
-		}
+		smp = kzalloc(sizeof(*smp), GFP_KERNEL);
+		if (!smp)
+			return -ENOMEM;
 		ring_get(r);
-		made->ring = r;
-		sample_attach(ctx, made);
-		smp = made;
+		smp->ring = r;
+		sample_attach(ctx, smp);
 	}
 	/* The overflow path reads these on this CPU, interrupts off. */
 	local_irq_save(flags);
 	smp->period[sa->sa_slot] = sa->sa_period;
 	smp->flags = sa->sa_flags;
-	smp->depth = depth;
-	smp->kaddr = rights & PCTR_MAY_KERNEL;
+	smp->depth = 0;
+	if (sa->sa_flags & PCTR_SA_CALLCHAIN)
+		smp->depth = sa->sa_depth ?: SAMPLE_DEFAULT_DEPTH;
+	smp->kaddr = kaddr;
 	smp->slots |= BIT(sa->sa_slot);
 	ctx->sampling = smp->slots;
 	local_irq_restore(flags);
-	ret = prog_load(ctx, &prog);
-	if (!ret)
-		return 0;
+	return 0;
+}
+
+/* Undo sample_config() for @slot when its load failed. */
+void sample_unconfig(struct pctr_ctx *ctx, unsigned int slot)
+{
+	unsigned long flags;
+
+	if (!ctx->smp)
+		return;
 	local_irq_save(flags);
-	smp->slots &= ~BIT(sa->sa_slot);
-	ctx->sampling = smp->slots;
+	ctx->smp->slots &= ~BIT(slot);
+	ctx->sampling = ctx->smp->slots;
 	local_irq_restore(flags);
-undo:
-	if (made && !ctx->hw.mask)
+	if (!ctx->sampling)
 		sample_ctx_end(ctx);
-	if (!ctx->hw.mask && !ctx->page)
-		prog_destroy_current(ctx);
-	return ret;
 }

@@ -35,10 +35,13 @@ void sample_attach(struct pctr_ctx *ctx, struct pctr_sampler *smp);
 void sample_free(struct pctr_sampler *smp);
 bool sample_keep_on_exec(struct pctr_ctx *ctx);
 
-/* The device: ioctls, mmap, poll, close. */
+/* The device: ioctls (PCIOCSAMPLE's is thread.c's), mmap, poll, close. */
 struct pctr_ring *sample_ring_of(struct pctr_ring **slot);
 int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra);
-int sample_set(struct pctr_ring *ring, const struct pctr_sample_attr *sa);
+int sample_check(const struct pctr_sample_attr *sa);
+int sample_config(struct pctr_ctx *ctx, struct pctr_ring *ring,
+		  const struct pctr_sample_attr *sa, bool kaddr);
+void sample_unconfig(struct pctr_ctx *ctx, unsigned int slot);
 int sample_mmap(struct pctr_ring *ring, struct vm_area_struct *vma);
 __poll_t sample_poll(struct pctr_ring *ring, struct file *file,
 		     poll_table *wait);

@@ -366,6 +366,51 @@ void pctr_thread_get_opts(struct pctr_opts *o)
 }
 
 /*
+ * PCIOCSAMPLE: put a slot of the calling thread in sampling mode, its
+ * records to @r (sample.c).  The function is checked as PCIOCS checks
+ * it, with PCTR_INT (EOPNOTSUPP where the backend cannot interrupt);
+ * the slot starts at 2^64 - period.
+ */
+int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa)
+{
+	struct pctr_prog prog = {};
+	unsigned int rights = pctr_rights();
+	struct pctr_ctx *ctx;
+	int ret;
+
+	if (!r)
+		return -ENXIO;
+	ret = sample_check(sa);
+	if (ret)
+		return ret;
+	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
+		return -EOPNOTSUPP;
+	ret = prog_encode(&prog, sa->sa_slot, sa->sa_fn | PCTR_INT, rights);
+	if (ret)
+		return ret;
+	prog.preset = BIT(sa->sa_slot);
+	prog.val[sa->sa_slot] = -sa->sa_period;
+	ctx = ctx_for_change();
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (!ctx) {
+		ctx = prog_create(PROG_COUNT);
+		if (IS_ERR(ctx))
+			return PTR_ERR(ctx);
+	}
+	/* Before the load: the slot samples from its first period. */
+	ret = sample_config(ctx, r, sa, rights & PCTR_MAY_KERNEL);
+	if (!ret) {
+		ret = prog_load(ctx, &prog);
+		if (ret)
+			sample_unconfig(ctx, sa->sa_slot);
+	}
+	if (ret && !ctx->hw.mask && !ctx->page)
+		prog_destroy_current(ctx);
+	return ret;
+}
+
+/*
  * mmap() of the device: the calling thread's counter page.  Makes the
  * thread's context if it has none (the virtual TSC needs no counters);
  * that never takes the PMU.
