@@ -48,6 +48,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <asm/irq_regs.h>
 
 #include "compat.h"
@@ -79,7 +80,15 @@ struct pctr_ring {
 	struct pid_namespace	*ns;		/* the maker's, for pid/tid */
 	wait_queue_head_t	wq;
 	struct irq_work		wake;
+	struct work_struct	free_work;
 };
+
+/*
+ * Rings are freed in process context: the last reference may go where
+ * nothing may sleep (a thread's exit hook runs with preemption off), and
+ * vfree() may.  Module exit drains the queue.
+ */
+static struct workqueue_struct *sample_wq;
 
 struct pctr_sampler {
 	struct pctr_ring	*ring;
@@ -105,16 +114,35 @@ static void ring_get(struct pctr_ring *r)
 	refcount_inc(&r->ref);
 }
 
-/* Any context but NMI; the last reference waits for a wake-up in flight. */
-void sample_ring_put(struct pctr_ring *r)
+/* Once a wake-up in flight is done. */
+static void ring_free(struct work_struct *w)
 {
-	if (!r || !refcount_dec_and_test(&r->ref))
-		return;
+	struct pctr_ring *r = container_of(w, struct pctr_ring, free_work);
+
 	irq_work_sync(&r->wake);
 	put_pid_ns(r->ns);
 	kfree(r->kcpu);
 	vfree(r->base);
 	kfree(r);
+}
+
+/* Any context but NMI. */
+void sample_ring_put(struct pctr_ring *r)
+{
+	if (r && refcount_dec_and_test(&r->ref))
+		queue_work(sample_wq, &r->free_work);
+}
+
+int sample_init(void)
+{
+	sample_wq = alloc_workqueue("pctr_sample", 0, 0);
+	return sample_wq ? 0 : -ENOMEM;
+}
+
+/* Module exit: every ring's last reference is gone; wait for the frees. */
+void sample_exit(void)
+{
+	destroy_workqueue(sample_wq);
 }
 
 /* The ring a descriptor made (PCIOCRING), or NULL. */
@@ -168,6 +196,7 @@ int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra)
 	refcount_set(&r->ref, 1);
 	init_waitqueue_head(&r->wq);
 	init_irq_work(&r->wake, ring_wake);
+	INIT_WORK(&r->free_work, ring_free);
 
 	mutex_lock(&ring_lock);
 	ret = *slot ? -EBUSY : 0;

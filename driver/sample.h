@@ -35,6 +35,10 @@ void sample_attach(struct pctr_ctx *ctx, struct pctr_sampler *smp);
 void sample_free(struct pctr_sampler *smp);
 bool sample_keep_on_exec(struct pctr_ctx *ctx);
 
+/* Module load and unload (thread.c's set-up). */
+int sample_init(void);
+void sample_exit(void);
+
 /* The device: ioctls (PCIOCSAMPLE's is thread.c's), mmap, poll, close. */
 struct pctr_ring *sample_ring_of(struct pctr_ring **slot);
 int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra);

@@ -542,6 +542,9 @@ int pctr_thread_init(void)
 	unsigned int i;
 	int ret;
 
+	ret = sample_init();
+	if (ret)
+		return ret;
 	ctx_engine_init();
 	ret = hotplug_init();
 	if (ret)
@@ -565,6 +568,7 @@ fail:
 	hotplug_exit();
 fail_engine:
 	ctx_engine_exit();
+	sample_exit();
 	return ret;
 }
 
@@ -574,4 +578,5 @@ void pctr_thread_exit(void)
 	thread_unhook(ARRAY_SIZE(pctr_hooks));
 	hotplug_exit();
 	ctx_engine_exit();
+	sample_exit();
 }
