@@ -52,7 +52,8 @@ static int sampling_ok(int fd)
 {
 	struct pctr_info in;
 
-	return !ioctl(fd, PCIOCINFO, &in) && (in.pi_caps & PCTR_CAP_NOTIFY);
+	return !ioctl(fd, PCIOCINFO, &in) && (in.pi_caps & PCTR_CAP_NOTIFY) &&
+	       in.pi_backend_id == PCTR_BACKEND_SIM;
 }
 
 static int ring_open(struct ring *r, unsigned int pages)
