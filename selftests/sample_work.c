@@ -9,6 +9,8 @@
  *                               process in child_work(), and a child
  *                               that execs "sample_work leaf" (leaf_work())
  *   sample_work leaf SECONDS    leaf_work() alone
+ *   sample_work count N         work_a(N) once: a known number of
+ *                               instructions, the same at every run
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -101,6 +103,10 @@ int main(int argc, char **argv)
 			work_a(2000000);
 			work_b(1000000);
 		}
+		return 0;
+	}
+	if (!strcmp(argv[1], "count")) {
+		work_a(strtoul(argv[2], NULL, 0));
 		return 0;
 	}
 	if (!strcmp(argv[1], "leaf")) {
