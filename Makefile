@@ -232,15 +232,17 @@ $(B)/tools/%: tools/%.c tools/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/p
 ADMIN_SRCS	:= tools/admin.c tools/admin.h
 ADMIN_LDLIBS	:= -lkmod
 
-# pctr(1) and its selfcheck and stat subcommands.
+# pctr(1) and its selfcheck, stat, record, report and admin subcommands
+# (report symbolises with elfutils' libdwfl).
 $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
-		 tools/stat.c tools/stat.h $(ADMIN_SRCS) \
+		 tools/stat.c tools/stat.h tools/record.c tools/report.c \
+		 tools/record.h $(ADMIN_SRCS) \
 		 $(B)/lib/libcpc.a $(CPC_HDRS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
-		tools/stat.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
-		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS)
+		tools/stat.c tools/record.c tools/report.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
+		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf
 
 # cputrack and cpustat: libcpc, libpctx and the -c parser they share.
 $(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/%.c \
@@ -266,6 +268,16 @@ $(B)/selftests/pctx_test: $(B)/selftests/%: \
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
+
+# Its call chain test follows frame pointers.
+$(B)/selftests/sample_test: CFLAGS += -fno-omit-frame-pointer
+
+# pctr record's workload (tools/check): -O0, so that every function, leaves
+# too, has a frame for the call chains (GCC drops it in leaves otherwise).
+selftests: $(B)/selftests/sample_work
+$(B)/selftests/sample_work: selftests/sample_work.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-omit-frame-pointer -pthread -o $@ $<
 
 # An OpenBSD pctr(4) program built unchanged against the uapi (only its
 # <machine/pctr.h> supplied), warnings as errors: openbsd_test runs it.

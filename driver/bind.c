@@ -41,6 +41,7 @@
 #include "ctx.h"
 #include "engine.h"
 #include "pmu.h"
+#include "sample.h"
 
 /* What an open descriptor is bound to. */
 struct pctr_file {
@@ -48,7 +49,16 @@ struct pctr_file {
 	u32		kind;		/* 0 or PCTR_BIND_* */
 	struct pctr_cpub *cpub;
 	struct pctr_ctx	*ctx;		/* a thread binding's context */
+	struct pctr_ring *ring;		/* PCIOCRING's (sample.c) */
 };
+
+/* The descriptor's sampling ring, or where to put it. */
+struct pctr_ring **pctr_bind_ring(struct file *file)
+{
+	struct pctr_file *pf = file->private_data;
+
+	return &pf->ring;
+}
 
 /* Serialises CPU bindings: which CPU is taken, and the engine's count. */
 static DEFINE_MUTEX(pctr_cpub_lock);
@@ -473,6 +483,7 @@ void pctr_bind_close(struct file *file)
 	struct pctr_file *pf = file->private_data;
 
 	bind_end_locked(pf);
+	sample_ring_put(pf->ring);
 	mutex_destroy(&pf->lock);
 	kfree(pf);
 }

@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "pmu.h"
+#include "sample.h"
 
 struct pctr_pmu pctr_pmu;
 struct pctr_cpu_id pctr_cpu_id;
@@ -81,9 +82,17 @@ static int pctr_release(struct inode *inode, struct file *file)
 
 static int pctr_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	/* The sampling ring, at its own offset; the counter page at 0. */
+	if (vma->vm_pgoff == PCTR_RING_OFFSET >> PAGE_SHIFT)
+		return sample_mmap(sample_ring_of(pctr_bind_ring(file)), vma);
 	if (pctr_bind_is_bound(file))
 		return -EBUSY;
 	return pctr_thread_mmap(vma);
+}
+
+static __poll_t pctr_poll(struct file *file, poll_table *wait)
+{
+	return sample_poll(sample_ring_of(pctr_bind_ring(file)), file, wait);
 }
 
 static const struct file_operations pctr_fops = {
@@ -91,6 +100,7 @@ static const struct file_operations pctr_fops = {
 	.open		= pctr_open,
 	.release	= pctr_release,
 	.mmap		= pctr_mmap,
+	.poll		= pctr_poll,
 	.unlocked_ioctl	= pctr_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };
@@ -105,14 +115,9 @@ static const struct file_operations pctr_perfmon_fops = {
 	.open		= pctr_open,
 	.release	= pctr_release,
 	.mmap		= pctr_mmap,
-	.unlocked_ioctl	= pctr_ioctl,
+	.unlocked_ioctl	= pctr_perfmon_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };
-
-bool pctr_is_perfmon(const struct file *file)
-{
-	return file->f_op == &pctr_perfmon_fops;
-}
 
 static struct miscdevice pctr_perfmon_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,

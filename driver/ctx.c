@@ -60,12 +60,14 @@
 #include "ctx.h"
 #include "engine.h"
 #include "pmu.h"
+#include "sample.h"
 
 struct pctr_cpu {
 	struct pctr_ctx	*cur;		/* counting on this CPU now */
 	struct pctr_cpub *cpub;		/* the CPU's binding, if any */
 	u64		last_id;	/* whose state the registers hold */
 	struct hrtimer	fold;		/* folds while a context runs */
+	struct pt_regs	*regs;		/* within the overflow interrupt */
 	unsigned long	kept;		/* starts that only re-enabled */
 	unsigned long	loaded;		/* starts that rewrote registers */
 };
@@ -275,6 +277,10 @@ static void ctx_overflowed(struct pctr_ctx *ctx)
 static __always_inline bool ctx_check_ovf_(struct pctr_ctx *ctx)
 {
 	if (likely(!ctx->ovf || ctx->frozen))
+		return false;
+	/* Sampling slots record and reload (sample.c); they never freeze. */
+	if ((ctx->ovf & ctx->sampling) &&
+	    !sample_overflow(ctx, this_cpu_read(pctr_cpu.regs)))
 		return false;
 	ctx_overflowed(ctx);
 	return true;
@@ -542,13 +548,16 @@ static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 void pctr_pmu_interrupt(struct pt_regs *regs)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	struct pt_regs *outer = pc->regs;
 
 	lockdep_assert_irqs_disabled();
+	pc->regs = regs;
 	if (pc->cpub)
 		cpub_update(pc->cpub);
 	if (pc->cur)
 		ctx_update(pc->cur);
 	pmu_ack();
+	pc->regs = outer;
 }
 
 /* --- the scheduler's hooks ------------------------------------------ */

@@ -35,6 +35,7 @@
 #include "pmu.h"
 
 struct page;
+struct pctr_sampler;
 struct pid;
 struct task_struct;
 
@@ -77,6 +78,8 @@ struct pctr_ctx {
 	bool		ovf_queued;	/* ovf_work waits to run */
 	struct llist_node ovf_node;	/* queued from an NMI: ctx.c */
 	struct callback_head end_work;	/* a thread binding's end */
+	u32		sampling;	/* slots in sampling mode (sample.c) */
+	struct pctr_sampler *smp;	/* their ring and periods, or NULL */
 };
 
 struct pctr_cpub;

@@ -17,7 +17,6 @@ struct vm_area_struct;
  * core.c: a descriptor of /dev/perfmon, which programs counters however
  * it was opened, as Sun's Perfmon device did.
  */
-bool pctr_is_perfmon(const struct file *file);
 
 /* ctx.c: the engine's figures, for sysfs */
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
@@ -39,6 +38,8 @@ int pctr_thread_set_opts(const struct pctr_opts *o);
 void pctr_thread_get_opts(struct pctr_opts *o);
 int pctr_thread_mmap(struct vm_area_struct *vma);
 int pctr_thread_release(void);
+struct pctr_ring;
+int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa);
 
 /* bind.c: descriptors bound to a CPU or to another process's thread */
 int pctr_bind_open(struct file *file);
@@ -47,8 +48,11 @@ bool pctr_bind_is_bound(struct file *file);
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg);
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
 void pctr_bind_end(struct file *file);
+struct pctr_ring **pctr_bind_ring(struct file *file);
 
 /* ioctl.c: the ABI */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+long pctr_perfmon_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg);
 
 #endif /* _PCTR_ENGINE_H */

@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "pmu.h"
+#include "sample.h"
 
 /*
  * Idle time of all online CPUs, from the same sources as /proc/stat.
@@ -56,6 +57,8 @@ union pctr_ioc_arg {
 	struct pctr_opts	opts;
 	struct pctr_info	info;
 	struct pctr_event	event;
+	struct pctr_ring_attr	ring;
+	struct pctr_sample_attr	sample;
 };
 
 /*
@@ -287,6 +290,20 @@ static long ioc_release(struct file *file, unsigned int cmd,
 	return 0;
 }
 
+/* Sampling (sample.c): the descriptor's ring, a slot of the caller's. */
+static long ioc_ring(struct file *file, unsigned int cmd,
+		     union pctr_ioc_arg *a, void __user *uarg)
+{
+	return sample_ring_create(pctr_bind_ring(file), &a->ring);
+}
+
+static long ioc_sample(struct file *file, unsigned int cmd,
+		       union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_thread_sample(sample_ring_of(pctr_bind_ring(file)),
+				  &a->sample);
+}
+
 /* What a call needs before its handler runs (pctr_ioc.flags). */
 #define IOC_WRITE	BIT(0)	/* a descriptor open for writing: EPERM */
 #define IOC_COUNTERS	BIT(1)	/* a backend with counters: ENODEV */
@@ -329,15 +346,19 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCDISABLE,	ioc_enable,	IOC_PROGRAM),
 	IOC(PCIOCSOPTS,		ioc_setopts,	IOC_PROGRAM | IOC_COPY),
 	IOC(PCIOCBIND,		ioc_bind,	IOC_PROGRAM),
+	IOC(PCIOCRING,		ioc_ring,	IOC_PROGRAM | IOC_COPY),
+	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_COPY),
 };
 
 /*
  * Every call goes through here: the row of its command (an unknown
  * command, or a known number with the wrong size or direction, is
  * ENOTTY), then its row's checks in pctr(4)'s order, then the copy in,
- * its handler, and the copy out.
+ * its handler, and the copy out.  @may_write: the descriptor may change
+ * counters (opened for writing, or a /dev/perfmon one).
  */
-long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long pctr_dispatch(struct file *file, unsigned int cmd,
+			  unsigned long arg, bool may_write)
 {
 	void __user *uarg = (void __user *)arg;
 	unsigned int i, size = _IOC_SIZE(cmd);
@@ -354,8 +375,7 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	if (!(ioc->flags & IOC_BOUND) && pctr_bind_is_bound(file))
 		return -EBUSY;
-	if ((ioc->flags & IOC_WRITE) && !(file->f_mode & FMODE_WRITE) &&
-	    !pctr_is_perfmon(file))
+	if ((ioc->flags & IOC_WRITE) && !may_write)
 		return -EPERM;
 	if ((ioc->flags & IOC_COUNTERS) && !pctr_pmu.ops)
 		return -ENODEV;
@@ -370,4 +390,19 @@ long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &a, size))
 		return -EFAULT;
 	return ret;
+}
+
+long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return pctr_dispatch(file, cmd, arg, file->f_mode & FMODE_WRITE);
+}
+
+/*
+ * /dev/perfmon: Perfmon programs open it read-only and then set the PCR,
+ * so its descriptors may change counters whichever way they were opened.
+ */
+long pctr_perfmon_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg)
+{
+	return pctr_dispatch(file, cmd, arg, true);
 }

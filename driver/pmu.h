@@ -290,10 +290,11 @@ struct pt_regs;
 /*
  * Called by a backend, on the CPU concerned and with interrupts disabled,
  * when its counters overflowed: the core folds the running context's
- * counters into their 64-bit sums, then acknowledges.  From hard-IRQ
- * context, or from an NMI that interrupted a context with interrupts on
- * (a backend defers the others, as x86's nmi.c does).  @regs: the
- * interrupted context.
+ * counters into their 64-bit sums (and records samples, for which @regs
+ * is the interrupted state), then acknowledges.  From hard-IRQ context,
+ * or from an NMI that interrupted a context with interrupts on (a backend
+ * defers the others, as x86's pmi.c does).  @regs: the interrupted
+ * context.
  */
 void pctr_pmu_interrupt(struct pt_regs *regs);
 

@@ -37,6 +37,7 @@
 
 #include "ctx.h"
 #include "pmu.h"
+#include "sample.h"
 
 /* --- contexts' lives --------------------------------------------------- */
 
@@ -80,6 +81,7 @@ void prog_destroy(struct pctr_ctx *ctx)
 	local_irq_save(flags);
 	ctx_detach(ctx);
 	local_irq_restore(flags);
+	sample_ctx_end(ctx);
 	/* A mapping keeps its own reference to the page. */
 	if (ctx->page)
 		put_page(ctx->page);
@@ -365,10 +367,11 @@ int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 	if (!ctx->notify)
 		memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
 	if ((prog->flags & PCTR_PROG_FIRE) && ctx->notify) {
-		m = ctx->notify;
+		/* A sampling slot just samples on: no signal to restart. */
+		m = ctx->notify & ~ctx->sampling;
 		for_each_set_bit(s, &m, PCTR_NUM)
 			ctx->sum[s] = U64_MAX;
-		ctx->ovf = ctx->notify;
+		ctx->ovf = m;
 		ctx_check_ovf(ctx);
 	}
 	ctx_start(ctx);

@@ -25,6 +25,7 @@
 #include "ctx.h"
 #include "engine.h"
 #include "pmu.h"
+#include "sample.h"
 
 struct linux_binprm;
 
@@ -34,10 +35,11 @@ struct linux_binprm;
 struct pctr_seed {
 	struct callback_head	work;
 	struct pctr_prog	prog;
+	struct pctr_sampler	*smp;	/* sampling into the creator's ring */
 };
 
 /* In the new thread, on its way to user space for the first time. */
-static void thread_inherit(const struct pctr_seed *seed)
+static void thread_inherit(struct pctr_seed *seed)
 {
 	struct pctr_ctx *ctx;
 
@@ -46,6 +48,11 @@ static void thread_inherit(const struct pctr_seed *seed)
 	ctx = prog_create(PROG_COUNT);
 	if (IS_ERR(ctx))
 		return;		/* a CPU binding came meanwhile */
+	/* Before the slots load: they sample, rather than fire, at once. */
+	if (seed->smp) {
+		sample_attach(ctx, seed->smp);
+		seed->smp = NULL;
+	}
 	if (prog_load(ctx, &seed->prog))
 		prog_destroy_current(ctx);
 }
@@ -57,6 +64,7 @@ static void thread_inherit_work(struct callback_head *work)
 	/* An exiting thread runs its task_works too: it gets nothing. */
 	if (!(current->flags & PF_EXITING))
 		thread_inherit(seed);
+	sample_free(seed->smp);
 	kfree(seed);
 	/* The last thing this callback does: see Documentation/design.rst. */
 	module_put(THIS_MODULE);
@@ -85,11 +93,19 @@ static void thread_probe_fork(void *data, struct task_struct *parent,
 		return;
 	}
 	prog_of(ctx, &seed->prog);
+	seed->smp = sample_inherit(ctx);
+	if (ctx->smp && !seed->smp) {
+		pr_warn_ratelimited("no memory: thread %d is not sampled\n",
+				    task_pid_nr(child));
+		kfree(seed);
+		return;
+	}
 	init_task_work(&seed->work, thread_inherit_work);
 	/* The module stays until the callback has run. */
 	__module_get(THIS_MODULE);
 	ctx_note_task_work();
 	if (task_work_add(child, &seed->work, TWA_RESUME)) {
+		sample_free(seed->smp);
 		kfree(seed);
 		module_put(THIS_MODULE);
 	}
@@ -381,6 +397,51 @@ void pctr_thread_get_opts(struct pctr_opts *o)
 }
 
 /*
+ * PCIOCSAMPLE: put a slot of the calling thread in sampling mode, its
+ * records to @r (sample.c).  The function is checked as PCIOCS checks
+ * it, with PCTR_INT (EOPNOTSUPP where the backend cannot interrupt);
+ * the slot starts at 2^64 - period.
+ */
+int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa)
+{
+	struct pctr_prog prog = {};
+	unsigned int rights = pctr_rights();
+	struct pctr_ctx *ctx;
+	int ret;
+
+	if (!r)
+		return -ENXIO;
+	ret = sample_check(sa);
+	if (ret)
+		return ret;
+	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
+		return -EOPNOTSUPP;
+	ret = prog_encode(&prog, sa->sa_slot, sa->sa_fn | PCTR_INT, rights);
+	if (ret)
+		return ret;
+	prog.preset = BIT(sa->sa_slot);
+	prog.val[sa->sa_slot] = -sa->sa_period;
+	ctx = ctx_for_change();
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (!ctx) {
+		ctx = prog_create(PROG_COUNT);
+		if (IS_ERR(ctx))
+			return PTR_ERR(ctx);
+	}
+	/* Before the load: the slot samples from its first period. */
+	ret = sample_config(ctx, r, sa, rights & PCTR_MAY_KERNEL);
+	if (!ret) {
+		ret = prog_load(ctx, &prog);
+		if (ret)
+			sample_unconfig(ctx, sa->sa_slot);
+	}
+	if (ret && !ctx->hw.mask && !ctx->page)
+		prog_destroy_current(ctx);
+	return ret;
+}
+
+/*
  * mmap() of the device: the calling thread's counter page.  Makes the
  * thread's context if it has none (the virtual TSC needs no counters);
  * that never takes the PMU.
@@ -454,9 +515,17 @@ static void thread_probe_exit(void *data, struct task_struct *p)
 	thread_gone(p);
 }
 
+/* Sampling asked to follow exec goes on, for a program one may trace. */
 static void thread_probe_exec(void *data, struct task_struct *p,
 			      pid_t old_pid, struct linux_binprm *bprm)
 {
+	struct pctr_ctx *ctx;
+
+	if (p != current)
+		return;
+	ctx = ctx_current();
+	if (ctx && sample_keep_on_exec(ctx))
+		return;
 	thread_gone(p);
 }
 
@@ -504,6 +573,9 @@ int pctr_thread_init(void)
 	unsigned int i;
 	int ret;
 
+	ret = sample_init();
+	if (ret)
+		return ret;
 	ctx_engine_init();
 	ret = hotplug_init();
 	if (ret)
@@ -527,6 +599,7 @@ fail:
 	hotplug_exit();
 fail_engine:
 	ctx_engine_exit();
+	sample_exit();
 	return ret;
 }
 
@@ -536,4 +609,5 @@ void pctr_thread_exit(void)
 	thread_unhook(ARRAY_SIZE(pctr_hooks));
 	hotplug_exit();
 	ctx_engine_exit();
+	sample_exit();
 }

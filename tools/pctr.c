@@ -10,6 +10,8 @@
  *   pctr stat       run a command and count it (tools/stat.c)
  *   pctr load, unload, status
  *                   the module's administration (tools/admin.c)
+ *   pctr record     run a command and sample it (tools/record.c)
+ *   pctr report     the profile pctr record wrote (tools/report.c)
  *   pctr help       this usage (also -h, --help)
  *
  * The command line is checked before the device is opened: help works
@@ -25,6 +27,7 @@
 
 #include "admin.h"
 #include "pctr.h"
+#include "record.h"
 #include "selfcheck.h"
 #include "stat.h"
 
@@ -130,14 +133,18 @@ static int usage(FILE *f, int status)
 	fprintf(f,
 		"usage: %s [info | read | selfcheck [--loops N] [--no-perf] [-v] | help]\n"
 		"       %s stat [-e EVENT[,EVENT...]] [-I MSEC] [-t] [-x SEP | --json] [-o FILE] {[--] COMMAND [ARGS...] | -p PID}\n"
+		"       %s record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-o FILE] [--] COMMAND [ARGS...]\n"
+		"       %s report [-i FILE] [-g] [--folded]\n"
 		"  info       the backend, the CPU, its counters, the TSC and idle time (default)\n"
 		"  read       one snapshot of the calling thread's counters (PCIOCRD)\n"
 		"  selfcheck  calibrated loops checked against expected counts\n"
 		"  stat       count COMMAND (or PID), its threads and children (pctr stat --help)\n"
+		"  record     run COMMAND and sample it (pctr record --help)\n"
+		"  report     the profile pctr record wrote (pctr report --help)\n"
 		"  load [FILE.ko] [PARAM=VALUE...], unload, status\n"
 		"             load, unload and show the module (pctr load --help)\n"
 		"  help       this text (also -h, --help)\n"
-		"See pctr(1).\n", prog, prog);
+		"See pctr(1).\n", prog, prog, prog, prog);
 	return status;
 }
 
@@ -158,6 +165,10 @@ int main(int argc, char **argv)
 		return pctr_stat(argc - 1, argv + 1);
 	if (pctr_is_admin(cmd))
 		return pctr_admin(argc - 1, argv + 1);
+	if (!strcmp(cmd, "record"))
+		return pctr_record(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return pctr_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "info"))
 		run = cmd_info;
 	else if (!strcmp(cmd, "read"))

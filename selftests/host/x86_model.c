@@ -823,3 +823,16 @@ bool pctr_x86_pmi_available(void)
 {
 	return !model_no_apic;
 }
+
+/* pmi.c's per-CPU record of the slots armed with their INT bit. */
+static u32 model_armed;
+
+void pctr_x86_set_armed(u32 slots)
+{
+	model_armed = slots;
+}
+
+u32 pctr_x86_armed(void)
+{
+	return model_armed;
+}

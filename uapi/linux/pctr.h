@@ -365,6 +365,147 @@ struct pctr_bind {
 #define PCIOCSETPCR64	_IOW(PCTR_IOC_MAGIC, 0xcf, __u64)
 
 /*
+ * Sampling (ioctls 0xd0-0xdf).  A slot in sampling mode counts down a
+ * period; each time the period has passed, the overflow interrupt writes
+ * a record to the descriptor's ring buffer and the slot starts the next
+ * period (hwpmc's "reload count").  Needs PCTR_CAP_NOTIFY (EOPNOTSUPP
+ * without: "no sampling on this backend").
+ *
+ * 1. PCIOCRING makes the descriptor's ring (once: EBUSY after), of
+ *    ra_pages data pages per possible CPU (a power of two, 1..1024), and
+ *    says how to map it.  mmap(NULL, ra_mmap_size, PROT_READ|PROT_WRITE,
+ *    MAP_SHARED, fd, PCTR_RING_OFFSET) maps it: never executable, not
+ *    inherited by fork() (VM_DONTCOPY), not in core dumps.
+ * 2. PCIOCSAMPLE puts a slot of the calling thread in sampling mode:
+ *    sa_fn is the slot's function (PCTR_INT is implied and set), and the
+ *    slot's value becomes 2^64 - sa_period (PCIOCRD shows it counting up
+ *    to the next sample).  The records go to the ring of the descriptor
+ *    the call is made on; a descriptor with no ring: ENXIO.
+ *
+ * PCTR_SA_CALLCHAIN  also record the user call chain: the return
+ *                    addresses found by following frame pointers from
+ *                    the interrupted user state, at most sa_depth of them
+ *                    (0: 64; at most PCTR_SAMPLE_MAX_DEPTH), read with page
+ *                    faults disabled (a frame not in memory ends it).
+ * PCTR_SA_EXEC       sampling survives execve(): the new program is
+ *                    sampled into the same ring -- unless it is set-id or
+ *                    not readable (not dumpable), which ends it.  This is
+ *                    how a profiler samples a command from its first
+ *                    instruction: the child sets it up, then execs.
+ *
+ * With PCTR_O_INHERIT (PCIOCSOPTS) the threads and processes the thread
+ * creates are sampled too, with the same slot, period and flags, into
+ * the same ring: one ring for a whole program.
+ *
+ * The kernel's address is recorded only if the caller of PCIOCSAMPLE
+ * may count kernel events (Documentation/security.rst: as for PCTR_K);
+ * otherwise a sample taken in the kernel has PCTR_SR_KERNEL, sr_ip 0,
+ * and its call chain starts from the user state the thread entered the
+ * kernel from.  Kernel call chains are never recorded.
+ */
+#define PCTR_SA_CALLCHAIN	(1U << 0)
+#define PCTR_SA_EXEC		(1U << 1)
+#define PCTR_SAMPLE_MAX_DEPTH	127
+
+struct pctr_sample_attr {
+	__u32	sa_slot;
+	__u32	sa_flags;		/* PCTR_SA_* */
+	__u64	sa_fn;			/* the slot's function */
+	__u64	sa_period;		/* events per sample, >= 1 */
+	__u32	sa_depth;		/* call chain entries, 0: 64 */
+	__u32	sa_reserved0;		/* must be zero */
+	__u64	sa_reserved[4];		/* must be zero */
+};
+
+struct pctr_ring_attr {
+	__u32	ra_pages;		/* in: data pages per CPU, 2^n */
+	__u32	ra_watermark;		/* in: poll() wake-up, bytes; 0: half */
+	__u64	ra_reserved[2];		/* in: must be zero */
+	__u32	ra_ncpu;		/* out: per-CPU rings */
+	__u32	ra_ctl_size;		/* out: bytes before the first ring */
+	__u64	ra_data_size;		/* out: bytes of each CPU's ring */
+	__u64	ra_mmap_size;		/* out: bytes to map */
+};
+
+/* mmap() offset of the ring (the counter page is at offset 0). */
+#define PCTR_RING_OFFSET	0x40000000ULL
+
+/*
+ * The mapped ring: a control area (struct pctr_ring_ctl, then one
+ * struct pctr_ring_cpu per CPU), then ra_ncpu rings of ra_data_size
+ * bytes each; CPU c's ring starts at ra_ctl_size + c * ra_data_size.
+ * A CPU's records go to its own ring, so writers never contend.
+ *
+ * Protocol of one CPU's ring: rc_head and rc_tail are byte counts that
+ * only grow; a record is at offset (pos % ra_data_size).  The kernel
+ * writes records and then rc_head (release); the reader loads rc_head
+ * (acquire), reads the records from rc_tail up to it, then stores
+ * rc_tail (release) to give the space back.  A record never wraps round
+ * the end: the kernel pads to the end (PCTR_REC_PAD) instead.  The
+ * kernel writes a record only if the largest record the slot can make
+ * fits in the free space (ra_data_size - (rc_head - rc_tail)); else it
+ * adds one to rc_lost.  A full ring thus loses records and counts them,
+ * and never overwrites what was not read.  The kernel keeps its own copy
+ * of the head, and a tail out of range counts as a full ring.
+ *
+ * poll() on the descriptor says POLLIN when some CPU's ring holds at
+ * least the watermark's bytes (the wake-up is sent from irq_work after
+ * the record is written).
+ */
+#define PCTR_RING_VERSION	1
+
+struct pctr_ring_ctl {
+	__u32	rg_version;		/* PCTR_RING_VERSION */
+	__u32	rg_ncpu;
+	__u64	rg_data_size;
+	__u32	rg_ctl_size;
+	__u32	rg_watermark;
+	__u64	rg_reserved[5];
+};
+
+struct pctr_ring_cpu {
+	__u64	rc_head;		/* kernel: bytes written */
+	__u64	rc_tail;		/* reader: bytes consumed */
+	__u64	rc_lost;		/* kernel: records that did not fit */
+	__u64	rc_reserved[5];
+};
+
+/* Record types (sr_type). */
+#define PCTR_REC_SAMPLE		1
+#define PCTR_REC_PAD		2	/* skip sr_size bytes */
+
+/* sr_flags */
+#define PCTR_SR_USER		(1U << 0)	/* interrupted in user mode */
+#define PCTR_SR_KERNEL		(1U << 1)	/* in the kernel */
+#define PCTR_SR_KADDR		(1U << 2)	/* sr_ip is a kernel address */
+
+/*
+ * One record; sr_size (a multiple of 8) covers the header and the
+ * chain.  A PCTR_REC_PAD record has only sr_type and sr_size.  sr_ip is
+ * the interrupted user IP, the kernel IP with PCTR_SR_KADDR, or 0;
+ * sr_chain[0..sr_nr-1] are the user return addresses, innermost first,
+ * after the user IP (sr_ip, or the user IP at kernel entry when in the
+ * kernel, which is then sr_chain[0]).  sr_pid and sr_tid are in the pid
+ * namespace of whoever made the ring; sr_tsc is the TSC.
+ */
+struct pctr_sample_rec {
+	__u16	sr_type;		/* PCTR_REC_* */
+	__u16	sr_size;
+	__u16	sr_flags;		/* PCTR_SR_* */
+	__u16	sr_nr;			/* call chain entries */
+	__u32	sr_pid;
+	__u32	sr_tid;
+	__u32	sr_cpu;
+	__u32	sr_slot;
+	__u64	sr_tsc;
+	__u64	sr_ip;
+	__u64	sr_chain[];
+};
+
+#define PCIOCRING	_IOWR(PCTR_IOC_MAGIC, 0xd0, struct pctr_ring_attr)
+#define PCIOCSAMPLE	_IOW(PCTR_IOC_MAGIC, 0xd1, struct pctr_sample_attr)
+
+/*
  * PCIOCS<n>: set the function of slot n.  Two forms share each number;
  * the argument size the command encodes tells them apart:
  *

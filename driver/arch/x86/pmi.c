@@ -30,6 +30,23 @@
 #include "hw.h"
 #include "x86.h"
 
+/*
+ * Per CPU: the slots armed with their INT bit by the last start(); the
+ * vendors set it, the NMI handler reads it.  Here, below x86.c, which
+ * turns the handler on and off.
+ */
+static DEFINE_PER_CPU(u32, pctr_x86_armed_slots);
+
+void pctr_x86_set_armed(u32 slots)
+{
+	this_cpu_write(pctr_x86_armed_slots, slots);
+}
+
+u32 pctr_x86_armed(void)
+{
+	return this_cpu_read(pctr_x86_armed_slots);
+}
+
 /* LVTPC before pctr pointed it at NMI, per CPU, while it holds the PMU. */
 static DEFINE_PER_CPU(u32, pmi_lvtpc_saved);
 static DEFINE_PER_CPU(bool, pmi_lvtpc_valid);

@@ -79,19 +79,6 @@ u64 pctr_x86_arm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	return n;
 }
 
-/* Per CPU: the slots armed with their INT bit by the last start(). */
-static DEFINE_PER_CPU(u32, pctr_x86_armed_slots);
-
-void pctr_x86_set_armed(u32 slots)
-{
-	this_cpu_write(pctr_x86_armed_slots, slots);
-}
-
-u32 pctr_x86_armed(void)
-{
-	return this_cpu_read(pctr_x86_armed_slots);
-}
-
 /* A register access of start(), stop() or read() failed. */
 void pctr_x86_failed(struct pctr_hw *hw, u32 msr, bool write)
 {

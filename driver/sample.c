@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sampling: a slot in sampling mode writes a record to a ring buffer
+ * each time its period has passed (uapi/linux/pctr.h, "Sampling";
+ * Documentation/abi.rst).
+ *
+ * A sampling slot is an overflow-notifying slot (PCTR_INT) preset to
+ * 2^64 - period: the engine arms the backend for the exact distance to
+ * the wrap, and its overflow path (ctx.c's check after every fold) hands
+ * the wrapped sampling slots to sample_overflow(), which writes a record
+ * and reloads the slot with the next period instead of freezing the
+ * context.  That runs on the thread's CPU with interrupts off, from the
+ * backend's overflow interrupt -- an NMI on x86 -- or from a fold that
+ * found the wrap first (a switch-out, the fold timer).  So everything
+ * here that the overflow path calls is NMI-safe: no locks, no
+ * allocation, user memory read with page faults disabled, the reader
+ * woken through irq_work.
+ *
+ * The ring belongs to a descriptor (PCIOCRING), which keeps it while it
+ * is open or mapped; each sampling context holds a reference too, so a
+ * thread may go on sampling after the descriptor was closed.  It has one
+ * ring per CPU, each written only on its CPU: writers never contend,
+ * and the only nesting -- an NMI in the middle of a record written from
+ * a fold -- is caught by a per-CPU busy mark and counted as lost.
+ *
+ * A context's sampler (which ring, the periods, what to record, the
+ * thread's pid and tid as the ring's maker sees them) is made by
+ * PCIOCSAMPLE in the thread itself, or copied to a thread it creates
+ * (inheritance), and ends with the thread's side of the context.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/irqflags.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/ptrace.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <asm/irq_regs.h>
+
+#include "compat.h"
+#include "ctx.h"
+#include "pmu.h"
+#include "sample.h"
+
+#define SAMPLE_DEFAULT_DEPTH	64
+#define SAMPLE_MAX_PAGES	1024		/* data pages per CPU */
+#define SAMPLE_MAX_BYTES	(256UL << 20)	/* a whole ring */
+
+/* The kernel's own view of one CPU's ring: never read back from user. */
+struct ring_kcpu {
+	u64	head;
+	u64	lost;
+	bool	busy;		/* a record is being written on this CPU */
+};
+
+struct pctr_ring {
+	refcount_t		ref;
+	void			*base;		/* vmalloc_user(): mapped */
+	unsigned long		size;		/* bytes mapped */
+	u32			ncpu;
+	u32			ctl_size;
+	u64			data_size;	/* per CPU, a power of two */
+	u32			watermark;
+	struct pctr_ring_cpu	*ucpu;		/* in the mapped control area */
+	struct ring_kcpu	*kcpu;
+	struct pid_namespace	*ns;		/* the maker's, for pid/tid */
+	wait_queue_head_t	wq;
+	struct irq_work		wake;
+	struct work_struct	free_work;
+};
+
+/*
+ * Rings are freed in process context: the last reference may go where
+ * nothing may sleep (a thread's exit hook runs with preemption off), and
+ * vfree() may.  Module exit drains the queue.
+ */
+static struct workqueue_struct *sample_wq;
+
+struct pctr_sampler {
+	struct pctr_ring	*ring;
+	u64			period[PCTR_NUM];
+	u32			slots;
+	u32			flags;		/* PCTR_SA_* */
+	u32			depth;		/* call chain entries, or 0 */
+	bool			kaddr;		/* may record kernel addresses */
+	u32			pid, tid;	/* in ring->ns */
+};
+
+/* --- the ring ------------------------------------------------------------ */
+
+static void ring_wake(struct irq_work *w)
+{
+	struct pctr_ring *r = container_of(w, struct pctr_ring, wake);
+
+	wake_up_all(&r->wq);
+}
+
+static void ring_get(struct pctr_ring *r)
+{
+	refcount_inc(&r->ref);
+}
+
+/* Once a wake-up in flight is done. */
+static void ring_free(struct work_struct *w)
+{
+	struct pctr_ring *r = container_of(w, struct pctr_ring, free_work);
+
+	irq_work_sync(&r->wake);
+	put_pid_ns(r->ns);
+	kfree(r->kcpu);
+	vfree(r->base);
+	kfree(r);
+}
+
+/* Any context but NMI. */
+void sample_ring_put(struct pctr_ring *r)
+{
+	if (r && refcount_dec_and_test(&r->ref))
+		queue_work(sample_wq, &r->free_work);
+}
+
+int sample_init(void)
+{
+	sample_wq = alloc_workqueue("pctr_sample", 0, 0);
+	return sample_wq ? 0 : -ENOMEM;
+}
+
+/* Module exit: every ring's last reference is gone; wait for the frees. */
+void sample_exit(void)
+{
+	destroy_workqueue(sample_wq);
+}
+
+/* The ring a descriptor made (PCIOCRING), or NULL. */
+struct pctr_ring *sample_ring_of(struct pctr_ring **slot)
+{
+	/* Pairs with the release in sample_ring_create(). */
+	return smp_load_acquire(slot);
+}
+
+/* PCIOCRING: the descriptor's ring, made once. */
+int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra)
+{
+	static DEFINE_MUTEX(ring_lock);
+	struct pctr_ring_ctl *ctl;
+	struct pctr_ring *r;
+	u64 size;
+	int ret;
+
+	if (ra->ra_reserved[0] || ra->ra_reserved[1])
+		return -EINVAL;
+	if (!ra->ra_pages || ra->ra_pages > SAMPLE_MAX_PAGES ||
+	    !is_power_of_2(ra->ra_pages))
+		return -EINVAL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->ncpu = nr_cpu_ids;
+	r->data_size = (u64)ra->ra_pages << PAGE_SHIFT;
+	if (ra->ra_watermark > r->data_size)
+		goto inval;
+	r->watermark = ra->ra_watermark ?: r->data_size / 2;
+	r->ctl_size = PAGE_ALIGN(sizeof(*ctl) +
+				 r->ncpu * sizeof(struct pctr_ring_cpu));
+	size = r->ctl_size + r->ncpu * r->data_size;
+	ret = -ENOMEM;
+	if (size > SAMPLE_MAX_BYTES)
+		goto free;
+	r->size = size;
+	r->kcpu = kcalloc(r->ncpu, sizeof(*r->kcpu), GFP_KERNEL);
+	r->base = vmalloc_user(size);
+	if (!r->kcpu || !r->base)
+		goto free;
+	ctl = r->base;
+	ctl->rg_version = PCTR_RING_VERSION;
+	ctl->rg_ncpu = r->ncpu;
+	ctl->rg_data_size = r->data_size;
+	ctl->rg_ctl_size = r->ctl_size;
+	ctl->rg_watermark = r->watermark;
+	r->ucpu = (struct pctr_ring_cpu *)(ctl + 1);
+	r->ns = get_pid_ns(task_active_pid_ns(current));
+	refcount_set(&r->ref, 1);
+	init_waitqueue_head(&r->wq);
+	init_irq_work(&r->wake, ring_wake);
+	INIT_WORK(&r->free_work, ring_free);
+
+	mutex_lock(&ring_lock);
+	ret = *slot ? -EBUSY : 0;
+	if (!ret) {
+		/* Made whole before it is seen: pairs with sample_ring_of(). */
+		smp_store_release(slot, r);
+	}
+	mutex_unlock(&ring_lock);
+	if (ret) {
+		sample_ring_put(r);
+		return ret;
+	}
+	ra->ra_ncpu = r->ncpu;
+	ra->ra_ctl_size = r->ctl_size;
+	ra->ra_data_size = r->data_size;
+	ra->ra_mmap_size = r->size;
+	return 0;
+inval:
+	ret = -EINVAL;
+free:
+	kfree(r->kcpu);
+	vfree(r->base);
+	kfree(r);
+	return ret;
+}
+
+/*
+ * mmap() at PCTR_RING_OFFSET: the whole ring, read-write (the reader
+ * stores its tails), never executable, not copied by fork() (VM_IO, so
+ * MADV_DOFORK cannot undo it), not in core dumps.
+ */
+int sample_mmap(struct pctr_ring *r, struct vm_area_struct *vma)
+{
+	if (!r)
+		return -ENXIO;
+	if (vma->vm_end - vma->vm_start != r->size)
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	vm_flags_clear(vma, VM_MAYEXEC);
+	vm_flags_set(vma, VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	return remap_vmalloc_range(vma, r->base, 0);
+}
+
+/* POLLIN when a CPU's ring holds its watermark. */
+__poll_t sample_poll(struct pctr_ring *r, struct file *file, poll_table *wait)
+{
+	unsigned int c;
+
+	if (!r)
+		return EPOLLERR;
+	poll_wait(file, &r->wq, wait);
+	for (c = 0; c < r->ncpu; c++)
+		if (READ_ONCE(r->ucpu[c].rc_head) -
+		    READ_ONCE(r->ucpu[c].rc_tail) >= r->watermark)
+			return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+/* --- writing a record: NMI-safe ---------------------------------------- */
+
+/* Read user memory from any context, page faults off. */
+static bool sample_read_user(void *to, unsigned long from, unsigned long n)
+{
+#ifdef CONFIG_X86
+	return copy_from_user_nmi(to, (const void __user *)from, n) == 0;
+#else
+	unsigned long left;
+
+	if (in_nmi())
+		return false;
+	pagefault_disable();
+	left = __copy_from_user_inatomic(to, (const void __user *)from, n);
+	pagefault_enable();
+	return left == 0;
+#endif
+}
+
+/*
+ * The user return addresses above @uregs, innermost first, by the frame
+ * pointers: at most @max into @out.  A frame that is not in memory, out
+ * of order or misaligned ends the walk.
+ */
+static unsigned int sample_user_chain(u64 *out, unsigned int max,
+				      struct pt_regs *uregs)
+{
+	unsigned int n = 0;
+#ifdef CONFIG_X86_64
+	unsigned long fp = uregs->bp;
+	struct { u64 next, ret; } fr;
+
+	if (!user_64bit_mode(uregs))
+		return 0;
+	while (n < max) {
+		if (!fp || (fp & 7) || fp < uregs->sp ||
+		    fp > TASK_SIZE_MAX - sizeof(fr))
+			break;
+		if (!sample_read_user(&fr, fp, sizeof(fr)) || !fr.ret)
+			break;
+		out[n++] = fr.ret;
+		if (fr.next <= fp)
+			break;
+		fp = fr.next;
+	}
+#endif
+	return n;
+}
+
+static void ring_lost(struct pctr_ring *r, unsigned int cpu)
+{
+	r->kcpu[cpu].lost++;
+	WRITE_ONCE(r->ucpu[cpu].rc_lost, r->kcpu[cpu].lost);
+}
+
+/* Write one record for @slot to this CPU's ring, or count it lost. */
+static void sample_record(struct pctr_sampler *smp, unsigned int slot,
+			  struct pt_regs *regs)
+{
+	struct pctr_ring *r = smp->ring;
+	unsigned int cpu = smp_processor_id();
+	struct pctr_sample_rec *rec;
+	struct pctr_ring_cpu *uc;
+	struct ring_kcpu *kc;
+	struct pt_regs *uregs;
+	u64 head, tail, used, off, pad, max, size;
+	unsigned int nr = 0;
+	u16 flags;
+	char *data;
+
+	if (cpu >= r->ncpu)
+		return;
+	kc = &r->kcpu[cpu];
+	uc = &r->ucpu[cpu];
+	/* An NMI in the middle of this CPU's record: that one is lost. */
+	if (kc->busy) {
+		ring_lost(r, cpu);
+		return;
+	}
+	kc->busy = true;
+	barrier();
+	data = (char *)r->base + r->ctl_size + cpu * r->data_size;
+	max = sizeof(*rec) + sizeof(u64) * (smp->depth + 1);
+	head = kc->head;
+	tail = READ_ONCE(uc->rc_tail);
+	/* The tail before the data: pairs with the reader's release. */
+	smp_mb();
+	used = head - tail;
+	off = head & (r->data_size - 1);
+	pad = r->data_size - off < max ? r->data_size - off : 0;
+	if (used > r->data_size || r->data_size - used < pad + max) {
+		ring_lost(r, cpu);
+		goto out;
+	}
+	if (pad) {
+		rec = (struct pctr_sample_rec *)(data + off);
+		rec->sr_type = PCTR_REC_PAD;
+		rec->sr_size = pad;
+		head += pad;
+		off = 0;
+	}
+	rec = (struct pctr_sample_rec *)(data + off);
+	memset(rec, 0, sizeof(*rec));
+	rec->sr_type = PCTR_REC_SAMPLE;
+	rec->sr_pid = smp->pid;
+	rec->sr_tid = smp->tid;
+	rec->sr_cpu = cpu;
+	rec->sr_slot = slot;
+	rec->sr_tsc = pctr_arch_tsc();
+	/* A fold in the timer interrupt: what it interrupted. */
+	if (!regs && in_hardirq())
+		regs = get_irq_regs();
+	if (regs && user_mode(regs)) {
+		flags = PCTR_SR_USER;
+		rec->sr_ip = instruction_pointer(regs);
+		uregs = regs;
+	} else {
+		flags = PCTR_SR_KERNEL;
+		if (regs && smp->kaddr) {
+			flags |= PCTR_SR_KADDR;
+			rec->sr_ip = instruction_pointer(regs);
+		}
+		/* Where the thread entered the kernel from. */
+		uregs = task_pt_regs(current);
+		rec->sr_chain[nr++] = instruction_pointer(uregs);
+	}
+	if (smp->depth)
+		nr += sample_user_chain(&rec->sr_chain[nr], smp->depth, uregs);
+	rec->sr_flags = flags;
+	rec->sr_nr = nr;
+	size = sizeof(*rec) + nr * sizeof(u64);
+	rec->sr_size = size;
+	head += size;
+	kc->head = head;
+	/* The record before the head: pairs with the reader's acquire. */
+	smp_store_release(&uc->rc_head, head);
+	if (head - tail >= r->watermark)
+		irq_work_queue(&r->wake);
+out:
+	barrier();
+	kc->busy = false;
+}
+
+bool sample_overflow(struct pctr_ctx *ctx, struct pt_regs *regs)
+{
+	struct pctr_sampler *smp = ctx->smp;
+	unsigned long m = ctx->ovf & ctx->sampling;
+	unsigned int s;
+	u64 over, period;
+
+	if (!smp)
+		return ctx->ovf != 0;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		sample_record(smp, s, regs);
+		/* The next period, less what counted past the wrap. */
+		period = smp->period[s];
+		over = ctx->sum[s];
+		ctx->sum[s] = over < period ? over - period : -period;
+		ctx->ovf &= ~BIT(s);
+	}
+	return ctx->ovf != 0;
+}
+
+/* --- contexts' samplers ------------------------------------------------- */
+
+void sample_free(struct pctr_sampler *smp)
+{
+	if (!smp)
+		return;
+	sample_ring_put(smp->ring);
+	kfree(smp);
+}
+
+/* Hook @smp to the calling thread's @ctx, which has none.  Process context. */
+void sample_attach(struct pctr_ctx *ctx, struct pctr_sampler *smp)
+{
+	unsigned long flags;
+
+	smp->pid = task_tgid_nr_ns(current, smp->ring->ns);
+	smp->tid = task_pid_nr_ns(current, smp->ring->ns);
+	local_irq_save(flags);
+	ctx->smp = smp;
+	ctx->sampling = smp->slots;
+	local_irq_restore(flags);
+}
+
+/* The thread's side ended: nothing folds @ctx any more. */
+void sample_ctx_end(struct pctr_ctx *ctx)
+{
+	struct pctr_sampler *smp = ctx->smp;
+
+	if (!smp)
+		return;
+	ctx->sampling = 0;
+	ctx->smp = NULL;
+	sample_free(smp);
+}
+
+/* A copy for a thread @ctx's thread creates.  Atomic context. */
+struct pctr_sampler *sample_inherit(const struct pctr_ctx *ctx)
+{
+	struct pctr_sampler *smp;
+
+	if (!ctx->smp)
+		return NULL;
+	smp = kmemdup(ctx->smp, sizeof(*smp), GFP_NOWAIT | __GFP_NOWARN);
+	if (smp)
+		ring_get(smp->ring);
+	return smp;
+}
+
+/*
+ * At exec: does sampling go on into the new program?  Only if asked
+ * (PCTR_SA_EXEC) and the program is one its caller could trace: not
+ * set-id, readable (the dumpable rule ptrace follows).
+ */
+bool sample_keep_on_exec(struct pctr_ctx *ctx)
+{
+	return ctx->smp && (ctx->smp->flags & PCTR_SA_EXEC) && !ctx->remote &&
+	       current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
+}
+
+/* PCIOCSAMPLE's argument, before anything is changed: 0 or -EINVAL. */
+int sample_check(const struct pctr_sample_attr *sa)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sa->sa_reserved); i++)
+		if (sa->sa_reserved[i])
+			return -EINVAL;
+	if (sa->sa_reserved0 || (sa->sa_flags & ~(PCTR_SA_CALLCHAIN |
+						   PCTR_SA_EXEC)))
+		return -EINVAL;
+	if (!sa->sa_period || sa->sa_period > (1ULL << 62) ||
+	    sa->sa_depth > PCTR_SAMPLE_MAX_DEPTH || !sa->sa_fn ||
+	    !(sa->sa_fn & PCTR_EN) || sa->sa_slot >= PCTR_NUM)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Put slot sa->sa_slot of the calling thread's @ctx in sampling mode
+ * into @r, before thread.c loads its function and period: its sampler
+ * is made if it has none (-EBUSY if it samples into another ring).
+ * @kaddr: the caller may record kernel addresses.  Process context.
+ */
+int sample_config(struct pctr_ctx *ctx, struct pctr_ring *r,
+		  const struct pctr_sample_attr *sa, bool kaddr)
+{
+	struct pctr_sampler *smp = ctx->smp;
+	unsigned long flags;
+
+	if (smp && smp->ring != r)
+		return -EBUSY;
+	if (!smp) {
+		smp = kzalloc(sizeof(*smp), GFP_KERNEL);
+		if (!smp)
+			return -ENOMEM;
+		ring_get(r);
+		smp->ring = r;
+		sample_attach(ctx, smp);
+	}
+	/* The overflow path reads these on this CPU, interrupts off. */
+	local_irq_save(flags);
+	smp->period[sa->sa_slot] = sa->sa_period;
+	smp->flags = sa->sa_flags;
+	smp->depth = 0;
+	if (sa->sa_flags & PCTR_SA_CALLCHAIN)
+		smp->depth = sa->sa_depth ?: SAMPLE_DEFAULT_DEPTH;
+	smp->kaddr = kaddr;
+	smp->slots |= BIT(sa->sa_slot);
+	ctx->sampling = smp->slots;
+	local_irq_restore(flags);
+	return 0;
+}
+
+/* Undo sample_config() for @slot when its load failed. */
+void sample_unconfig(struct pctr_ctx *ctx, unsigned int slot)
+{
+	unsigned long flags;
+
+	if (!ctx->smp)
+		return;
+	local_irq_save(flags);
+	ctx->smp->slots &= ~BIT(slot);
+	ctx->sampling = ctx->smp->slots;
+	local_irq_restore(flags);
+	if (!ctx->sampling)
+		sample_ctx_end(ctx);
+}

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sampling (PCIOCRING, PCIOCSAMPLE, the ring's protocol) at the ioctl
+ * level, on a backend with overflow interrupts (the simulated PMU in
+ * make check).
+ *
+ * The sim counts TSC ticks, and its overflow freeze is exact: a sampling
+ * slot and a counting slot given the same event count the same events,
+ * so the counting slot's total N, the samples S, the period P and what
+ * the sampling slot counted since its last sample k obey N = S * P + k
+ * exactly (on a PMU with skid, within a sample).
+ */
+#include "pctr_test.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+
+#define PERIOD		2000
+
+struct ring {
+	int			fd;
+	struct pctr_ring_attr	ra;
+	char			*base;
+	struct pctr_ring_ctl	*ctl;
+	struct pctr_ring_cpu	*cpu;
+};
+
+/* What the records read so far said. */
+struct seen {
+	uint64_t	samples;
+	uint64_t	lost;
+	uint64_t	bad;		/* records that do not parse */
+	uint64_t	kaddr;		/* kernel addresses anywhere */
+	uint64_t	user;
+	uint64_t	in_chain;	/* chains with an address in [lo, hi) */
+	uint64_t	lo, hi;
+	uint64_t	tmin, tmax;
+	unsigned int	fmin, fmax;
+	pid_t		pids[8];
+	pid_t		tids[8];
+	unsigned int	npids, ntids;
+};
+
+static int sampling_ok(int fd)
+{
+	struct pctr_info in;
+
+	return !ioctl(fd, PCIOCINFO, &in) && (in.pi_caps & PCTR_CAP_NOTIFY) &&
+	       in.pi_backend_id == PCTR_BACKEND_SIM;
+}
+
+static int ring_open(struct ring *r, unsigned int pages)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = open(PCTR_DEV, O_RDWR);
+	if (r->fd < 0)
+		return -1;
+	r->ra.ra_pages = pages;
+	if (ioctl(r->fd, PCIOCRING, &r->ra))
+		return -1;
+	r->base = mmap(NULL, r->ra.ra_mmap_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, r->fd, PCTR_RING_OFFSET);
+	if (r->base == MAP_FAILED)
+		return -1;
+	r->ctl = (struct pctr_ring_ctl *)r->base;
+	r->cpu = (struct pctr_ring_cpu *)(r->ctl + 1);
+	return 0;
+}
+
+static int is_kaddr(uint64_t a)
+{
+	return a >= 0xffff800000000000ULL;
+}
+
+static void note(pid_t *v, unsigned int *n, pid_t x)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (v[i] == x)
+			return;
+	if (*n < 8)
+		v[(*n)++] = x;
+}
+
+/* Read every CPU's records, giving the space back. */
+static void drain(struct ring *r, struct seen *s)
+{
+	unsigned int c, i;
+
+	s->lost = 0;
+	for (c = 0; c < r->ra.ra_ncpu; c++) {
+		struct pctr_ring_cpu *rc = &r->cpu[c];
+		char *data = r->base + r->ra.ra_ctl_size + c * r->ra.ra_data_size;
+		uint64_t head = __atomic_load_n(&rc->rc_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = rc->rc_tail;
+
+		while (tail < head) {
+			struct pctr_sample_rec *rec = (void *)
+				(data + (tail & (r->ra.ra_data_size - 1)));
+
+			if (rec->sr_size < 8 || rec->sr_size % 8 ||
+			    rec->sr_size > head - tail) {
+				s->bad++;
+				tail = head;
+				break;
+			}
+			tail += rec->sr_size;
+			if (rec->sr_type == PCTR_REC_PAD)
+				continue;
+			if (rec->sr_type != PCTR_REC_SAMPLE ||
+			    rec->sr_size != sizeof(*rec) + 8 * rec->sr_nr ||
+			    rec->sr_cpu != c) {
+				s->bad++;
+				continue;
+			}
+			s->samples++;
+			if (!s->tmin || rec->sr_tsc < s->tmin) {
+				s->tmin = rec->sr_tsc;
+				s->fmin = rec->sr_flags;
+			}
+			if (rec->sr_tsc > s->tmax) {
+				s->tmax = rec->sr_tsc;
+				s->fmax = rec->sr_flags;
+			}
+			if (rec->sr_flags & PCTR_SR_USER)
+				s->user++;
+			if (is_kaddr(rec->sr_ip))
+				s->kaddr++;
+			note(s->pids, &s->npids, rec->sr_pid);
+			note(s->tids, &s->ntids, rec->sr_tid);
+			if (s->samples == 1)
+				printf("# first sample: flags %#x ip %#llx nr %u chain[0] %#llx\n",
+				       rec->sr_flags, (unsigned long long)rec->sr_ip,
+				       rec->sr_nr, rec->sr_nr ?
+				       (unsigned long long)rec->sr_chain[0] : 0ULL);
+			for (i = 0; i < rec->sr_nr; i++) {
+				if (is_kaddr(rec->sr_chain[i]))
+					s->kaddr++;
+				if (rec->sr_chain[i] >= s->lo &&
+				    rec->sr_chain[i] < s->hi) {
+					s->in_chain++;
+					break;
+				}
+			}
+		}
+		__atomic_store_n(&rc->rc_tail, tail, __ATOMIC_RELEASE);
+		s->lost += rc->rc_lost;
+	}
+}
+
+static int start_sampling(struct ring *r, uint32_t flags, uint64_t period)
+{
+	struct pctr_sample_attr sa = {
+		.sa_slot = 0, .sa_flags = flags,
+		.sa_fn = FNU(EV_DIV), .sa_period = period,
+	};
+	struct pctr_preset ps = { .ps_ctr = 1 };
+
+	/*
+	 * Slot 1 counts the same events, for the exact check: set up while
+	 * disabled, both start at the same instant.
+	 */
+	if (ioctl(r->fd, PCIOCS64(1), &(uint64_t){ FNU(EV_DIV) }) ||
+	    ioctl(r->fd, PCIOCDISABLE) ||
+	    ioctl(r->fd, PCIOCSAMPLE, &sa) ||
+	    ioctl(r->fd, PCIOCPRESET, &ps))
+		return -1;
+	return ioctl(r->fd, PCIOCENABLE);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static volatile uint64_t sink;
+
+static void burn(double secs, int syscalls)
+{
+	double end = now() + secs;
+	unsigned int i;
+
+	while (now() < end)
+		for (i = 0; i < 10000; i++) {
+			sink += i;
+			if (syscalls && !(i % 64))
+				syscall(SYS_getppid);
+		}
+}
+
+/* Three frames with frame pointers: the samples' chains pass outer(). */
+__attribute__((noinline, optimize("no-omit-frame-pointer")))
+static void inner(double secs)
+{
+	burn(secs, 0);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, optimize("no-omit-frame-pointer")))
+static void outer(double secs)
+{
+	inner(secs);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void outer_end(void)
+{
+	__asm__ volatile("");
+}
+
+/* N = S * P + k, and every record parses. */
+TEST(exact_count)
+{
+	struct seen s = {};
+	struct ring r;
+	struct pctrst st;
+	uint64_t n, k;
+
+	ASSERT_EQ(0, ring_open(&r, 64));
+	if (!sampling_ok(r.fd))
+		SKIP(return, "backend cannot interrupt");
+	uint64_t t0 = __builtin_ia32_rdtsc(), t1;
+	ASSERT_EQ(0, start_sampling(&r, 0, PERIOD));
+	t1 = __builtin_ia32_rdtsc();
+	burn(0.5, 0);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRD, &st));
+	drain(&r, &s);
+	TH_LOG("start %llu..%llu first %llu (%#x) last %llu (%#x) end %llu", (unsigned long long)t0, (unsigned long long)t1,
+	       (unsigned long long)s.tmin, s.fmin, (unsigned long long)s.tmax, s.fmax, (unsigned long long)st.pctr_tsc);
+	n = st.pctr_hwc[1];
+	k = st.pctr_hwc[0] + PERIOD;
+	TH_LOG("N %llu S %llu k %llu lost %llu", (unsigned long long)n,
+	       (unsigned long long)s.samples, (unsigned long long)k,
+	       (unsigned long long)s.lost);
+	EXPECT_EQ(0, s.bad);
+	EXPECT_EQ(0, s.lost);
+	EXPECT_LT(k, PERIOD);
+	EXPECT_GT(s.samples, 10);
+	EXPECT_EQ(n, s.samples * PERIOD + k);
+	EXPECT_EQ(1, s.npids);
+	EXPECT_EQ(getpid(), s.pids[0]);
+	EXPECT_EQ(gettid(), s.tids[0]);
+	EXPECT_GT(s.user, 0);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
+	close(r.fd);
+}
+
+/* A one-page ring not read meanwhile: records lost, counted, none torn. */
+TEST(tiny_ring_loses)
+{
+	struct seen s = {};
+	struct ring r;
+	struct pctrst st;
+	uint64_t n;
+
+	ASSERT_EQ(0, ring_open(&r, 1));
+	if (!sampling_ok(r.fd))
+		SKIP(return, "backend cannot interrupt");
+	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, 200));
+	burn(0.5, 0);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRD, &st));
+	drain(&r, &s);
+	n = st.pctr_hwc[1];
+	TH_LOG("N/P %llu S %llu lost %llu", (unsigned long long)(n / 200),
+	       (unsigned long long)s.samples, (unsigned long long)s.lost);
+	EXPECT_EQ(0, s.bad);
+	EXPECT_GT(s.lost, 0);
+	EXPECT_GT(s.samples, 0);
+	EXPECT_EQ(n / 200, s.samples + s.lost);
+	close(r.fd);
+}
+
+/* With PCTR_SA_CALLCHAIN the chains pass through outer(). */
+TEST(callchain)
+{
+	struct seen s = {};
+	struct ring r;
+
+	ASSERT_EQ(0, ring_open(&r, 64));
+	if (!sampling_ok(r.fd))
+		SKIP(return, "backend cannot interrupt");
+	s.lo = (uintptr_t)outer;
+	s.hi = (uintptr_t)outer_end;
+	if (s.hi <= s.lo || s.hi - s.lo > 4096)
+		s.hi = s.lo + 256;
+	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, PERIOD));
+	outer(0.5);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	drain(&r, &s);
+	TH_LOG("outer() %p..%p burn %p", (void *)outer, (void *)outer_end, (void *)burn);
+	TH_LOG("S %llu through outer() %llu", (unsigned long long)s.samples,
+	       (unsigned long long)s.in_chain);
+	EXPECT_EQ(0, s.bad);
+	EXPECT_GT(s.samples, 10);
+	/* Nearly all: a sample in burn()'s prologue may miss a frame. */
+	EXPECT_GE(s.in_chain * 10, s.samples * 8);
+	close(r.fd);
+}
+
+/*
+ * Many system calls, so that samples land in the kernel: none has a
+ * kernel address unless the caller may count kernel events.
+ */
+TEST(kernel_addresses)
+{
+	struct seen s = {};
+	struct ring r;
+	int priv;
+
+	ASSERT_EQ(0, ring_open(&r, 64));
+	if (!sampling_ok(r.fd))
+		SKIP(return, "backend cannot interrupt");
+	priv = geteuid() == 0;
+	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, 500));
+	burn(0.5, 1);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	drain(&r, &s);
+	TH_LOG("S %llu user %llu kernel addresses %llu (uid %d)",
+	       (unsigned long long)s.samples, (unsigned long long)s.user,
+	       (unsigned long long)s.kaddr, (int)geteuid());
+	EXPECT_EQ(0, s.bad);
+	EXPECT_GT(s.samples, 10);
+	/* Some samples were in the kernel. */
+	EXPECT_LT(s.user, s.samples);
+	if (!priv)
+		EXPECT_EQ(0, s.kaddr);
+	close(r.fd);
+}
+
+static void *thread_spin(void *arg)
+{
+	*(pid_t *)arg = gettid();
+	burn(0.3, 0);
+	return NULL;
+}
+
+/* PCTR_O_INHERIT: a thread and a child process sample into the ring. */
+TEST(inherit)
+{
+	struct pctr_opts o = { .po_flags = PCTR_O_INHERIT };
+	struct seen s = {};
+	struct ring r;
+	pthread_t t;
+	pid_t tid = 0, child;
+	unsigned int i;
+	int st, tid_seen = 0, child_seen = 0;
+
+	ASSERT_EQ(0, ring_open(&r, 64));
+	if (!sampling_ok(r.fd))
+		SKIP(return, "backend cannot interrupt");
+	ASSERT_EQ(0, start_sampling(&r, 0, PERIOD));
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCSOPTS, &o));
+	ASSERT_EQ(0, pthread_create(&t, NULL, thread_spin, &tid));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child) {
+		burn(0.3, 0);
+		_exit(0);
+	}
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(child, waitpid(child, &st, 0));
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	drain(&r, &s);
+	for (i = 0; i < s.ntids; i++)
+		tid_seen |= s.tids[i] == tid;
+	for (i = 0; i < s.npids; i++)
+		child_seen |= s.pids[i] == child;
+	TH_LOG("S %llu pids %u tids %u", (unsigned long long)s.samples,
+	       s.npids, s.ntids);
+	EXPECT_EQ(0, s.bad);
+	EXPECT_TRUE(tid_seen);
+	EXPECT_TRUE(child_seen);
+	close(r.fd);
+}
+
+/* The descriptor closed and unmapped while the thread samples on. */
+TEST(close_while_sampling)
+{
+	struct ring r;
+
+	ASSERT_EQ(0, ring_open(&r, 1));
+	if (!sampling_ok(r.fd))
+		SKIP(return, "backend cannot interrupt");
+	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, 100));
+	ASSERT_EQ(0, munmap(r.base, r.ra.ra_mmap_size));
+	ASSERT_EQ(0, close(r.fd));
+	burn(0.2, 1);
+	r.fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_GE(r.fd, 0);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
+	close(r.fd);
+}
+
+/* The ABI's refusals. */
+TEST(refusals)
+{
+	struct pctr_sample_attr sa = {
+		.sa_fn = FNU(EV_DIV), .sa_period = 100,
+	};
+	struct pctr_ring_attr ra = { .ra_pages = 3 };
+	int fd = open(PCTR_DEV, O_RDWR);
+	void *p;
+
+	ASSERT_GE(fd, 0);
+	if (!sampling_ok(fd))
+		SKIP(return, "backend cannot interrupt");
+	/* No ring yet. */
+	EXPECT_EQ(-1, ioctl(fd, PCIOCSAMPLE, &sa));
+	EXPECT_EQ(ENXIO, errno);
+	EXPECT_EQ(-1, ioctl(fd, PCIOCRING, &ra));
+	EXPECT_EQ(EINVAL, errno);
+	ra.ra_pages = 1;
+	ASSERT_EQ(0, ioctl(fd, PCIOCRING, &ra));
+	EXPECT_EQ(-1, ioctl(fd, PCIOCRING, &ra));
+	EXPECT_EQ(EBUSY, errno);
+	/* Never executable, never private. */
+	p = mmap(NULL, ra.ra_mmap_size, PROT_READ | PROT_EXEC, MAP_SHARED, fd,
+		 PCTR_RING_OFFSET);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, ra.ra_mmap_size, PROT_READ, MAP_PRIVATE, fd,
+		 PCTR_RING_OFFSET);
+	EXPECT_EQ(MAP_FAILED, p);
+	sa.sa_period = 0;
+	EXPECT_EQ(-1, ioctl(fd, PCIOCSAMPLE, &sa));
+	EXPECT_EQ(EINVAL, errno);
+	sa.sa_period = 100;
+	sa.sa_reserved[0] = 1;
+	EXPECT_EQ(-1, ioctl(fd, PCIOCSAMPLE, &sa));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A workload for pctr record's tests (tools/check, testing.rst), built
+ * with frame pointers and no inlining:
+ *
+ *   sample_work ratio SECONDS   work_a() runs twice as long as work_b(),
+ *                               interleaved: a 67%/33% profile
+ *   sample_work family SECONDS  a thread in thread_work(), a child
+ *                               process in child_work(), and a child
+ *                               that execs "sample_work leaf" (leaf_work())
+ *   sample_work leaf SECONDS    leaf_work() alone
+ *   sample_work count N         work_a(N) once: a known number of
+ *                               instructions, the same at every run
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+static double secs;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The same loop in each: the time each takes is its iterations'. */
+__attribute__((noinline)) static void loop(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		sink += i * 7;
+}
+
+__attribute__((noinline)) void work_a(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		sink += i * 7;
+}
+
+__attribute__((noinline)) void work_b(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		sink += i * 7;
+}
+
+__attribute__((noinline)) void thread_work(void)
+{
+	double end = now() + secs;
+
+	while (now() < end)
+		loop(100000);
+}
+
+__attribute__((noinline)) void child_work(void)
+{
+	double end = now() + secs;
+
+	while (now() < end)
+		loop(100000);
+}
+
+__attribute__((noinline)) void leaf_work(void)
+{
+	double end = now() + secs;
+
+	while (now() < end)
+		loop(100000);
+}
+
+static void *thread_main(void *arg)
+{
+	thread_work();
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	pid_t c1, c2;
+	char arg[32];
+	double end;
+
+	if (argc != 3)
+		return 2;
+	secs = atof(argv[2]);
+	if (!strcmp(argv[1], "ratio")) {
+		end = now() + secs;
+		while (now() < end) {
+			work_a(2000000);
+			work_b(1000000);
+		}
+		return 0;
+	}
+	if (!strcmp(argv[1], "count")) {
+		work_a(strtoul(argv[2], NULL, 0));
+		return 0;
+	}
+	if (!strcmp(argv[1], "leaf")) {
+		leaf_work();
+		return 0;
+	}
+	if (strcmp(argv[1], "family"))
+		return 2;
+	if (pthread_create(&t, NULL, thread_main, NULL))
+		return 1;
+	c1 = fork();
+	if (!c1) {
+		child_work();
+		_exit(0);
+	}
+	c2 = fork();
+	if (!c2) {
+		snprintf(arg, sizeof(arg), "%g", secs);
+		execl("/proc/self/exe", "sample_work", "leaf", arg, (char *)NULL);
+		_exit(127);
+	}
+	loop(1000);
+	pthread_join(t, NULL);
+	waitpid(c1, NULL, 0);
+	waitpid(c2, NULL, 0);
+	return 0;
+}

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pctr record: run a command with sampling on and write what it sampled
+ * to a file for pctr report (pctr-record(1)).
+ *
+ *   pctr record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-o FILE]
+ *               [--] COMMAND [ARGS...]
+ *
+ * The samples: pctr record makes a ring (PCIOCRING) and maps it; the
+ * child it forks puts a slot of its own in sampling mode into that ring
+ * (PCIOCSAMPLE with PCTR_SA_EXEC, so the sampling goes on into the
+ * command) with inheritance (PCTR_O_INHERIT: every thread and process
+ * the command creates samples into the same ring), then execs the
+ * command.  pctr record drains the per-CPU rings as poll() says they
+ * fill, and once more at the end.
+ *
+ * The symbols: what is mapped is read from /proc/PID/maps, which does
+ * not stay: pctr record traces the command with ptrace (PTRACE_SEIZE,
+ * following forks, clones and vforks) only to read each process's maps
+ * at the moments that matter -- its fork (the parent's image), its exec
+ * (the new image), and every thread's exit (PTRACE_EVENT_EXIT, when all
+ * libraries it loaded meanwhile are still mapped).  pctr report resolves
+ * a sample against the last maps of its process and exec generation.  A
+ * library loaded and unloaded (dlclose) between two of those moments is
+ * not seen: its samples are reported as unknown, by object address.
+ *
+ * The file is text, one item a line (pctr-record(1) documents it).
+ * Exit status: the command's (128 + N for signal N), 126/127 if it could
+ * not be run, 1 for pctr's own failures, 2 for usage errors.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pctr.h"
+#include "record.h"
+
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+
+static const char *prog = "pctr record";
+
+static void __attribute__((format(printf, 2, 3), noreturn))
+fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f,
+		"usage: pctr record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-w BYTES] [-o FILE] [--] COMMAND [ARGS...]\n"
+		"  -e EVENT   event to sample, by name (pctr stat -l), a generic name\n"
+		"             (instructions, cycles) or raw 0xUUEE; :u (default), :k or :uk\n"
+		"  -c PERIOD  events per sample (default: 100000; sim: 10000)\n"
+		"  -g         record user call chains (frame pointers)\n"
+		"  -m PAGES   ring pages per CPU, a power of two (default 64)\n"
+		"  -w BYTES   read a CPU's ring when it holds this much (default: half);\n"
+		"             it is read every 100 ms anyway\n"
+		"  -o FILE    output (default pctr.data)\n"
+		"See pctr-record(1); read the file with pctr report.\n");
+	return status;
+}
+
+static uint64_t tsc_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+#endif
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* Generic names, with the backend names that count them, best first. */
+static const char *const generic[][4] = {
+	{ "instructions", "INST_RETIRED.ANY", "INSTRUCTION_RETIRED",
+	  "RETIRED_INSTRUCTIONS" },
+	{ "cycles", "CPU_CLK_UNHALTED.THREAD", "UNHALTED_CORE_CYCLES",
+	  "CYCLES_NOT_IN_HALT" },
+};
+
+/* One backend event by name: its function and a slot that counts it. */
+static int find_event(int fd, const struct pctr_info *in, const char *name,
+		      uint64_t *fn, unsigned int *slot)
+{
+	struct pctr_event ev;
+	unsigned int i;
+	uint64_t can;
+
+	for (i = 0; i < in->pi_nevents; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.pe_index = i;
+		if (ioctl(fd, PCIOCEVENT, &ev))
+			return -1;
+		ev.pe_name[sizeof(ev.pe_name) - 1] = '\0';
+		if (strcasecmp(ev.pe_name, name))
+			continue;
+		*fn = ev.pe_fn;
+		can = ev.pe_slots ? ev.pe_slots : 1;
+		/* A general counter where it can: fixed ones may not interrupt. */
+		if (can & ((1ULL << PCTR_FIXED_BASE) - 1))
+			can &= (1ULL << PCTR_FIXED_BASE) - 1;
+		*slot = __builtin_ctzll(can);
+		return 0;
+	}
+	return -1;
+}
+
+static void parse_event(int fd, const struct pctr_info *in, char *spec,
+			uint64_t *fn, unsigned int *slot)
+{
+	uint64_t mode = PCTR_U;
+	char *colon = strchr(spec, ':'), *end;
+	unsigned int g, k;
+
+	if (colon) {
+		*colon++ = '\0';
+		if (!strcmp(colon, "u"))
+			mode = PCTR_U;
+		else if (!strcmp(colon, "k"))
+			mode = PCTR_K;
+		else if (!strcmp(colon, "uk") || !strcmp(colon, "ku"))
+			mode = PCTR_U | PCTR_K;
+		else
+			fail(EXIT_USAGE, "event '%s': unknown mode ':%s' (u, k or uk)",
+			     spec, colon);
+	}
+	if (!strncasecmp(spec, "0x", 2)) {
+		*fn = strtoull(spec, &end, 16);
+		if (*end || !*fn)
+			fail(EXIT_USAGE, "raw event '%s' is not a hex number", spec);
+		*slot = 0;
+	} else {
+		for (g = 0; g < sizeof(generic) / sizeof(generic[0]); g++)
+			if (!strcasecmp(spec, generic[g][0]))
+				break;
+		if (g < sizeof(generic) / sizeof(generic[0])) {
+			for (k = 1; k < 4 && generic[g][k]; k++)
+				if (!find_event(fd, in, generic[g][k], fn, slot))
+					break;
+			if (k == 4 || !generic[g][k])
+				fail(EXIT_USAGE, "event '%s': the %s backend does not count it (pctr stat -l lists its events)",
+				     spec, in->pi_backend);
+		} else if (find_event(fd, in, spec, fn, slot)) {
+			fail(EXIT_USAGE, "unknown event '%s' (pctr stat -l lists them)",
+			     spec);
+		}
+	}
+	*fn |= mode | PCTR_EN;
+}
+
+/* --- the ring ----------------------------------------------------------- */
+
+struct ring {
+	int			fd;
+	struct pctr_ring_attr	ra;
+	char			*base;
+	struct pctr_ring_cpu	*cpu;
+	uint64_t		samples;
+	uint64_t		lost;
+};
+
+static FILE *out;
+
+/* Copy every CPU's new records to the file, giving the space back. */
+static void drain(struct ring *r)
+{
+	unsigned int c, i;
+	uint64_t lost = 0;
+
+	for (c = 0; c < r->ra.ra_ncpu; c++) {
+		struct pctr_ring_cpu *rc = &r->cpu[c];
+		char *data = r->base + r->ra.ra_ctl_size +
+			     (size_t)c * r->ra.ra_data_size;
+		uint64_t head = __atomic_load_n(&rc->rc_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = rc->rc_tail;
+
+		while (tail < head) {
+			const struct pctr_sample_rec *rec = (const void *)
+				(data + (tail & (r->ra.ra_data_size - 1)));
+
+			if (rec->sr_size < 8 || rec->sr_size % 8 ||
+			    rec->sr_size > head - tail) {
+				fprintf(stderr, "%s: CPU %u's ring is corrupt; its records are skipped\n",
+					prog, c);
+				tail = head;
+				break;
+			}
+			tail += rec->sr_size;
+			if (rec->sr_type != PCTR_REC_SAMPLE)
+				continue;
+			fprintf(out, "s %u %u %u %x %llx %llx %u", rec->sr_pid,
+				rec->sr_tid, rec->sr_cpu, rec->sr_flags,
+				(unsigned long long)rec->sr_tsc,
+				(unsigned long long)rec->sr_ip, rec->sr_nr);
+			for (i = 0; i < rec->sr_nr; i++)
+				fprintf(out, " %llx",
+					(unsigned long long)rec->sr_chain[i]);
+			fputc('\n', out);
+			r->samples++;
+		}
+		__atomic_store_n(&rc->rc_tail, tail, __ATOMIC_RELEASE);
+		lost += __atomic_load_n(&rc->rc_lost, __ATOMIC_RELAXED);
+	}
+	r->lost = lost;
+}
+
+/* --- what is mapped --------------------------------------------------- */
+
+/* The process @tid belongs to, or 0. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* Exec generations so far, by process (a small table). */
+static struct { pid_t pid; unsigned int gen; } gens[4096];
+static unsigned int ngens;
+
+static unsigned int *gen_of(pid_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < ngens; i++)
+		if (gens[i].pid == pid)
+			return &gens[i].gen;
+	if (ngens == sizeof(gens) / sizeof(gens[0]))
+		return &gens[0].gen;
+	gens[ngens].pid = pid;
+	gens[ngens].gen = 0;
+	return &gens[ngens++].gen;
+}
+
+/*
+ * The file mappings of @from ("self" or a thread ID), as the maps of
+ * process @pid in exec generation @gen.
+ */
+static void snapshot(const char *from, pid_t pid, unsigned int gen)
+{
+	char path[64], line[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", from);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	fprintf(out, "maps %d %u %llx\n", pid, gen,
+		(unsigned long long)tsc_now());
+	/* Every file mapping, as it is: the symboliser wants the lowest. */
+	while (fgets(line, sizeof(line), f)) {
+		if (!strchr(line, '/') && !strstr(line, "[vdso]"))
+			continue;
+		fprintf(out, "m %s", line);
+		if (!strchr(line, '\n'))
+			fputc('\n', out);
+	}
+	fclose(f);
+}
+
+static void snapshot_tid(pid_t tid)
+{
+	char from[32];
+	pid_t tgid = tgid_of(tid);
+
+	if (!tgid)
+		return;
+	snprintf(from, sizeof(from), "%d", tid);
+	snapshot(from, tgid, *gen_of(tgid));
+}
+
+/* --- the child ---------------------------------------------------------- */
+
+static void __attribute__((noreturn))
+child(int fd, int go, int report, const struct pctr_sample_attr *sa,
+      char **argv)
+{
+	struct pctr_opts o = { .po_flags = PCTR_O_INHERIT };
+	int err = 0;
+	char c;
+
+	/* Until the parent traces us. */
+	if (read(go, &c, 1) != 1)
+		_exit(EXIT_FAIL);
+	if (ioctl(fd, PCIOCSAMPLE, sa) || ioctl(fd, PCIOCSOPTS, &o)) {
+		err = errno;
+		c = 's';
+	} else {
+		close(fd);
+		execvp(argv[0], argv);
+		err = errno;
+		c = 'e';
+	}
+	/* Tell the parent what failed: a tag, then the errno. */
+	if (write(report, &c, 1) != 1 ||
+	    write(report, &err, sizeof(err)) != sizeof(err))
+		_exit(EXIT_FAIL);
+	_exit(c == 'e' && err == ENOENT ? 127 : c == 'e' ? 126 : EXIT_FAIL);
+}
+
+static void explain_sample_error(int err, const struct pctr_info *in)
+{
+	switch (err) {
+	case EOPNOTSUPP:
+		fail(EXIT_FAIL, "no sampling on the %s backend: it has no overflow interrupts (pctr info shows its caps; the simulator has them: modprobe pctr pmu=sim)",
+		     in->pi_backend);
+	case EACCES:
+		fail(EXIT_FAIL, "permission denied: counting kernel events (:k) needs CAP_PERFMON or perf_event_paranoid <= 1 (Documentation/security.rst); sample :u instead");
+	case EBUSY:
+		fail(EXIT_FAIL, "the counters are taken (perf, or the NMI watchdog: sysctl kernel.nmi_watchdog=0)");
+	case EAGAIN:
+		fail(EXIT_FAIL, "a CPU binding holds the counters: no thread may count now");
+	}
+	fail(EXIT_FAIL, "cannot start sampling: PCIOCSAMPLE: %s", pctr_strerror(err));
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+int pctr_record(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pctr_sample_attr sa = { 0 };
+	const char *path = "pctr.data", *event = NULL;
+	unsigned long long period = 0;
+	unsigned int pages = 64, slot = 0, progress_at = 0, watermark = 0;
+	int go[2], rep[2], opt, callchain = 0, status = 0, st, err, fd, tty;
+	struct pctr_info in;
+	struct ring r = { 0 };
+	pid_t pid, w;
+	char *end, ev[128], c;
+	uint64_t fn, drained = 0;
+	time_t t0;
+
+	while ((opt = getopt_long(argc, argv, "+e:c:gm:w:o:h", longs, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			event = optarg;
+			break;
+		case 'c':
+			period = strtoull(optarg, &end, 0);
+			if (*end || !period)
+				fail(EXIT_USAGE, "-c %s: give a period of at least 1 event", optarg);
+			break;
+		case 'g':
+			callchain = 1;
+			break;
+		case 'm':
+			pages = strtoul(optarg, &end, 0);
+			if (*end || !pages || (pages & (pages - 1)) || pages > 1024)
+				fail(EXIT_USAGE, "-m %s: give a power of two from 1 to 1024", optarg);
+			break;
+		case 'w':
+			watermark = strtoul(optarg, &end, 0);
+			if (*end || !watermark)
+				fail(EXIT_USAGE, "-w %s: give a number of bytes", optarg);
+			break;
+		case 'o':
+			path = optarg;
+			break;
+		case 'h':
+			return usage(stdout, 0);
+		default:
+			return usage(stderr, EXIT_USAGE);
+		}
+	}
+	if (optind >= argc)
+		return usage(stderr, EXIT_USAGE);
+
+	fd = open(PCTR_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		if (err == ENOENT)
+			fail(EXIT_FAIL, "no %s: the pctr module is not loaded (modprobe pctr)", PCTR_DEVICE);
+		if (err == EACCES)
+			fail(EXIT_FAIL, "permission denied opening %s (its mode is the module's dev_mode)", PCTR_DEVICE);
+		fail(EXIT_FAIL, "open %s: %s", PCTR_DEVICE, pctr_strerror(err));
+	}
+	if (ioctl(fd, PCIOCINFO, &in))
+		fail(EXIT_FAIL, "PCIOCINFO: %s", pctr_strerror(errno));
+	if (!(in.pi_caps & PCTR_CAP_COUNTERS))
+		fail(EXIT_FAIL, "no PMU: the %s backend has no counters (pctr info says why)",
+		     in.pi_backend);
+	if (!(in.pi_caps & PCTR_CAP_NOTIFY))
+		explain_sample_error(EOPNOTSUPP, &in);
+	if (!event)
+		event = in.pi_backend_id == PCTR_BACKEND_SIM ? "sim_ticks_div" :
+							       "instructions";
+	if (!period)
+		period = in.pi_backend_id == PCTR_BACKEND_SIM ? 10000 : 100000;
+	snprintf(ev, sizeof(ev), "%s", event);
+	parse_event(fd, &in, ev, &fn, &slot);
+
+	r.fd = fd;
+	r.ra.ra_pages = pages;
+	r.ra.ra_watermark = watermark;
+	if (ioctl(fd, PCIOCRING, &r.ra))
+		fail(EXIT_FAIL, "cannot make the ring: PCIOCRING: %s%s",
+		     pctr_strerror(errno), errno == ENOTTY ?
+		     " (a module without sampling: load this version's)" :
+		     errno == EINVAL ? " (-w larger than the ring?)" : "");
+	r.base = mmap(NULL, r.ra.ra_mmap_size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED, fd, PCTR_RING_OFFSET);
+	if (r.base == MAP_FAILED)
+		fail(EXIT_FAIL, "cannot map the ring: %s", strerror(errno));
+	r.cpu = (struct pctr_ring_cpu *)(r.base + sizeof(struct pctr_ring_ctl));
+
+	out = fopen(path, "w");
+	if (!out)
+		fail(EXIT_FAIL, "%s: %s", path, strerror(errno));
+	fprintf(out, "pctr-record 1\n");
+	fprintf(out, "event %s period %llu slot %u fn %llx backend %s tsc_khz %llu callchain %d\n",
+		event, period, slot, (unsigned long long)fn, in.pi_backend,
+		(unsigned long long)in.pi_tsc_khz, callchain);
+
+	sa.sa_slot = slot;
+	sa.sa_fn = fn;
+	sa.sa_period = period;
+	sa.sa_flags = PCTR_SA_EXEC | (callchain ? PCTR_SA_CALLCHAIN : 0);
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(rep, O_CLOEXEC))
+		fail(EXIT_FAIL, "pipe: %s", strerror(errno));
+	fflush(out);
+	pid = fork();
+	if (pid < 0)
+		fail(EXIT_FAIL, "fork: %s", strerror(errno));
+	if (!pid) {
+		/* The ring is the parent's alone: the child only writes it. */
+		munmap(r.base, r.ra.ra_mmap_size);
+		close(go[1]);
+		close(rep[0]);
+		child(fd, go[0], rep[1], &sa, argv + optind);
+	}
+	close(go[0]);
+	close(rep[1]);
+	/* The child runs our image until its exec: its maps are ours. */
+	snapshot("self", pid, 0);
+	if (ptrace(PTRACE_SEIZE, pid, 0,
+		   (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+				  PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+				  PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL)) < 0) {
+		kill(pid, SIGKILL);
+		fail(EXIT_FAIL, "cannot trace the command (%s): pctr record reads its maps through ptrace(2) (see /proc/sys/kernel/yama/ptrace_scope)",
+		     strerror(errno));
+	}
+	if (write(go[1], "g", 1) != 1)
+		fail(EXIT_FAIL, "cannot start the command");
+	close(go[1]);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	tty = isatty(2);
+	t0 = time(NULL);
+	for (;;) {
+		w = waitpid(-1, &st, __WALL | WNOHANG);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			break;		/* ECHILD: all gone */
+		}
+		if (w == 0) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			/* Woken at the watermark; read every 100 ms anyway. */
+			poll(&p, 1, 20);
+			if ((p.revents & POLLIN) || ms_now() - drained >= 100) {
+				drain(&r);
+				drained = ms_now();
+			}
+			if (tty && time(NULL) - t0 > (time_t)progress_at) {
+				progress_at = time(NULL) - t0;
+				fprintf(stderr, "\rpctr record: %llu samples, %llu lost, %u s ",
+					(unsigned long long)r.samples,
+					(unsigned long long)r.lost, progress_at);
+			}
+			if (interrupted)
+				kill(pid, interrupted);
+			continue;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (w == pid)
+				status = WIFEXITED(st) ? WEXITSTATUS(st) :
+					 128 + WTERMSIG(st);
+			continue;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		switch (st >> 16) {
+		case PTRACE_EVENT_EXIT:
+			snapshot_tid(w);
+			ptrace(PTRACE_CONT, w, 0, 0);
+			break;
+		case PTRACE_EVENT_EXEC: {
+			pid_t tg = tgid_of(w);
+			unsigned int *g = gen_of(tg);
+
+			++*g;
+			fprintf(out, "exec %d %u %llx\n", tg, *g,
+				(unsigned long long)tsc_now());
+			snapshot_tid(w);
+			ptrace(PTRACE_CONT, w, 0, 0);
+			break;
+		}
+		case PTRACE_EVENT_FORK:
+		case PTRACE_EVENT_VFORK: {
+			unsigned long child_pid = 0;
+			char from[32];
+
+			/* The new process runs its parent's image until it execs. */
+			ptrace(PTRACE_GETEVENTMSG, w, 0, &child_pid);
+			snprintf(from, sizeof(from), "%d", w);
+			if (child_pid)
+				snapshot(from, child_pid, 0);
+			ptrace(PTRACE_CONT, w, 0, 0);
+			break;
+		}
+		case PTRACE_EVENT_CLONE:
+			ptrace(PTRACE_CONT, w, 0, 0);
+			break;
+		case PTRACE_EVENT_STOP:
+			/* A new tracee's first stop, or a group stop. */
+			if (WSTOPSIG(st) == SIGTRAP)
+				ptrace(PTRACE_CONT, w, 0, 0);
+			else
+				ptrace(PTRACE_LISTEN, w, 0, 0);
+			break;
+		default:
+			ptrace(PTRACE_CONT, w, 0, (void *)(long)WSTOPSIG(st));
+		}
+	}
+	drain(&r);
+	if (tty)
+		fprintf(stderr, "\r");
+
+	/* Did the child get as far as the command? */
+	if (read(rep[0], &c, 1) == 1) {
+		if (read(rep[0], &err, sizeof(err)) != sizeof(err))
+			err = EIO;
+		if (c == 'e')
+			fail(status, "cannot run %s: %s", argv[optind],
+			     strerror(err));
+		explain_sample_error(err, &in);
+	}
+	fprintf(out, "lost %llu\nexit %d\n", (unsigned long long)r.lost,
+		status);
+	if (fclose(out))
+		fail(EXIT_FAIL, "%s: %s", path, strerror(errno));
+	fprintf(stderr, "pctr record: %llu samples (%llu lost) of %s every %llu events in %s\n",
+		(unsigned long long)r.samples, (unsigned long long)r.lost,
+		event, period, path);
+	if (r.lost)
+		fprintf(stderr, "pctr record: %llu samples did not fit the ring: a larger -m or -c keeps them\n",
+			(unsigned long long)r.lost);
+	return status;
+}

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pctr report: read what pctr record wrote and say where the events
+ * happened (pctr-report(1)).
+ *
+ *   pctr report [-i FILE] [-g] [--folded]
+ *
+ * The flat profile has one line per symbol, sorted by samples: its
+ * percentage, its samples, the symbol and its object.  -g adds, under
+ * each, the call chains that led to it, callers indented under callees
+ * with their share of all samples, as pmcstat -G does.  --folded prints
+ * one line per distinct stack instead, outermost frame first, frames
+ * separated by ';' and the count last ("main;work;leaf 42"): the input
+ * of flame graph tools.
+ *
+ * Symbols come from elfutils' libdwfl, from the maps pctr record saved
+ * for the sample's process and exec generation (with debuginfo when it
+ * is installed).  A sample in the kernel is "[kernel]"; an address in no
+ * saved mapping, or in one without a symbol, is "[unknown]".
+ */
+#define _GNU_SOURCE
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pctr.h"
+#include "record.h"
+
+static const char *prog = "pctr report";
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		fail("out of memory");
+	return p;
+}
+
+/* --- interned strings, with a count each ------------------------------- */
+
+struct table {
+	char		**str;
+	uint64_t	*count;
+	unsigned int	n, cap;
+	unsigned int	*hash;		/* index + 1, 0 empty */
+	unsigned int	hcap;
+};
+
+static unsigned int str_hash(const char *s)
+{
+	unsigned int h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void table_grow(struct table *t)
+{
+	unsigned int i, h;
+
+	t->hcap = t->hcap ? t->hcap * 2 : 1024;
+	free(t->hash);
+	t->hash = calloc(t->hcap, sizeof(*t->hash));
+	if (!t->hash)
+		fail("out of memory");
+	for (i = 0; i < t->n; i++) {
+		for (h = str_hash(t->str[i]) & (t->hcap - 1); t->hash[h];
+		     h = (h + 1) & (t->hcap - 1))
+			;
+		t->hash[h] = i + 1;
+	}
+}
+
+static unsigned int intern(struct table *t, const char *s)
+{
+	unsigned int h;
+
+	if (2 * (t->n + 1) > t->hcap)
+		table_grow(t);
+	for (h = str_hash(s) & (t->hcap - 1); t->hash[h];
+	     h = (h + 1) & (t->hcap - 1))
+		if (!strcmp(t->str[t->hash[h] - 1], s))
+			return t->hash[h] - 1;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->str = xrealloc(t->str, t->cap * sizeof(*t->str));
+		t->count = xrealloc(t->count, t->cap * sizeof(*t->count));
+	}
+	t->str[t->n] = strdup(s);
+	if (!t->str[t->n])
+		fail("out of memory");
+	t->count[t->n] = 0;
+	t->hash[h] = t->n + 1;
+	return t->n++;
+}
+
+/* --- what the file says ------------------------------------------------- */
+
+/* The saved maps of one process in one exec generation: the last kept. */
+struct image {
+	int		pid;
+	unsigned int	gen;
+	char		*maps;		/* /proc/PID/maps lines */
+	size_t		len;
+	Dwfl		*dwfl;
+	int		tried;
+};
+
+struct exec_ev {
+	int		pid;
+	uint64_t	tsc;
+};
+
+/* The file's "event" and "lost" lines, for the flat profile's head. */
+static char info[2][512];
+
+static struct image *images;
+static unsigned int nimages;
+static struct exec_ev *execs;
+static unsigned int nexecs;
+
+static struct image *image_of(int pid, unsigned int gen)
+{
+	unsigned int i;
+
+	for (i = 0; i < nimages; i++)
+		if (images[i].pid == pid && images[i].gen == gen)
+			return &images[i];
+	return NULL;
+}
+
+static unsigned int gen_at(int pid, uint64_t tsc)
+{
+	unsigned int i, gen = 0;
+
+	for (i = 0; i < nexecs; i++)
+		if (execs[i].pid == pid && execs[i].tsc <= tsc)
+			gen++;
+	return gen;
+}
+
+static const Dwfl_Callbacks dwfl_cb = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static Dwfl *image_dwfl(struct image *im)
+{
+	FILE *f;
+
+	if (im->tried)
+		return im->dwfl;
+	im->tried = 1;
+	im->dwfl = dwfl_begin(&dwfl_cb);
+	if (!im->dwfl)
+		return NULL;
+	f = fmemopen(im->maps, im->len, "r");
+	dwfl_report_begin(im->dwfl);
+	if (f) {
+		if (dwfl_linux_proc_maps_report(im->dwfl, f))
+			fprintf(stderr, "%s: the maps of process %d are unreadable: %s\n",
+				prog, im->pid, dwfl_errmsg(-1));
+		fclose(f);
+	}
+	dwfl_report_end(im->dwfl, NULL, NULL);
+	return im->dwfl;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* "symbol\tobject" for @addr in @im. */
+static void symbolise(struct image *im, uint64_t addr, char *buf, size_t len)
+{
+	Dwfl *d = im ? image_dwfl(im) : NULL;
+	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+	const char *sym = NULL, *obj = "[unknown]";
+
+	if (m) {
+		obj = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL,
+				       NULL);
+		obj = obj ? base_name(obj) : "[unknown]";
+		sym = dwfl_module_addrname(m, addr);
+	}
+	snprintf(buf, len, "%s\t%s", sym ? sym : "[unknown]", obj);
+}
+
+/* --- the samples, as frames ------------------------------------------ */
+
+static struct table syms;	/* "symbol\tobject" */
+static unsigned int *frames;	/* every sample's frames, leaf first */
+static size_t nframes, capframes;
+static size_t *sample_at;	/* where each sample's frames start */
+static unsigned int *sample_n;
+static size_t nsamples, capsamples;
+
+static void add_frame(unsigned int id)
+{
+	if (nframes == capframes) {
+		capframes = capframes ? capframes * 2 : 4096;
+		frames = xrealloc(frames, capframes * sizeof(*frames));
+	}
+	frames[nframes++] = id;
+}
+
+/* One "s" line: pid tid cpu flags tsc ip nr chain... */
+static void add_sample(char *line)
+{
+	unsigned int pid, tid, cpu, flags, nr, i, id, gen;
+	unsigned long long tsc, ip, a;
+	char buf[1024], *p = line;
+	struct image *im;
+	int n;
+
+	if (sscanf(p, "%u %u %u %x %llx %llx %u%n", &pid, &tid, &cpu, &flags,
+		   &tsc, &ip, &nr, &n) != 7)
+		return;
+	p += n;
+	gen = gen_at(pid, tsc);
+	im = image_of(pid, gen);
+	if (nsamples == capsamples) {
+		capsamples = capsamples ? capsamples * 2 : 4096;
+		sample_at = xrealloc(sample_at, capsamples * sizeof(*sample_at));
+		sample_n = xrealloc(sample_n, capsamples * sizeof(*sample_n));
+	}
+	sample_at[nsamples] = nframes;
+	if (flags & PCTR_SR_KERNEL) {
+		add_frame(intern(&syms, "[kernel]\t[kernel]"));
+	} else {
+		symbolise(im, ip, buf, sizeof(buf));
+		add_frame(intern(&syms, buf));
+	}
+	for (i = 0; i < nr; i++) {
+		if (sscanf(p, " %llx%n", &a, &n) != 1)
+			break;
+		p += n;
+		/*
+		 * A return address is just past its call: look up the call.
+		 * In the kernel, the first entry is where user mode was left.
+		 */
+		if (!((flags & PCTR_SR_KERNEL) && i == 0) && a)
+			a--;
+		symbolise(im, a, buf, sizeof(buf));
+		id = intern(&syms, buf);
+		add_frame(id);
+	}
+	sample_n[nsamples] = nframes - sample_at[nsamples];
+	nsamples++;
+}
+
+static void read_file(const char *path)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	struct image *cur = NULL;
+	unsigned long long tsc;
+	unsigned int gen;
+	ssize_t len;
+	int pid, saw_header = 0;
+	FILE *f = fopen(path, "r");
+	char **slines = NULL;
+	size_t ns = 0, capl = 0, i;
+
+	if (!f)
+		fail("%s: %s%s", path, strerror(errno),
+		     errno == ENOENT ? " (make one with pctr record)" : "");
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (!saw_header) {
+			if (strncmp(line, "pctr-record 1", 13))
+				fail("%s is not a pctr record file", path);
+			saw_header = 1;
+			continue;
+		}
+		if (!strncmp(line, "s ", 2)) {
+			/* Resolved once every map and exec is known. */
+			if (ns == capl) {
+				capl = capl ? capl * 2 : 4096;
+				slines = xrealloc(slines, capl * sizeof(*slines));
+			}
+			slines[ns++] = strdup(line + 2);
+		} else if (!strncmp(line, "m ", 2) && cur) {
+			cur->maps = xrealloc(cur->maps, cur->len + len);
+			memcpy(cur->maps + cur->len, line + 2, len - 2);
+			cur->len += len - 2;
+		} else if (sscanf(line, "maps %d %u %llx", &pid, &gen, &tsc) == 3) {
+			cur = image_of(pid, gen);
+			if (!cur) {
+				images = xrealloc(images,
+						  (nimages + 1) * sizeof(*images));
+				cur = &images[nimages++];
+				memset(cur, 0, sizeof(*cur));
+				cur->pid = pid;
+				cur->gen = gen;
+			}
+			/* A later snapshot replaces an earlier one. */
+			cur->len = 0;
+		} else if (sscanf(line, "exec %d %u %llx", &pid, &gen, &tsc) == 3) {
+			execs = xrealloc(execs, (nexecs + 1) * sizeof(*execs));
+			execs[nexecs].pid = pid;
+			execs[nexecs++].tsc = tsc;
+		} else if (!strncmp(line, "event ", 6) ||
+			   !strncmp(line, "lost ", 5)) {
+			snprintf(info[!strncmp(line, "lost ", 5)],
+				 sizeof(info[0]), "# %s", line);
+		}
+	}
+	if (!saw_header)
+		fail("%s is empty: did pctr record finish?", path);
+	fclose(f);
+	free(line);
+	for (i = 0; i < ns; i++) {
+		if (slines[i])
+			add_sample(slines[i]);
+		free(slines[i]);
+	}
+	free(slines);
+}
+
+/* --- output ------------------------------------------------------------ */
+
+static struct table *sort_table;
+
+static int by_count(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+	uint64_t cx = sort_table->count[x], cy = sort_table->count[y];
+
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	return strcmp(sort_table->str[x], sort_table->str[y]);
+}
+
+static unsigned int *sorted(struct table *t)
+{
+	unsigned int *o = xrealloc(NULL, t->n * sizeof(*o)), i;
+
+	for (i = 0; i < t->n; i++)
+		o[i] = i;
+	sort_table = t;
+	qsort(o, t->n, sizeof(*o), by_count);
+	return o;
+}
+
+static void print_sym(const char *s)
+{
+	const char *tab = strchr(s, '\t');
+
+	printf("%.*s  [%s]", (int)(tab - s), s, tab + 1);
+}
+
+/* A caller tree: node i's children are those with parent i. */
+struct node {
+	unsigned int	sym;
+	unsigned int	parent;
+	uint64_t	count;
+};
+
+static struct node *nodes;
+static unsigned int nnodes;
+
+static unsigned int child_of(unsigned int parent, unsigned int sym)
+{
+	unsigned int i;
+
+	for (i = 0; i < nnodes; i++)
+		if (nodes[i].parent == parent && nodes[i].sym == sym)
+			return i;
+	nodes = xrealloc(nodes, (nnodes + 1) * sizeof(*nodes));
+	nodes[nnodes].sym = sym;
+	nodes[nnodes].parent = parent;
+	nodes[nnodes].count = 0;
+	return nnodes++;
+}
+
+static int by_node_count(const void *a, const void *b)
+{
+	const struct node *x = &nodes[*(const unsigned int *)a];
+	const struct node *y = &nodes[*(const unsigned int *)b];
+
+	return x->count != y->count ? (x->count < y->count ? 1 : -1) : 0;
+}
+
+static void print_tree(unsigned int parent, unsigned int depth)
+{
+	unsigned int *kids = NULL, n = 0, i;
+
+	for (i = 0; i < nnodes; i++)
+		if (nodes[i].parent == parent && i != parent) {
+			kids = xrealloc(kids, (n + 1) * sizeof(*kids));
+			kids[n++] = i;
+		}
+	qsort(kids, n, sizeof(*kids), by_node_count);
+	for (i = 0; i < n; i++) {
+		printf("%*s%6.2f%%  ", 8 + 2 * depth, "",
+		       100.0 * nodes[kids[i]].count / nsamples);
+		print_sym(syms.str[nodes[kids[i]].sym]);
+		printf("\n");
+		if (depth < 64)
+			print_tree(kids[i], depth + 1);
+	}
+	free(kids);
+}
+
+/* pmcstat -G: under the leaf, the chains of callers that led to it. */
+static void print_callers(unsigned int leaf)
+{
+	size_t s;
+	unsigned int k, at;
+
+	nnodes = 0;
+	nodes = xrealloc(nodes, sizeof(*nodes));
+	nodes[0].sym = leaf;
+	nodes[0].parent = 0;
+	nnodes = 1;
+	for (s = 0; s < nsamples; s++) {
+		if (frames[sample_at[s]] != leaf)
+			continue;
+		at = 0;
+		for (k = 1; k < sample_n[s]; k++) {
+			at = child_of(at, frames[sample_at[s] + k]);
+			nodes[at].count++;
+		}
+	}
+	print_tree(0, 0);
+}
+
+static void print_flat(int graph)
+{
+	unsigned int *o, i;
+	size_t s;
+
+	for (i = 0; i < syms.n; i++)
+		syms.count[i] = 0;
+	for (s = 0; s < nsamples; s++)
+		syms.count[frames[sample_at[s]]]++;
+	o = sorted(&syms);
+	printf("%s%s", info[0], info[1]);
+	printf("# %zu samples\n#  %%      samples  symbol  [object]\n",
+	       nsamples);
+	for (i = 0; i < syms.n && syms.count[o[i]]; i++) {
+		printf("%6.2f%% %10" PRIu64 "  ",
+		       100.0 * syms.count[o[i]] / nsamples, syms.count[o[i]]);
+		print_sym(syms.str[o[i]]);
+		printf("\n");
+		if (graph)
+			print_callers(o[i]);
+	}
+	free(o);
+}
+
+static void print_folded(void)
+{
+	struct table stacks = { 0 };
+	char *buf = NULL;
+	size_t len, cap = 0, s;
+	unsigned int k, i, *o;
+	const char *name, *tab;
+
+	for (s = 0; s < nsamples; s++) {
+		len = 0;
+		for (k = sample_n[s]; k-- > 0;) {
+			name = syms.str[frames[sample_at[s] + k]];
+			tab = strchr(name, '\t');
+			if (len + (tab - name) + 2 > cap) {
+				cap = (len + (tab - name) + 2) * 2;
+				buf = xrealloc(buf, cap);
+			}
+			if (len)
+				buf[len++] = ';';
+			memcpy(buf + len, name, tab - name);
+			len += tab - name;
+		}
+		if (!buf)
+			buf = xrealloc(NULL, cap = 64);
+		buf[len] = '\0';
+		/* intern() may move the counts: look it up first. */
+		i = intern(&stacks, buf);
+		stacks.count[i]++;
+	}
+	o = sorted(&stacks);
+	for (i = 0; i < stacks.n; i++)
+		printf("%s %" PRIu64 "\n", stacks.str[o[i]], stacks.count[o[i]]);
+	free(o);
+	free(buf);
+}
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f,
+		"usage: pctr report [-i FILE] [-g] [--folded]\n"
+		"  -i FILE    what pctr record wrote (default pctr.data)\n"
+		"  -g         call graphs: each symbol's callers, as pmcstat -G\n"
+		"  --folded   one line per stack, 'outer;...;leaf count', for flame graphs\n"
+		"See pctr-report(1).\n");
+	return status;
+}
+
+int pctr_report(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "folded", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = "pctr.data";
+	int opt, graph = 0, folded = 0;
+
+	while ((opt = getopt_long(argc, argv, "i:gh", longs, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			path = optarg;
+			break;
+		case 'g':
+			graph = 1;
+			break;
+		case 'F':
+			folded = 1;
+			break;
+		case 'h':
+			return usage(stdout, 0);
+		default:
+			return usage(stderr, 2);
+		}
+	}
+	if (optind != argc)
+		return usage(stderr, 2);
+	read_file(path);
+	if (!nsamples) {
+		fprintf(stderr, "%s: no samples in %s\n", prog, path);
+		return 1;
+	}
+	if (folded)
+		print_folded();
+	else
+		print_flat(graph);
+	return 0;
+}
