@@ -261,7 +261,8 @@ __poll_t sample_poll(struct pctr_ring *r, struct file *file, poll_table *wait)
 /* --- writing a record: NMI-safe ---------------------------------------- */
 
 /* Read user memory from any context, page faults off. */
-static bool sample_read_user(void *to, unsigned long from, unsigned long n)
+static bool __maybe_unused sample_read_user(void *to, unsigned long from,
+					     unsigned long n)
 {
 #ifdef CONFIG_X86
 	return copy_from_user_nmi(to, (const void __user *)from, n) == 0;

@@ -22,6 +22,9 @@
 
 #include "kselftest_harness.h"
 
+/* Every test on the simulated PMU, whatever the bench loaded. */
+RELOAD_FIXTURE(sample, "pmu=sim");
+
 #define PERIOD		2000
 
 struct ring {
@@ -220,19 +223,20 @@ __attribute__((noinline)) static void outer_end(void)
 }
 
 /* N = S * P + k, and every record parses. */
-TEST(exact_count)
+TEST_F(sample, exact_count)
 {
 	struct seen s = {};
 	struct ring r;
 	struct pctrst st;
 	uint64_t n, k;
 
+	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, ring_open(&r, 64));
 	if (!sampling_ok(r.fd))
 		SKIP(return, "backend cannot interrupt");
-	uint64_t t0 = __builtin_ia32_rdtsc(), t1;
+	uint64_t t0 = rdtsc(), t1;
 	ASSERT_EQ(0, start_sampling(&r, 0, PERIOD));
-	t1 = __builtin_ia32_rdtsc();
+	t1 = rdtsc();
 	burn(0.5, 0);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRD, &st));
@@ -254,17 +258,19 @@ TEST(exact_count)
 	EXPECT_EQ(gettid(), s.tids[0]);
 	EXPECT_GT(s.user, 0);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
+	munmap(r.base, r.ra.ra_mmap_size);
 	close(r.fd);
 }
 
 /* A one-page ring not read meanwhile: records lost, counted, none torn. */
-TEST(tiny_ring_loses)
+TEST_F(sample, tiny_ring_loses)
 {
 	struct seen s = {};
 	struct ring r;
 	struct pctrst st;
 	uint64_t n;
 
+	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, ring_open(&r, 1));
 	if (!sampling_ok(r.fd))
 		SKIP(return, "backend cannot interrupt");
@@ -280,15 +286,17 @@ TEST(tiny_ring_loses)
 	EXPECT_GT(s.lost, 0);
 	EXPECT_GT(s.samples, 0);
 	EXPECT_EQ(n / 200, s.samples + s.lost);
+	munmap(r.base, r.ra.ra_mmap_size);
 	close(r.fd);
 }
 
 /* With PCTR_SA_CALLCHAIN the chains pass through outer(). */
-TEST(callchain)
+TEST_F(sample, callchain)
 {
 	struct seen s = {};
 	struct ring r;
 
+	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, ring_open(&r, 64));
 	if (!sampling_ok(r.fd))
 		SKIP(return, "backend cannot interrupt");
@@ -307,6 +315,7 @@ TEST(callchain)
 	EXPECT_GT(s.samples, 10);
 	/* Nearly all: a sample in burn()'s prologue may miss a frame. */
 	EXPECT_GE(s.in_chain * 10, s.samples * 8);
+	munmap(r.base, r.ra.ra_mmap_size);
 	close(r.fd);
 }
 
@@ -314,12 +323,13 @@ TEST(callchain)
  * Many system calls, so that samples land in the kernel: none has a
  * kernel address unless the caller may count kernel events.
  */
-TEST(kernel_addresses)
+TEST_F(sample, kernel_addresses)
 {
 	struct seen s = {};
 	struct ring r;
 	int priv;
 
+	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, ring_open(&r, 64));
 	if (!sampling_ok(r.fd))
 		SKIP(return, "backend cannot interrupt");
@@ -337,6 +347,7 @@ TEST(kernel_addresses)
 	EXPECT_LT(s.user, s.samples);
 	if (!priv)
 		EXPECT_EQ(0, s.kaddr);
+	munmap(r.base, r.ra.ra_mmap_size);
 	close(r.fd);
 }
 
@@ -348,7 +359,7 @@ static void *thread_spin(void *arg)
 }
 
 /* PCTR_O_INHERIT: a thread and a child process sample into the ring. */
-TEST(inherit)
+TEST_F(sample, inherit)
 {
 	struct pctr_opts o = { .po_flags = PCTR_O_INHERIT };
 	struct seen s = {};
@@ -358,6 +369,7 @@ TEST(inherit)
 	unsigned int i;
 	int st, tid_seen = 0, child_seen = 0;
 
+	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, ring_open(&r, 64));
 	if (!sampling_ok(r.fd))
 		SKIP(return, "backend cannot interrupt");
@@ -383,14 +395,16 @@ TEST(inherit)
 	EXPECT_EQ(0, s.bad);
 	EXPECT_TRUE(tid_seen);
 	EXPECT_TRUE(child_seen);
+	munmap(r.base, r.ra.ra_mmap_size);
 	close(r.fd);
 }
 
 /* The descriptor closed and unmapped while the thread samples on. */
-TEST(close_while_sampling)
+TEST_F(sample, close_while_sampling)
 {
 	struct ring r;
 
+	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, ring_open(&r, 1));
 	if (!sampling_ok(r.fd))
 		SKIP(return, "backend cannot interrupt");
@@ -401,11 +415,12 @@ TEST(close_while_sampling)
 	r.fd = open(PCTR_DEV, O_RDWR);
 	ASSERT_GE(r.fd, 0);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
+	munmap(r.base, r.ra.ra_mmap_size);
 	close(r.fd);
 }
 
 /* The ABI's refusals. */
-TEST(refusals)
+TEST_F(sample, refusals)
 {
 	struct pctr_sample_attr sa = {
 		.sa_fn = FNU(EV_DIV), .sa_period = 100,
@@ -414,6 +429,7 @@ TEST(refusals)
 	int fd = open(PCTR_DEV, O_RDWR);
 	void *p;
 
+	RETURN_IF_SKIPPED();
 	ASSERT_GE(fd, 0);
 	if (!sampling_ok(fd))
 		SKIP(return, "backend cannot interrupt");
