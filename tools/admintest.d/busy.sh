@@ -12,9 +12,15 @@ check "EBUSY while the NMI watchdog holds the counters: names it and its sysctl"
 	-- ./hold INSTRUCTION_RETIRED 0
 sysctl -w kernel.nmi_watchdog=0 >/dev/null
 check "after the sysctl the message gave, pctr counts" 0 '^hold: counting' -- ./hold INSTRUCTION_RETIRED 0
-perf stat -e instructions -a sleep 8 >/dev/null 2>&1 &
+perf stat -e instructions -a sleep 12 >/dev/null 2>&1 &
 perf=$!
-sleep 3
+# Until perf holds its events (a loaded host makes its start slow).
+i=0
+while [ $i -lt 15 ] && ! ls -l /proc/$perf/fd 2>/dev/null | grep -q perf_event; do
+	sleep 1
+	i=$((i + 1))
+done
+sleep 1
 check "EBUSY while perf counts: names perf's process" 1 \
 	"hold: set: the counters are in use by perf events of pid $perf (perf) (end them)\$" \
 	-- ./hold INSTRUCTION_RETIRED 0
