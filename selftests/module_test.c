@@ -197,6 +197,21 @@ static int listed(const char *name, char list[][40], int n)
 	return 0;
 }
 
+/* The kernel has kmemleak: its object cache is in /proc/slabinfo. */
+static int has_kmemleak(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/slabinfo", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "kmemleak_object ", 16);
+	fclose(f);
+	return found;
+}
+
 /*
  * insmod/rmmod many times: every cycle works, the device comes and goes,
  * and no slab cache grows by an object per cycle.  Counts are floors
@@ -222,6 +237,15 @@ TEST_F_TIMEOUT(module, load_unload_leaves_nothing, 600)
 					  step, strerror(errno));
 	}
 	ASSERT_EQ(0, slab_snapshot(&s1));
+	/*
+	 * On a kernel with kmemleak (the bench's debug kernel) leaks are
+	 * kmemleak's to judge (tools/vm/kernel/leakcheck): there KASAN's
+	 * quarantine and the debug-objects pool grow slab counts by design.
+	 */
+	if (has_kmemleak()) {
+		TH_LOG("kmemleak judges leaks on this kernel; slab counts not compared");
+		return;
+	}
 	n = slab_grown(&s0, &s1, CYCLES / 2, suspects, 16);
 	if (!n)
 		return;
