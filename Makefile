@@ -236,7 +236,7 @@ ADMIN_LDLIBS	:= -lkmod
 # (report symbolises with elfutils' libdwfl).
 $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
 		 tools/stat.c tools/stat.h tools/record.c tools/report.c \
-		 tools/record.h $(ADMIN_SRCS) \
+		 tools/record.h tools/fail.h $(ADMIN_SRCS) \
 		 $(B)/lib/libcpc.a $(CPC_HDRS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)

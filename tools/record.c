@@ -35,7 +35,6 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,24 +49,14 @@
 
 #include "pctr.h"
 #include "record.h"
+#include "fail.h"
 
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2
 
 static const char *prog = "pctr record";
 
-static void __attribute__((format(printf, 2, 3), noreturn))
-fail(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
+#define fail(status, ...)	tool_fail(prog, status, __VA_ARGS__)
 
 static int usage(FILE *f, int status)
 {

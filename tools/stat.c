@@ -54,6 +54,7 @@
 
 #include "pctr.h"
 #include "stat.h"
+#include "fail.h"
 
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2
@@ -95,18 +96,7 @@ static const char *default_events(unsigned int backend)
 
 static const char *prog = "pctr stat";
 
-static void __attribute__((format(printf, 2, 3), noreturn))
-fail(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
+#define fail(status, ...)	tool_fail(prog, status, __VA_ARGS__)
 
 static int stat_usage(FILE *f, int status)
 {
