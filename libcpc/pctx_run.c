@@ -516,14 +516,14 @@ int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 		}
 		if (running == 1 && --nsamples == 0)
 			running = 0;
-		/* Behind: skip to the next goal (the last sample is kept). */
+		/*
+		 * Behind (a busy host): skip to the next goal.  A missed
+		 * interval is not a sample: nsamples counts ticks taken.
+		 */
 		goal += msec;
 		now = pctx_now_ms();
-		while (goal <= now) {
+		while (goal <= now)
 			goal += msec;
-			if (nsamples > 1)
-				nsamples--;
-		}
 	}
 	/* The process ended: let its threads go and reap them. */
 	if (pctx->exited)

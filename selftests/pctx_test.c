@@ -261,6 +261,9 @@ static void c_fork(pctx_t *pctx, pid_t pid, id_t child, pid_t lwp, void *arg)
 		fail("fork: pctx_run", lwp);
 }
 
+/* Ticks so far, for a signal handler (terminate_from_handler). */
+static volatile sig_atomic_t ticks_seen;
+
 static int c_tick(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 {
 	int next = !cur[lwp];
@@ -269,6 +272,7 @@ static int c_tick(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 	if (sample(lwp, &v, &t))
 		return fail("tick: sample", lwp), -1;
 	note(EV_TICK, pid, lwp, cur[lwp], v, t);
+	ticks_seen++;
 	if (!rotate)
 		return 0;
 	/* cputrack's rotation: bind the next set, the old one goes. */
@@ -624,8 +628,17 @@ TEST_F_TIMEOUT(libpctx, capture, 60)
 static pctx_t *term_pctx;
 static int term_with_cpc;
 
+/*
+ * Every 100 ms until two ticks were taken (a busy host may delay the
+ * first ones), then ask pctx_run() to return.
+ */
 static void on_alarm(int sig)
 {
+	static const struct itimerval off;
+
+	if (ticks_seen < 2)
+		return;
+	setitimer(ITIMER_REAL, &off, NULL);
 	if (term_with_cpc)
 		cpc_terminate(cpc);
 	else
@@ -636,8 +649,8 @@ static void on_alarm(int sig)
 static void terminate_from_handler(struct __test_metadata *_metadata,
 				   int with_cpc)
 {
-	struct itimerval it = { { 0, 0 }, { 0, 300000 } };
-	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { { 0, 100000 }, { 0, 100000 } };
+	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
 	pctx_t *pctx;
 
 	term_with_cpc = with_cpc;
@@ -648,6 +661,7 @@ static void terminate_from_handler(struct __test_metadata *_metadata,
 				     PCTX_FINI_LWP_EVENT, c_fini,
 				     PCTX_NULL_EVENT));
 	sigaction(SIGALRM, &sa, NULL);
+	ticks_seen = 0;
 	setitimer(ITIMER_REAL, &it, NULL);
 	EXPECT_EQ(0, pctx_run(pctx, 20, 0, c_tick));
 	EXPECT_LE(2, count(EV_TICK, 1));
