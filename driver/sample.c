@@ -297,7 +297,13 @@ static unsigned int sample_user_chain(u64 *out, unsigned int max,
 		if (!fp || (fp & 7) || fp < uregs->sp ||
 		    fp > TASK_SIZE_MAX - sizeof(fr))
 			break;
-		if (!sample_read_user(&fr, fp, sizeof(fr)) || !fr.ret)
+		/*
+		 * What a frame holds is the user's: a "return address" that
+		 * is no user address (code built without frame pointers)
+		 * ends the walk, and never looks like a kernel address.
+		 */
+		if (!sample_read_user(&fr, fp, sizeof(fr)) || !fr.ret ||
+		    fr.ret >= TASK_SIZE_MAX)
 			break;
 		out[n++] = fr.ret;
 		if (fr.next <= fp)
@@ -381,11 +387,15 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 			flags |= PCTR_SR_KADDR;
 			rec->sr_ip = instruction_pointer(regs);
 		}
-		/* Where the thread entered the kernel from. */
+		/* Where the thread entered the kernel from, if from user. */
 		uregs = task_pt_regs(current);
-		rec->sr_chain[nr++] = instruction_pointer(uregs);
+		if (user_mode(uregs) &&
+		    instruction_pointer(uregs) < TASK_SIZE_MAX)
+			rec->sr_chain[nr++] = instruction_pointer(uregs);
+		else
+			uregs = NULL;
 	}
-	if (smp->depth)
+	if (smp->depth && uregs)
 		nr += sample_user_chain(&rec->sr_chain[nr], smp->depth, uregs);
 	rec->sr_flags = flags;
 	rec->sr_nr = nr;

@@ -41,6 +41,7 @@ struct seen {
 	uint64_t	lost;
 	uint64_t	bad;		/* records that do not parse */
 	uint64_t	kaddr;		/* kernel addresses anywhere */
+	uint64_t	kchain;		/* ... in a user call chain */
 	uint64_t	user;
 	uint64_t	in_chain;	/* chains with an address in [lo, hi) */
 	uint64_t	lo, hi;
@@ -145,8 +146,10 @@ static void drain(struct ring *r, struct seen *s)
 				       rec->sr_nr, rec->sr_nr ?
 				       (unsigned long long)rec->sr_chain[0] : 0ULL);
 			for (i = 0; i < rec->sr_nr; i++) {
-				if (is_kaddr(rec->sr_chain[i]))
+				if (is_kaddr(rec->sr_chain[i])) {
 					s->kaddr++;
+					s->kchain++;
+				}
 				if (rec->sr_chain[i] >= s->lo &&
 				    rec->sr_chain[i] < s->hi) {
 					s->in_chain++;
@@ -347,6 +350,58 @@ TEST_F(sample, kernel_addresses)
 	EXPECT_LT(s.user, s.samples);
 	if (!priv)
 		EXPECT_EQ(0, s.kaddr);
+	munmap(r.base, r.ra.ra_mmap_size);
+	close(r.fd);
+}
+
+/*
+ * Spin with %rbp on a frame whose "return address" is a kernel address,
+ * as code built without frame pointers may leave it.  The frame is the
+ * caller's, above this function's %rsp as a real one is (a leaf's own
+ * locals may sit below it, in the red zone).
+ */
+__attribute__((noinline))
+static void forged_frame_spin(volatile uint64_t *frame, unsigned long n)
+{
+	frame[0] = (uintptr_t)&frame[2];
+	frame[1] = 0xffffffff81000000ULL;
+	frame[2] = 0;
+	frame[3] = 0;
+	__asm__ volatile("push %%rbp\n\t"
+			 "mov %1, %%rbp\n"
+			 "1:\tdec %0\n\t"
+			 "jnz 1b\n\t"
+			 "pop %%rbp"
+			 : "+c"(n) : "S"(frame) : "cc", "memory");
+}
+
+/*
+ * A call chain holds user return addresses only: a frame whose return
+ * address is no user address ends the walk, whoever samples.
+ */
+TEST_F(sample, forged_frame_ends_the_chain)
+{
+	volatile uint64_t frame[4];
+	struct seen s = {};
+	struct ring r;
+	double end;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, ring_open(&r, 64));
+	if (!sampling_ok(r.fd))
+		SKIP(return, "backend cannot interrupt");
+	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, PERIOD));
+	end = now() + 0.5;
+	while (now() < end)
+		forged_frame_spin(frame, 1000000);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	drain(&r, &s);
+	TH_LOG("S %llu user %llu kernel addresses in chains %llu",
+	       (unsigned long long)s.samples, (unsigned long long)s.user,
+	       (unsigned long long)s.kchain);
+	EXPECT_EQ(0, s.bad);
+	EXPECT_GT(s.user, 10);
+	EXPECT_EQ(0, s.kchain);
 	munmap(r.base, r.ra.ra_mmap_size);
 	close(r.fd);
 }
