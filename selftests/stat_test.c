@@ -444,6 +444,17 @@ TEST_F(sim, intervals_add_up_to_the_total)
 	EXPECT_EQ(total, sum) TH_LOG("%s", out);
 }
 
+/* Has a tracer attached to this process (TracerPid in its status)? */
+static int traced(void)
+{
+	char buf[4096], *t;
+
+	if (read_text("/proc/self/status", buf, sizeof(buf)))
+		return 0;
+	t = strstr(buf, "TracerPid:");
+	return t && strtol(t + 10, NULL, 10) != 0;
+}
+
 /* -p: the threads of a running process, until it ends. */
 TEST_F(sim, attach_counts_a_running_process)
 {
@@ -457,9 +468,17 @@ TEST_F(sim, attach_counts_a_running_process)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		alarm(3);
+		/*
+		 * Run until 2 s after pctr stat attached (ptrace: a tracer
+		 * in /proc/self/status), however long it took to start on
+		 * a busy host; 60 s at most.
+		 */
+		alarm(60);
 		if (pthread_create(&th, NULL, spin_thread, (void *)~0UL))
 			_exit(1);
+		while (!traced())
+			run_insns(1000000);
+		alarm(2);
 		for (;;)
 			run_insns(1000000);
 	}
