@@ -48,7 +48,7 @@ LIB_OBJS	:= $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS))
 LIB_SO		:= $(B)/lib/libpctr.so.$(LIB_VERSION)
 LIBS		:= $(B)/lib/libpctr.a $(LIB_SO) $(B)/lib/$(LIB_SONAME) \
 		   $(B)/lib/libpctr.so $(B)/lib/libpctr.pc
-TOOLS		:= $(B)/tools/pctr $(B)/tools/ctxsw_bench $(B)/tools/read_bench
+TOOLS		:= $(B)/tools/pctr $(B)/tools/ctxsw_bench $(B)/tools/read_bench $(B)/tools/sample_bench
 # Solaris's cputrack(1) and cpustat(8), on libcpc (tools/cpcspec.c: -c).
 TOOLS		+= $(B)/tools/cputrack $(B)/tools/cpustat
 SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_test.c))
