@@ -83,11 +83,19 @@ static int pctr_open(struct inode *inode, struct file *file)
 {
 	int ret = nonseekable_open(inode, file);
 
-	return ret ?: pctr_bind_open(file);
+	if (!ret)
+		ret = pctr_bind_open(file);
+	if (!ret) {
+		ret = pctr_sys_open(file);
+		if (ret)
+			pctr_bind_close(file);
+	}
+	return ret;
 }
 
 static int pctr_release(struct inode *inode, struct file *file)
 {
+	pctr_sys_close(file);
 	pctr_bind_close(file);
 	return 0;
 }

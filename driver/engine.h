@@ -49,6 +49,7 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg);
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
 void pctr_bind_end(struct file *file);
 struct pctr_ring **pctr_bind_ring(struct file *file);
+void **pctr_bind_sys(struct file *file);
 
 /*
  * system.c: system mode (mode=system), OpenBSD's semantics: functions
@@ -64,6 +65,8 @@ void pctr_sys_cpu_online(void);
 void pctr_sys_cpu_offline(void);
 void pctr_sys_resume(void);
 void pctr_sys_exit(void);
+int pctr_sys_open(struct file *file);
+void pctr_sys_close(struct file *file);
 
 /* ioctl.c: the ABI */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

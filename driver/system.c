@@ -19,12 +19,24 @@
  * when the last is cleared and at unload.  A setting holds no module
  * reference: unloading while functions are set is allowed and clears
  * them.
+ *
+ * User-mode reads (rdpmc), where the administrator allows them
+ * (user_rdpmc=1) and the arch can: a process that has the device open
+ * may read the counters while functions are set, that is while pctr
+ * holds the PMU (never perf's counters).  Each open descriptor records
+ * its opener's address space; the arch lets those read (user_read_mm)
+ * while the PMU is held, and no longer once it is given back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
+#include <linux/fs.h>
 #include <linux/irqflags.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 
@@ -39,6 +51,33 @@ static DEFINE_MUTEX(sys_lock);
 static u64 sys_fn[PCTR_NUM];
 static u64 sys_ctl[PCTR_NUM];
 static bool sys_pmu;			/* under sys_lock: the PMU is held */
+
+/* A descriptor's opener, whose threads may rdpmc while sys_pmu. */
+struct sys_reader {
+	struct list_head	node;		/* on sys_readers */
+	struct mm_struct	*mm;		/* mmgrab()bed */
+	bool			granted;	/* user_read_mm(mm, true) */
+};
+static LIST_HEAD(sys_readers);		/* under sys_lock */
+
+static bool sys_rdpmc(void)
+{
+	return pctr_arch.user_read_mm && (pctr_pmu.caps & PCTR_CAP_USER_RDPMC);
+}
+
+/* Give every reader leave to rdpmc (@on), or take it back. */
+static void sys_grant(bool on)
+{
+	struct sys_reader *r;
+
+	lockdep_assert_held(&sys_lock);
+	list_for_each_entry(r, &sys_readers, node) {
+		if (r->granted == on)
+			continue;
+		pctr_arch.user_read_mm(r->mm, on);
+		r->granted = on;
+	}
+}
 
 /* User rdpmc may read the counters: the backend scrubs the others. */
 static bool sys_user_read(void)
@@ -94,6 +133,8 @@ static int sys_apply(const u64 *fn, const u64 *ctl, u32 fresh)
 	}
 	on_each_cpu(sys_load_ipi, &c, 1);
 	cpus_read_unlock();
+	/* rdpmc only while the counters are ours, programmed and scrubbed. */
+	sys_grant(counts);
 	if (!counts && sys_pmu) {
 		sys_pmu = false;
 		pctr_pmu_put();
@@ -261,6 +302,49 @@ void pctr_sys_resume(void)
 	if (sys_any(sys_fn))
 		sys_apply(sys_fn, sys_ctl, ~0U);
 	mutex_unlock(&sys_lock);
+}
+
+/*
+ * A descriptor is opened: in system mode, where user-mode reads are
+ * allowed, its opener's threads may rdpmc while functions are set.
+ */
+int pctr_sys_open(struct file *file)
+{
+	struct mm_struct *mm = current->mm;
+	struct sys_reader *r;
+
+	if (!pctr_system || !sys_rdpmc() || !mm)
+		return 0;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	mmgrab(mm);
+	r->mm = mm;
+	mutex_lock(&sys_lock);
+	list_add(&r->node, &sys_readers);
+	if (sys_pmu) {
+		pctr_arch.user_read_mm(mm, true);
+		r->granted = true;
+	}
+	mutex_unlock(&sys_lock);
+	*pctr_bind_sys(file) = r;
+	return 0;
+}
+
+/* Its last close: the leave goes with it. */
+void pctr_sys_close(struct file *file)
+{
+	struct sys_reader *r = *pctr_bind_sys(file);
+
+	if (!r)
+		return;
+	mutex_lock(&sys_lock);
+	list_del(&r->node);
+	if (r->granted)
+		pctr_arch.user_read_mm(r->mm, false);
+	mutex_unlock(&sys_lock);
+	mmdrop(r->mm);
+	kfree(r);
 }
 
 /* Module unload: every CPU's counters stop, the PMU goes back to perf. */
