@@ -309,32 +309,54 @@ TEST_F(sys, unload_while_set)
 	EXPECT_TRUE(st_clean(&st));
 }
 
-/* Run @prog (beside this test, or ../tools/pctr) with @args; output. */
-static int run_beside(const char *prog, const char *args, char *out,
-		      size_t len)
+/*
+ * Run @prog (a path from this test's directory) with @args by the shell,
+ * as @uid (-1: as we are); its output in @out, its exit status back.
+ */
+static int run_as(int uid, const char *prog, const char *args, char *out,
+		  size_t len)
 {
 	char self[4096], cmd[4608], *slash;
 	size_t got = 0;
+	int p[2], st;
 	ssize_t n;
-	FILE *f;
-	int st;
+	pid_t pid;
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
+	if (n < 0 || pipe(p))
 		return -1;
 	self[n] = '\0';
 	slash = strrchr(self, '/');
 	if (slash)
 		*slash = '\0';
-	snprintf(cmd, sizeof(cmd), "%s/%s %s 2>&1", self, prog, args);
-	f = popen(cmd, "r");
-	if (!f)
+	snprintf(cmd, sizeof(cmd), "%s/%s %s", self, prog, args);
+	pid = fork();
+	if (pid < 0)
 		return -1;
-	while (got + 1 < len && (n = fread(out + got, 1, len - 1 - got, f)) > 0)
+	if (pid == 0) {
+		if (uid >= 0 && (setresgid(uid, uid, uid) ||
+				 setresuid(uid, uid, uid)))
+			_exit(125);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(126);
+	}
+	close(p[1]);
+	while (got + 1 < len && (n = read(p[0], out + got, len - 1 - got)) > 0)
 		got += n;
 	out[got] = '\0';
-	st = pclose(f);
+	close(p[0]);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run_beside(const char *prog, const char *args, char *out,
+		      size_t len)
+{
+	return run_as(-1, prog, args, out, len);
 }
 
 /* " ctrN = value" of @out, or -1. */
@@ -378,6 +400,204 @@ TEST_F(sys, openbsd_program_sets_then_reads)
 	EXPECT_LT(v1, v2) TH_LOG("%s", out);
 }
 
+#define PCTR_BIN	"../tools/pctr"
+
+/*
+ * One line of pctr(1)'s OpenBSD output for counter @n, field by field:
+ * " ctrN = " then the value in 16 columns, two spaces, and
+ * "[flags event umask +threshold name]".  1 if found and well formed.
+ */
+struct obsd_line {
+	unsigned long long	val;
+	char			flags[8];
+	unsigned int		ev, um, thr;
+	char			name[64];
+};
+
+/* A number right-aligned in exactly 16 columns at @p? */
+static int col16(const char *p)
+{
+	size_t sp = strspn(p, " ");
+
+	return sp < 16 && sp + strspn(p + sp, "0123456789") == 16;
+}
+
+static int obsd_line(const char *out, int n, struct obsd_line *l)
+{
+	char pat[32], close;
+	const char *p;
+	int used = 0;
+
+	snprintf(pat, sizeof(pat), " ctr%d = ", n);
+	for (p = out; (p = strstr(p, pat)); p++)
+		if (p == out || p[-1] == '\n')
+			break;
+	if (!p)
+		return 0;
+	p += strlen(pat);
+	/* The value right-aligned in exactly 16 columns, then two spaces. */
+	if (!col16(p) || strncmp(p + 16, "  [", 3))
+		return 0;
+	memset(l, 0, sizeof(*l));
+	if (sscanf(p, "%llu  [%4[-iekuiu] %2x %2x +%u %63[^]]%c%n", &l->val,
+		   l->flags, &l->ev, &l->um, &l->thr, l->name, &close,
+		   &used) != 7 || close != ']' || strlen(l->flags) != 4)
+		return 0;
+	return p[used] == '\n';
+}
+
+/*
+ * pctr(1) as OpenBSD's: -s sets for the machine in one run, a bare run
+ * later prints each counter in OpenBSD's format and the TSC; -s alone
+ * frees a counter; -l lists the events; uid 1000 is told it needs
+ * CAP_PERFMON.
+ */
+TEST_F(sys, pctr_openbsd_options)
+{
+	unsigned long long tsc, first;
+	struct obsd_line l;
+	char out[8192];
+	const char *p;
+	int ngen, i;
+
+	RETURN_IF_SKIPPED();
+	ngen = read_long(PCTR_SYSFS "/counters");
+	pin_to_cpu(0);
+	ASSERT_EQ(0, run_beside(PCTR_BIN, "-s 0 -f 01 -u", out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_STREQ("", out);
+	ASSERT_EQ(0, run_beside(PCTR_BIN, "-s 1 -f 03 -m 0f -k", out,
+				sizeof(out)))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run_beside(PCTR_BIN, "", out, sizeof(out)))
+		TH_LOG("%s", out);
+	ASSERT_TRUE(obsd_line(out, 0, &l)) TH_LOG("%s", out);
+	EXPECT_STREQ("---u", l.flags);
+	EXPECT_EQ(0x01, l.ev);
+	EXPECT_EQ(0, l.um);
+	EXPECT_EQ(0, l.thr);
+	EXPECT_STREQ("sim_ticks", l.name);
+	EXPECT_LT(0, l.val);
+	first = l.val;
+	ASSERT_TRUE(obsd_line(out, 1, &l)) TH_LOG("%s", out);
+	EXPECT_STREQ("--k-", l.flags);
+	EXPECT_EQ(0x03, l.ev);
+	EXPECT_EQ(0x0f, l.um);
+	EXPECT_STREQ("sim_ticks_div_umask", l.name);
+	/* Every general counter is listed; the free ones say so. */
+	for (i = 2; i < ngen; i++) {
+		ASSERT_TRUE(obsd_line(out, i, &l)) TH_LOG("%d: %s", i, out);
+		EXPECT_STREQ("----", l.flags);
+		EXPECT_EQ(0, l.val);
+		EXPECT_STREQ("-", l.name);
+	}
+	EXPECT_EQ(NULL, strstr(out, " ctr16 = "));
+	/* The last line: "  tsc = " and the TSC in 16 columns. */
+	p = strstr(out, "\n  tsc = ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	p += strlen("\n  tsc = ");
+	EXPECT_TRUE(col16(p));
+	EXPECT_STREQ("\n", p + 16);
+	tsc = strtoull(p, NULL, 10);
+	EXPECT_LT(0, tsc);
+	/* A later run: the same function, counting on. */
+	spin(0.01);
+	ASSERT_EQ(0, run_beside(PCTR_BIN, "", out, sizeof(out)));
+	ASSERT_TRUE(obsd_line(out, 0, &l)) TH_LOG("%s", out);
+	EXPECT_LT(first, l.val);
+	/* -s alone frees the counter. */
+	ASSERT_EQ(0, run_beside(PCTR_BIN, "-s 1", out, sizeof(out)));
+	ASSERT_EQ(0, run_beside(PCTR_BIN, "", out, sizeof(out)));
+	ASSERT_TRUE(obsd_line(out, 1, &l)) TH_LOG("%s", out);
+	EXPECT_STREQ("----", l.flags);
+	EXPECT_EQ(0, l.val);
+	/* -l: the events, "event umask  name  description". */
+	ASSERT_EQ(0, run_beside(PCTR_BIN, "-l", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "01 00  sim_ticks ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "03 00  sim_ticks_div_umask "));
+	/* Not privileged: the capability named, exit 1; reading works. */
+	EXPECT_EQ(1, run_as(1000, PCTR_BIN, "-s 2 -f 01", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "needs CAP_PERFMON")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_as(1000, PCTR_BIN, "", out, sizeof(out)));
+	EXPECT_TRUE(obsd_line(out, 0, &l)) TH_LOG("%s", out);
+	/* The kernel's refusal of a function: exit 1, its reason. */
+	EXPECT_EQ(1, run_beside(PCTR_BIN, "-s 0 -f 01 -t 2", out,
+				sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "PCIOCS0: ")) TH_LOG("%s", out);
+}
+
+/* --- user-mode rdpmc, on the Intel and AMD backends ------------------ */
+
+RELOAD_FIXTURE(sysx86, "pmu=auto mode=system");
+RELOAD_FIXTURE(sysx86_off, "pmu=auto mode=system user_rdpmc=0");
+
+#define INSNS	PCTR_FN(0xc0, 0, PCTR_U | PCTR_K | PCTR_EN)
+
+static int x86_backend(int fd)
+{
+	struct pctr_info info;
+
+	if (pctr_get_info(fd, &info))
+		return 0;
+	return info.pi_backend_id == PCTR_BACKEND_INTEL ||
+	       info.pi_backend_id == PCTR_BACKEND_AMD;
+}
+
+/* rdpmc of counter 0 in a child: 0 if it read, else how it died. */
+static int rdpmc_in_child(int open_own)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (open_own && open(PCTR_DEV, O_RDONLY) < 0)
+			_exit(50);
+		(void)rdpmc(0);
+		_exit(0);
+	}
+	return wait_exit(pid);
+}
+
+/*
+ * A process with the device open may rdpmc while a function is set:
+ * the CPU's count, growing; not before one is set, nor after the last
+ * is cleared (the counters are perf's again then).
+ */
+TEST_F(sysx86, rdpmc_while_set)
+{
+	uint64_t a, b;
+
+	RETURN_IF_SKIPPED();
+	if (!x86_backend(self->m.fd))
+		SKIP(return, "no Intel or AMD backend here");
+	EXPECT_EQ(128 + SIGSEGV, rdpmc_in_child(1));
+	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
+	a = rdpmc(0);
+	spin(0.01);
+	b = rdpmc(0);
+	EXPECT_LT(a, b);
+	EXPECT_EQ(0, rdpmc_in_child(1));
+	ASSERT_EQ(0, set(self->m.fd, 0, 0));
+	EXPECT_EQ(128 + SIGSEGV, rdpmc_in_child(1));
+	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
+	EXPECT_EQ(0, rdpmc_in_child(1));
+}
+
+/* user_rdpmc=0: no rdpmc in system mode either. */
+TEST_F(sysx86_off, no_rdpmc_when_not_allowed)
+{
+	struct pctr_info info;
+
+	RETURN_IF_SKIPPED();
+	if (!x86_backend(self->m.fd))
+		SKIP(return, "no Intel or AMD backend here");
+	ASSERT_EQ(0, pctr_get_info(self->m.fd, &info));
+	EXPECT_TRUE(info.pi_caps & PCTR_CAP_RDPMC_OFF);
+	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
+	EXPECT_EQ(128 + SIGSEGV, rdpmc_in_child(1));
+}
+
 /* The default mode is today's: settings are the thread's own. */
 TEST_F(thr, default_mode_is_per_thread)
 {
@@ -396,6 +616,23 @@ TEST_F(thr, default_mode_is_per_thread)
 	ASSERT_EQ(0, rd(self->m.fd, &st));
 	EXPECT_EQ(FN(EV_TICKS), st.pctr_fn[0]);
 	EXPECT_EQ(0, ioctl(self->m.fd, PCIOCRELEASE));
+}
+
+/*
+ * pctr -s in thread mode: a setting would end with the process, so it
+ * is refused with exit 1, saying so; bare pctr stays "pctr info".
+ */
+TEST_F(thr, pctr_set_refused_in_thread_mode)
+{
+	char out[8192];
+
+	RETURN_IF_SKIPPED();
+	EXPECT_EQ(1, run_beside(PCTR_BIN, "-s 0 -f 01", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "thread mode")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "mode=system")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_beside(PCTR_BIN, "", out, sizeof(out)));
+	EXPECT_EQ(0, strncmp(out, "device ", 7)) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, " ctr0 = "));
 }
 
 TEST_HARNESS_MAIN
