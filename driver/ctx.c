@@ -85,6 +85,7 @@ struct pctr_cpub {
 	u64		sum[PCTR_NUM];
 	u64		prev[PCTR_NUM];
 	struct pctr_hw	hw;
+	bool		sys;		/* system mode's (ctx_sys_load()) */
 };
 
 static DEFINE_PER_CPU(struct pctr_cpu, pctr_cpu);
@@ -503,6 +504,28 @@ static noinline void cpub_failed(struct pctr_cpub *cb)
 	this_cpu_write(pctr_cpu.last_id, 0);
 }
 
+/*
+ * System mode lets processes rdpmc through the kernel's own switch (the
+ * count perf raises for a mapped event), and that switch also zeroes the
+ * counters perf used before pctr took the PMU, once per CPU.  Such a
+ * register reads below its last fold; a real wrap cannot have happened
+ * unless that fold was within one fold period's reach (2^35 events) of
+ * the top, so for wide counters a lower value there means the register
+ * was zeroed: count from zero, not a bogus near-2^width delta.
+ */
+static void cpub_sys_resets(struct pctr_cpub *cb)
+{
+	unsigned long m = cb->hw.mask;
+	unsigned int s, bits;
+
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		bits = pctr_slot_width(&pctr_pmu, s);
+		if (bits >= 40 && cb->hw.val[s] < cb->prev[s] &&
+		    cb->prev[s] < pctr_width_mask(bits) - BIT_ULL(35))
+			cb->prev[s] = 0;
+	}
+}
+
 /* A CPU binding's counters: fold them, leaving them run. */
 static void cpub_update(struct pctr_cpub *cb)
 {
@@ -513,6 +536,8 @@ static void cpub_update(struct pctr_cpub *cb)
 		cpub_failed(cb);
 		return;
 	}
+	if (cb->sys)
+		cpub_sys_resets(cb);
 	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
 	ctx_ack();
 }
@@ -896,12 +921,14 @@ void ctx_sys_load(const u64 *fn, const u64 *ctl, u32 fresh, bool user_read)
 	lockdep_assert_irqs_disabled();
 	if (!cb->id)
 		cb->id = atomic64_inc_return(&pctr_ctx_ids);
+	cb->sys = true;
 	if (pc->cpub == cb) {
 		if (!cb->err) {
 			pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
 			if (unlikely(cb->hw.err)) {
 				cpub_failed(cb);
 			} else {
+				cpub_sys_resets(cb);
 				fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
 				kept = cb->hw.mask & ~fresh;
 			}

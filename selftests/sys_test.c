@@ -12,6 +12,7 @@
  */
 #include "pctr_test.h"
 
+#include <linux/perf_event.h>
 #include <sys/mman.h>
 
 #define TAKEN	PCTR_SYSFS "/taken"
@@ -582,6 +583,66 @@ TEST_F(sysx86, rdpmc_while_set)
 	EXPECT_EQ(128 + SIGSEGV, rdpmc_in_child(1));
 	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
 	EXPECT_EQ(0, rdpmc_in_child(1));
+}
+
+/* Use a general counter through perf on this CPU, and let it go. */
+static int perf_dirties_a_counter(void)
+{
+	struct perf_event_attr pa = {
+		.type = PERF_TYPE_RAW,
+		.size = sizeof(pa),
+		.config = 0xc4,		/* branches retired: general only */
+	};
+	uint64_t v = 0;
+	int fd;
+
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, 0);
+	if (fd < 0)
+		return -1;
+	spin(0.01);
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		v = 0;
+	close(fd);
+	return v ? 0 : -1;
+}
+
+/*
+ * The kernel's rdpmc switch zeroes, once per CPU, the counters perf used
+ * before pctr took them: counted from zero, never a near-2^48 jump.
+ */
+TEST_F(sysx86, perf_zeroing_a_counter_is_no_bogus_count)
+{
+	const uint64_t br = PCTR_FN(0xc4, 0, PCTR_U | PCTR_K | PCTR_EN);
+	struct pctrst st;
+	pid_t pid;
+	int i;
+
+	RETURN_IF_SKIPPED();
+	if (!x86_backend(self->m.fd))
+		SKIP(return, "no Intel or AMD backend here");
+	pin_to_cpu(0);
+	if (perf_dirties_a_counter())
+		SKIP(return, "perf cannot count branches here");
+	ASSERT_EQ(0, set(self->m.fd, 0, br));
+	ASSERT_EQ(0, set(self->m.fd, 1, br));
+	/* Another process runs on CPU 0 while this one sleeps: switches. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pin_to_cpu(0);
+		spin(0.2);
+		_exit(0);
+	}
+	for (i = 0; i < 20; i++)
+		usleep(5000);
+	EXPECT_EQ(0, wait_exit(pid));
+	usleep(5000);
+	ASSERT_EQ(0, rd(self->m.fd, &st));
+	TH_LOG("slot 0 %llu, slot 1 %llu", (unsigned long long)st.pctr_hwc[0],
+	       (unsigned long long)st.pctr_hwc[1]);
+	EXPECT_GT(1ULL << 40, st.pctr_hwc[0]);
+	EXPECT_GT(1ULL << 40, st.pctr_hwc[1]);
+	EXPECT_LT(0, st.pctr_hwc[0]);
 }
 
 /* user_rdpmc=0: no rdpmc in system mode either. */
