@@ -50,6 +50,7 @@ struct pctr_file {
 	struct pctr_cpub *cpub;
 	struct pctr_ctx	*ctx;		/* a thread binding's context */
 	struct pctr_ring *ring;		/* PCIOCRING's (sample.c) */
+	void		*sys;		/* system mode's reader (system.c) */
 };
 
 /* The descriptor's sampling ring, or where to put it. */
@@ -58,6 +59,14 @@ struct pctr_ring **pctr_bind_ring(struct file *file)
 	struct pctr_file *pf = file->private_data;
 
 	return &pf->ring;
+}
+
+/* System mode's record of the descriptor's opener (system.c). */
+void **pctr_bind_sys(struct file *file)
+{
+	struct pctr_file *pf = file->private_data;
+
+	return &pf->sys;
 }
 
 /* Serialises CPU bindings: which CPU is taken, and the engine's count. */

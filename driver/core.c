@@ -27,6 +27,10 @@ static bool user_rdpmc = true;
 module_param(user_rdpmc, bool, 0444);
 MODULE_PARM_DESC(user_rdpmc, "Let threads read their counters with user-mode rdpmc (CR4.PCE); 0: never, reads then go through the ioctl (default 1)");
 
+static char *mode = "thread";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "thread: per-thread virtual counters (default); system: OpenBSD's semantics, functions set by CAP_PERFMON count on every CPU until changed, PCIOCRD reads the current CPU");
+
 static ushort dev_mode = 0666;
 module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "Permission bits of /dev/pctr (default 0666)");
@@ -44,6 +48,12 @@ static int pctr_select_backend(void)
 {
 	int ret = 0;
 
+	if (!strcmp(mode, "system")) {
+		pctr_system = true;
+	} else if (strcmp(mode, "thread")) {
+		pr_err("unknown mode=%s; use thread or system\n", mode);
+		return -EINVAL;
+	}
 	pctr_arch.identify(&pctr_cpu_id);
 	memset(&pctr_pmu, 0, sizeof(pctr_pmu));
 	if (!strcmp(pmu, "none")) {
@@ -59,6 +69,8 @@ static int pctr_select_backend(void)
 	}
 	if (ret)
 		return ret;
+	if (pctr_system)
+		pctr_pmu.caps |= PCTR_CAP_SYSTEM;
 	/* The arch never allows user-mode counter reads without the cap. */
 	if (!user_rdpmc) {
 		pctr_pmu.caps &= ~PCTR_CAP_USER_RDPMC;
@@ -71,11 +83,19 @@ static int pctr_open(struct inode *inode, struct file *file)
 {
 	int ret = nonseekable_open(inode, file);
 
-	return ret ?: pctr_bind_open(file);
+	if (!ret)
+		ret = pctr_bind_open(file);
+	if (!ret) {
+		ret = pctr_sys_open(file);
+		if (ret)
+			pctr_bind_close(file);
+	}
+	return ret;
 }
 
 static int pctr_release(struct inode *inode, struct file *file)
 {
+	pctr_sys_close(file);
 	pctr_bind_close(file);
 	return 0;
 }
@@ -87,6 +107,9 @@ static int pctr_mmap(struct file *file, struct vm_area_struct *vma)
 		return sample_mmap(sample_ring_of(pctr_bind_ring(file)), vma);
 	if (pctr_bind_is_bound(file))
 		return -EBUSY;
+	/* The counter page is a thread's: none in system mode. */
+	if (pctr_system)
+		return -EOPNOTSUPP;
 	return pctr_thread_mmap(vma);
 }
 
@@ -214,8 +237,9 @@ static int __init pctr_init(void)
 			goto fail_misc;
 		}
 	}
-	pr_info("%s%s\n", pctr_pmu.desc,
-		user_rdpmc ? "" : "; user-mode rdpmc off (user_rdpmc=0)");
+	pr_info("%s%s%s\n", pctr_pmu.desc,
+		user_rdpmc ? "" : "; user-mode rdpmc off (user_rdpmc=0)",
+		pctr_system ? "; system mode" : "");
 	return 0;
 
 fail_misc:
@@ -230,6 +254,8 @@ fail_backend:
 
 static void __exit pctr_exit(void)
 {
+	/* Functions set in system mode end with the module. */
+	pctr_sys_exit();
 	if (perfmon)
 		misc_deregister(&pctr_perfmon_misc);
 	misc_deregister(&pctr_misc);

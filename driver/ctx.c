@@ -85,6 +85,7 @@ struct pctr_cpub {
 	u64		sum[PCTR_NUM];
 	u64		prev[PCTR_NUM];
 	struct pctr_hw	hw;
+	bool		sys;		/* system mode's (ctx_sys_load()) */
 };
 
 static DEFINE_PER_CPU(struct pctr_cpu, pctr_cpu);
@@ -503,6 +504,28 @@ static noinline void cpub_failed(struct pctr_cpub *cb)
 	this_cpu_write(pctr_cpu.last_id, 0);
 }
 
+/*
+ * System mode lets processes rdpmc through the kernel's own switch (the
+ * count perf raises for a mapped event), and that switch also zeroes the
+ * counters perf used before pctr took the PMU, once per CPU.  Such a
+ * register reads below its last fold; a real wrap cannot have happened
+ * unless that fold was within one fold period's reach (2^35 events) of
+ * the top, so for wide counters a lower value there means the register
+ * was zeroed: count from zero, not a bogus near-2^width delta.
+ */
+static void cpub_sys_resets(struct pctr_cpub *cb)
+{
+	unsigned long m = cb->hw.mask;
+	unsigned int s, bits;
+
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		bits = pctr_slot_width(&pctr_pmu, s);
+		if (bits >= 40 && cb->hw.val[s] < cb->prev[s] &&
+		    cb->prev[s] < pctr_width_mask(bits) - BIT_ULL(35))
+			cb->prev[s] = 0;
+	}
+}
+
 /* A CPU binding's counters: fold them, leaving them run. */
 static void cpub_update(struct pctr_cpub *cb)
 {
@@ -513,6 +536,8 @@ static void cpub_update(struct pctr_cpub *cb)
 		cpub_failed(cb);
 		return;
 	}
+	if (cb->sys)
+		cpub_sys_resets(cb);
 	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
 	ctx_ack();
 }
@@ -867,6 +892,113 @@ int ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask)
 	cpus_read_unlock();
 	*mask = cb->hw.mask;
 	return READ_ONCE(cb->err);
+}
+
+/* --- system mode: one program on every CPU (system.c) ------------------ */
+
+/*
+ * In system mode (mode=system) each CPU's counters count whatever runs
+ * there, as a CPU binding's do: the CPU's own binding, which the fold
+ * timer and the overflow interrupt fold as they fold any.  No thread
+ * context exists in that mode, so nothing else uses the counters.
+ */
+static DEFINE_PER_CPU(struct pctr_cpub, pctr_sys_cpub);
+
+/*
+ * Program this CPU with the functions @fn (encoded as @ctl; 0: free):
+ * irqs off, on the CPU.  A slot whose function is unchanged and not in
+ * @fresh counts on from where it was (its register is not rewritten); any
+ * other slot starts from zero.  All functions 0: the CPU counts no more.
+ * The value of a slot is thus its register's value, extended to 64 bits.
+ */
+void ctx_sys_load(const u64 *fn, const u64 *ctl, u32 fresh, bool user_read)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	struct pctr_cpub *cb = this_cpu_ptr(&pctr_sys_cpub);
+	u32 on = 0, kept = 0, keep = 0;
+	unsigned int s;
+
+	lockdep_assert_irqs_disabled();
+	if (!cb->id)
+		cb->id = atomic64_inc_return(&pctr_ctx_ids);
+	cb->sys = true;
+	if (pc->cpub == cb) {
+		if (!cb->err) {
+			pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
+			if (unlikely(cb->hw.err)) {
+				cpub_failed(cb);
+			} else {
+				cpub_sys_resets(cb);
+				fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
+				kept = cb->hw.mask & ~fresh;
+			}
+			ctx_ack();
+		}
+		pc->cpub = NULL;
+		pc->last_id = 0;
+	}
+	cb->err = 0;
+	cb->cpu = smp_processor_id();
+	for (s = 0; s < PCTR_NUM; s++) {
+		if (!fn[s]) {
+			cb->fn[s] = 0;
+			cb->sum[s] = 0;
+			cb->prev[s] = 0;
+			continue;
+		}
+		on |= BIT(s);
+		cb->hw.ctl[s] = ctl[s];
+		if ((kept & BIT(s)) && cb->fn[s] == fn[s]) {
+			/* What stop() left in the register: keep it. */
+			cb->hw.val[s] = cb->prev[s];
+			keep |= BIT(s);
+			continue;
+		}
+		cb->fn[s] = fn[s];
+		cb->sum[s] = 0;
+		cb->prev[s] = 0;
+		cb->hw.val[s] = 0;
+	}
+	cb->hw.mask = on;
+	if (!on)
+		return;
+	cb->hw.keep = pctr_pmu.flags & PCTR_PMU_KEEP ? keep : 0;
+	memset(cb->hw.left, 0, sizeof(cb->hw.left));
+	cb->hw.user_read = user_read;
+	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
+	pc->cpub = cb;
+	pc->last_id = cb->id;
+	if (unlikely(cb->hw.err))
+		cpub_failed(cb);
+	if (!hrtimer_active(&pc->fold))
+		hrtimer_start(&pc->fold, pctr_fold_period,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/*
+ * This CPU's system-mode functions and values, in *@mask the slots set:
+ * irqs off, on the CPU.  0, or the error that ended its counting (EIO).
+ */
+int ctx_sys_read(u64 *fn, u64 *val, u32 *mask)
+{
+	struct pctr_cpub *cb = this_cpu_ptr(&pctr_sys_cpub);
+	unsigned long m;
+	unsigned int s;
+
+	lockdep_assert_irqs_disabled();
+	*mask = 0;
+	if (this_cpu_read(pctr_cpu.cpub) != cb)
+		return 0;
+	cpub_update(cb);
+	if (cb->err)
+		return cb->err;
+	m = cb->hw.mask;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		fn[s] = cb->fn[s];
+		val[s] = cb->sum[s];
+	}
+	*mask = m;
+	return 0;
 }
 
 /* --- set-up ---------------------------------------------------------- */

@@ -156,6 +156,10 @@ void ctx_cpub_remove(struct pctr_cpub *cb);
 unsigned int ctx_cpub_cpu(const struct pctr_cpub *cb);
 int ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask);
 
+/* System mode's per-CPU counters (system.c): irqs off, on the CPU. */
+void ctx_sys_load(const u64 *fn, const u64 *ctl, u32 fresh, bool user_read);
+int ctx_sys_read(u64 *fn, u64 *val, u32 *mask);
+
 /* Set-up, from thread.c's. */
 void ctx_engine_init(void);
 void ctx_engine_exit(void);
@@ -187,6 +191,9 @@ void prog_of(const struct pctr_ctx *ctx, struct pctr_prog *prog);
 int prog_encode(struct pctr_prog *prog, unsigned int slot, u64 fn,
 		unsigned int rights);
 int prog_check_set(const struct pctr_ctx *ctx, const struct pctr_prog *prog);
+int prog_encode_pcr(struct pctr_prog *prog, const struct pctr_pcr *pcr,
+		    unsigned int rights);
+void prog_fns_to_pcr(const u64 *fn, struct pctr_pcr *pcr);
 
 void prog_end_remote(struct pctr_ctx *ctx);
 struct page *prog_page(struct pctr_ctx *ctx);

@@ -49,6 +49,24 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg);
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
 void pctr_bind_end(struct file *file);
 struct pctr_ring **pctr_bind_ring(struct file *file);
+void **pctr_bind_sys(struct file *file);
+
+/*
+ * system.c: system mode (mode=system), OpenBSD's semantics: functions
+ * for the whole machine, PCIOCRD of the current CPU.
+ */
+extern bool pctr_system;
+int pctr_sys_set(unsigned int slot, u64 fn);
+int pctr_sys_set_pcr(const struct pctr_pcr *pcr);
+int pctr_sys_zero(void);
+void pctr_sys_get_pcr(struct pctr_pcr *pcr);
+int pctr_sys_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask);
+void pctr_sys_cpu_online(void);
+void pctr_sys_cpu_offline(void);
+void pctr_sys_resume(void);
+void pctr_sys_exit(void);
+int pctr_sys_open(struct file *file);
+void pctr_sys_close(struct file *file);
 
 /* ioctl.c: the ABI */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

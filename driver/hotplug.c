@@ -6,7 +6,9 @@
  * thread's registers rather than rewrite them, when nothing else used
  * them since) would otherwise count from whatever they hold now: a huge
  * bogus delta, silently.  And a CPU that comes online without a counter
- * the module offers (hybrid parts) is kept offline.
+ * the module offers (hybrid parts) is kept offline.  In system mode a
+ * CPU coming online is given the machine's functions, and one going
+ * offline stops counting (system.c).
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -16,6 +18,7 @@
 #include <linux/suspend.h>
 
 #include "ctx.h"
+#include "engine.h"
 #include "pmu.h"
 
 static void hotplug_forget_ipi(void *unused)
@@ -34,6 +37,12 @@ static int hotplug_cpu_forget(unsigned int cpu)
 	return 0;
 }
 
+static int hotplug_cpu_down(unsigned int cpu)
+{
+	pctr_sys_cpu_offline();
+	return hotplug_cpu_forget(cpu);
+}
+
 /*
  * A CPU that lacks a counter the module offers (a hybrid part's other
  * core type, first online now) stays offline: the backend says why.
@@ -46,7 +55,9 @@ static int hotplug_cpu_up(unsigned int cpu)
 		if (ret)
 			return ret;
 	}
-	return hotplug_cpu_forget(cpu);
+	hotplug_cpu_forget(cpu);
+	pctr_sys_cpu_online();
+	return 0;
 }
 
 static int hotplug_pm_notify(struct notifier_block *nb, unsigned long action,
@@ -63,6 +74,7 @@ static int hotplug_pm_notify(struct notifier_block *nb, unsigned long action,
 	case PM_POST_RESTORE:
 		on_each_cpu(hotplug_forget_ipi, NULL, 1);
 		ctx_trust_registers(true);
+		pctr_sys_resume();
 		break;
 	}
 	return NOTIFY_DONE;
@@ -79,7 +91,7 @@ int hotplug_init(void)
 	int ret;
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "pctr:online",
-					hotplug_cpu_up, hotplug_cpu_forget);
+					hotplug_cpu_up, hotplug_cpu_down);
 	if (ret < 0)
 		return ret;
 	hotplug_state = ret;

@@ -98,7 +98,9 @@ static long ioc_read(struct file *file, unsigned int cmd,
 	u32 mask;
 	int ret;
 
-	if (pctr_bind_is_bound(file)) {
+	if (pctr_system) {
+		ret = pctr_sys_read(fn, val, &tsc, &mask);
+	} else if (pctr_bind_is_bound(file)) {
 		ret = pctr_bind_read(file, fn, val, &mask);
 		tsc = pctr_arch_tsc();
 	} else {
@@ -181,11 +183,20 @@ static long ioc_event(struct file *file, unsigned int cmd,
 	return 0;
 }
 
+/* The calling thread's functions; the machine's in system mode. */
+static void ioc_get_pcr(struct pctr_pcr *pcr)
+{
+	if (pctr_system)
+		pctr_sys_get_pcr(pcr);
+	else
+		pctr_thread_get_pcr(pcr);
+}
+
 static long ioc_getpcr(struct file *file, unsigned int cmd,
 		       union pctr_ioc_arg *a, void __user *uarg)
 {
 	if (pctr_pmu.ops)
-		pctr_thread_get_pcr(&a->pcr);
+		ioc_get_pcr(&a->pcr);
 	return 0;
 }
 
@@ -195,7 +206,7 @@ static long ioc_getpcr64(struct file *file, unsigned int cmd,
 {
 	if (!pctr_pmu.ops || !pctr_pmu.ops->fns_to_pcr)
 		return -EOPNOTSUPP;
-	pctr_thread_get_pcr(&a->pcr);
+	ioc_get_pcr(&a->pcr);
 	a->fn = a->pcr.pcr_evtsel[0];
 	return 0;
 }
@@ -210,24 +221,39 @@ static long ioc_getopts(struct file *file, unsigned int cmd,
 /*
  * PCIOCS(n) and PCIOCS64(n): the slot is in the command, and the size of
  * the argument (the dispatcher copied exactly that) in its row.
- * OpenBSD's unsigned int form is the low 32 bits of a function.
+ * OpenBSD's unsigned int form is the low 32 bits of a function.  In
+ * system mode they set the machine's functions.
  */
+static long ioc_set(unsigned int slot, u64 fn)
+{
+	if (pctr_system)
+		return pctr_sys_set(slot, fn);
+	return pctr_thread_set(slot, fn);
+}
+
 static long ioc_set32(struct file *file, unsigned int cmd,
 		      union pctr_ioc_arg *a, void __user *uarg)
 {
-	return pctr_thread_set(cmd - PCIOCS(0), a->fn32);
+	return ioc_set(cmd - PCIOCS(0), a->fn32);
 }
 
 static long ioc_set64(struct file *file, unsigned int cmd,
 		      union pctr_ioc_arg *a, void __user *uarg)
 {
-	return pctr_thread_set(cmd - PCIOCS64(0), a->fn);
+	return ioc_set(cmd - PCIOCS64(0), a->fn);
+}
+
+static long ioc_set_pcr(const struct pctr_pcr *pcr)
+{
+	if (pctr_system)
+		return pctr_sys_set_pcr(pcr);
+	return pctr_thread_set_pcr(pcr);
 }
 
 static long ioc_setpcr(struct file *file, unsigned int cmd,
 		       union pctr_ioc_arg *a, void __user *uarg)
 {
-	return pctr_thread_set_pcr(&a->pcr);
+	return ioc_set_pcr(&a->pcr);
 }
 
 static long ioc_setpcr64(struct file *file, unsigned int cmd,
@@ -239,7 +265,7 @@ static long ioc_setpcr64(struct file *file, unsigned int cmd,
 		return -EOPNOTSUPP;
 	memset(&a->pcr, 0, sizeof(a->pcr));
 	a->pcr.pcr_evtsel[0] = v;
-	return pctr_thread_set_pcr(&a->pcr);
+	return ioc_set_pcr(&a->pcr);
 }
 
 static long ioc_preset(struct file *file, unsigned int cmd,
@@ -259,6 +285,8 @@ static long ioc_setopts(struct file *file, unsigned int cmd,
 static long ioc_zero(struct file *file, unsigned int cmd,
 		     union pctr_ioc_arg *a, void __user *uarg)
 {
+	if (pctr_system)
+		return pctr_sys_zero();
 	return pctr_thread_zero();
 }
 
@@ -312,6 +340,11 @@ static long ioc_sample(struct file *file, unsigned int cmd,
 #define IOC_COPY	BIT(3)
 /* The calls that change counters need both. */
 #define IOC_PROGRAM	(IOC_WRITE | IOC_COUNTERS)
+/*
+ * A thread's own counters, or a binding: not in system mode, where no
+ * thread has counters of its own (EOPNOTSUPP, after the checks above).
+ */
+#define IOC_THREAD	BIT(4)
 
 struct pctr_ioc {
 	unsigned int	cmd;		/* the first command of the row */
@@ -340,14 +373,14 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY),
 	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY),
 	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM),
-	IOC(PCIOCPRESET,	ioc_preset,	IOC_PROGRAM | IOC_COPY),
-	IOC(PCIOCRESTART,	ioc_restart,	IOC_PROGRAM),
-	IOC(PCIOCENABLE,	ioc_enable,	IOC_PROGRAM),
-	IOC(PCIOCDISABLE,	ioc_enable,	IOC_PROGRAM),
-	IOC(PCIOCSOPTS,		ioc_setopts,	IOC_PROGRAM | IOC_COPY),
-	IOC(PCIOCBIND,		ioc_bind,	IOC_PROGRAM),
-	IOC(PCIOCRING,		ioc_ring,	IOC_PROGRAM | IOC_COPY),
-	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_COPY),
+	IOC(PCIOCPRESET,	ioc_preset,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
+	IOC(PCIOCRESTART,	ioc_restart,	IOC_PROGRAM | IOC_THREAD),
+	IOC(PCIOCENABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD),
+	IOC(PCIOCDISABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD),
+	IOC(PCIOCSOPTS,		ioc_setopts,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
+	IOC(PCIOCBIND,		ioc_bind,	IOC_PROGRAM | IOC_THREAD),
+	IOC(PCIOCRING,		ioc_ring,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
+	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
 };
 
 /*
@@ -379,6 +412,8 @@ static long pctr_dispatch(struct file *file, unsigned int cmd,
 		return -EPERM;
 	if ((ioc->flags & IOC_COUNTERS) && !pctr_pmu.ops)
 		return -ENODEV;
+	if ((ioc->flags & IOC_THREAD) && pctr_system)
+		return -EOPNOTSUPP;
 	if (!(ioc->flags & IOC_COPY))
 		return ioc->fn(file, cmd, NULL, uarg);
 	if (WARN_ON_ONCE(size > sizeof(a)))

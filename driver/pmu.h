@@ -19,6 +19,7 @@
 #include <linux/types.h>
 #include <linux/pctr.h>
 
+struct mm_struct;
 struct pctr_pmu;
 
 /* Raw per-slot state handed between the core and a backend. */
@@ -319,6 +320,12 @@ struct pctr_arch {
 	 * reads on this CPU, or not.  Interrupts off.
 	 */
 	void	(*user_read)(bool on);
+	/*
+	 * Optional, system mode's user-mode counter reads: let the threads
+	 * of @mm read the counters in user mode (on), or take back one such
+	 * leave (each on is matched by one off).  Process context.
+	 */
+	void	(*user_read_mm)(struct mm_struct *mm, bool on);
 };
 
 extern const struct pctr_arch pctr_arch;

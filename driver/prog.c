@@ -202,6 +202,85 @@ int prog_encode(struct pctr_prog *prog, unsigned int slot, u64 fn,
 }
 
 /*
+ * A PMU with one control register (SPARC): SETPCR carries it in
+ * pcr_evtsel[0], in the chip's layout, and nothing else.
+ */
+static int prog_pcr_fns(const struct pctr_pcr *pcr, u64 *fn)
+{
+	unsigned int i;
+
+	for (i = 1; i < ARRAY_SIZE(pcr->pcr_evtsel); i++)
+		if (pcr->pcr_evtsel[i])
+			return -EINVAL;
+	if (pcr->pcr_fixed_ctrl)
+		return -EINVAL;
+	return pctr_pmu.ops->pcr_to_fns(&pctr_pmu, pcr->pcr_evtsel[0], fn);
+}
+
+/*
+ * Check every field of a SETPCR argument, as PCIOCS checks a function,
+ * and put each slot's function, encoded, into @prog (every slot the CPU
+ * has: 0 frees it).  Nothing changes on an error.
+ */
+int prog_encode_pcr(struct pctr_prog *prog, const struct pctr_pcr *pcr,
+		    unsigned int rights)
+{
+	u64 one[PCTR_NUM] = {};
+	unsigned int i, s;
+	int ret;
+	u64 fn;
+
+	for (i = 0; i < ARRAY_SIZE(pcr->pcr_reserved); i++)
+		if (pcr->pcr_reserved[i])
+			return -EINVAL;
+	if (pctr_pmu.ops->pcr_to_fns) {
+		ret = prog_pcr_fns(pcr, one);
+		if (ret)
+			return ret;
+	}
+	for (s = 0; s < PCTR_NUM; s++) {
+		if (pctr_pmu.ops->pcr_to_fns)
+			fn = one[s];
+		else if (s < PCTR_FIXED_BASE)
+			fn = pcr->pcr_evtsel[s];
+		else
+			fn = pctr_fixed_field_to_fn((pcr->pcr_fixed_ctrl >>
+						  (4 * (s - PCTR_FIXED_BASE))) & 0xf);
+		if (!pctr_slot_exists(&pctr_pmu, s)) {
+			if (fn)
+				return -EINVAL;
+			continue;
+		}
+		ret = prog_encode(prog, s, fn, rights);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* GETPCR's layout of the functions @fn (NULL: none). */
+void prog_fns_to_pcr(const u64 *fn, struct pctr_pcr *pcr)
+{
+	unsigned int s;
+
+	memset(pcr, 0, sizeof(*pcr));
+	if (pctr_pmu.ops->fns_to_pcr) {
+		u64 none[PCTR_NUM] = {};
+
+		pcr->pcr_evtsel[0] = pctr_pmu.ops->fns_to_pcr(&pctr_pmu,
+							      fn ?: none);
+		return;
+	}
+	if (!fn)
+		return;
+	for (s = 0; s < PCTR_FIXED_BASE; s++)
+		pcr->pcr_evtsel[s] = fn[s];
+	for (s = PCTR_FIXED_BASE; s < PCTR_NUM; s++)
+		pcr->pcr_fixed_ctrl |= pctr_fn_to_fixed_field(fn[s]) <<
+				       (4 * (s - PCTR_FIXED_BASE));
+}
+
+/*
  * Where the backend's counters share control bits: may the functions
  * @ctx will have once @prog is loaded (@ctx NULL: @prog's alone) count
  * together?  0 or -EINVAL.

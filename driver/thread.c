@@ -221,79 +221,20 @@ int pctr_thread_set(unsigned int slot, u64 fn)
 	return ret ?: thread_set(&prog);
 }
 
-/*
- * A PMU with one control register (SPARC): SETPCR carries it in
- * pcr_evtsel[0], in the chip's layout, and nothing else.
- */
-static int thread_pcr_fns(const struct pctr_pcr *pcr, u64 *fn)
-{
-	unsigned int i;
-
-	for (i = 1; i < ARRAY_SIZE(pcr->pcr_evtsel); i++)
-		if (pcr->pcr_evtsel[i])
-			return -EINVAL;
-	if (pcr->pcr_fixed_ctrl)
-		return -EINVAL;
-	return pctr_pmu.ops->pcr_to_fns(&pctr_pmu, pcr->pcr_evtsel[0], fn);
-}
-
 int pctr_thread_set_pcr(const struct pctr_pcr *pcr)
 {
 	struct pctr_prog prog = {};
-	unsigned int rights = pctr_rights();
-	u64 one[PCTR_NUM] = {};
-	unsigned int i, s;
 	int ret;
-	u64 fn;
 
-	for (i = 0; i < ARRAY_SIZE(pcr->pcr_reserved); i++)
-		if (pcr->pcr_reserved[i])
-			return -EINVAL;
-	if (pctr_pmu.ops->pcr_to_fns) {
-		ret = thread_pcr_fns(pcr, one);
-		if (ret)
-			return ret;
-	}
-	for (s = 0; s < PCTR_NUM; s++) {
-		if (pctr_pmu.ops->pcr_to_fns)
-			fn = one[s];
-		else if (s < PCTR_FIXED_BASE)
-			fn = pcr->pcr_evtsel[s];
-		else
-			fn = pctr_fixed_field_to_fn((pcr->pcr_fixed_ctrl >>
-						  (4 * (s - PCTR_FIXED_BASE))) & 0xf);
-		if (!pctr_slot_exists(&pctr_pmu, s)) {
-			if (fn)
-				return -EINVAL;
-			continue;
-		}
-		ret = prog_encode(&prog, s, fn, rights);
-		if (ret)
-			return ret;
-	}
-	return thread_set(&prog);
+	ret = prog_encode_pcr(&prog, pcr, pctr_rights());
+	return ret ?: thread_set(&prog);
 }
 
 void pctr_thread_get_pcr(struct pctr_pcr *pcr)
 {
 	struct pctr_ctx *ctx = ctx_current();
-	unsigned int s;
 
-	memset(pcr, 0, sizeof(*pcr));
-	if (pctr_pmu.ops->fns_to_pcr) {
-		u64 none[PCTR_NUM] = {};
-
-		pcr->pcr_evtsel[0] = pctr_pmu.ops->fns_to_pcr(&pctr_pmu,
-							      ctx ? ctx->fn : none);
-		return;
-	}
-	if (!ctx)
-		return;
-	for (s = 0; s < PCTR_FIXED_BASE; s++)
-		pcr->pcr_evtsel[s] = ctx->fn[s];
-	for (s = PCTR_FIXED_BASE; s < PCTR_NUM; s++)
-		pcr->pcr_fixed_ctrl |= pctr_fn_to_fixed_field(ctx->fn[s]) <<
-				       (4 * (s - PCTR_FIXED_BASE));
+	prog_fns_to_pcr(ctx ? ctx->fn : NULL, pcr);
 }
 
 /* A call on the counters of a context that has them. */

@@ -124,5 +124,7 @@ void pctr_release_evntsel(u32 msr);
 u64 pctr_rdtsc(void);
 u64 pctr_tsc_khz(void);
 void pctr_set_pce(bool on);
+struct mm_struct;
+void pctr_mm_user_read(struct mm_struct *mm, bool on);
 
 #endif /* _PCTR_HOST_HW_H */

@@ -775,6 +775,11 @@ void pctr_set_pce(bool on)
 	model_pce = on;
 }
 
+/* No address spaces in the model: system mode's rdpmc is the guests'. */
+void pctr_mm_user_read(struct mm_struct *mm, bool on)
+{
+}
+
 void host_log(int level, const char *fmt, ...)
 {
 	size_t len;

@@ -177,6 +177,11 @@ struct pctr_preset {
 #define PCTR_CAP_OVERFLOW	(1U << 6)  /* counters flag their overflows */
 #define PCTR_CAP_NOTIFY		(1U << 7)  /* PCTR_INT: overflow signals */
 #define PCTR_CAP_RDPMC_OFF	(1U << 8)  /* admin: user_rdpmc=0 */
+/*
+ * The module runs in system mode (mode=system): functions apply on every
+ * CPU to everything that runs, PCIOCRD reads the current CPU's counts.
+ */
+#define PCTR_CAP_SYSTEM		(1U << 9)
 
 /* PCIOCINFO: what the loaded backend offers. */
 struct pctr_info {

@@ -16,8 +16,10 @@
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/mm_types.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <asm/msr.h>
@@ -128,6 +130,29 @@ static inline void pctr_set_pce(bool on)
 		cr4_set_bits_irqsoff(X86_CR4_PCE);
 	else
 		cr4_clear_bits_irqsoff(X86_CR4_PCE);
+}
+
+/* On a CPU running @mm: CR4.PCE as the kernel will set it at a switch. */
+static inline void pctr_mm_pce_ipi(void *arg)
+{
+	struct mm_struct *mm = arg;
+
+	if (current->active_mm == mm)
+		pctr_set_pce(atomic_read(&mm->context.perf_rdpmc_allowed));
+}
+
+/*
+ * System mode: let @mm's threads use rdpmc (@on), or take one such leave
+ * back, the way perf's mapping of an event does: the kernel sets CR4.PCE
+ * at every switch to an mm whose perf_rdpmc_allowed is non-zero, unless
+ * perf's rdpmc setting is 0 (then it clears it at the next switch).  The
+ * CPUs running @mm now are told at once.  Process context.
+ */
+static inline void pctr_mm_user_read(struct mm_struct *mm, bool on)
+{
+	if (on ? atomic_inc_return(&mm->context.perf_rdpmc_allowed) == 1 :
+		 atomic_dec_and_test(&mm->context.perf_rdpmc_allowed))
+		on_each_cpu(pctr_mm_pce_ipi, mm, 1);
 }
 #endif /* __KERNEL__ */
 

@@ -78,4 +78,5 @@ const struct pctr_arch pctr_arch = {
 	.probe		= x86_probe,
 	.tsc		= pctr_rdtsc,
 	.user_read	= pctr_set_pce,
+	.user_read_mm	= pctr_mm_user_read,
 };
