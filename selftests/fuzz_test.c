@@ -43,6 +43,7 @@
 #define MAXTHREADS	256
 #define NBAD		20	/* undocumented errnos described */
 #define KERNEL_ADDR	0xffffffff81000000UL
+#define NERRNO		160	/* errnos counted by kind (Linux's end at 133) */
 
 static uint64_t opt_seed;
 static long opt_calls = 100000;
@@ -141,6 +142,9 @@ struct shared {
 	atomic_int	stop;
 	atomic_long	ok, failed, signals, restarts, maps, forks, execs;
 	atomic_long	binds, rmmods, reloads, closes;
+	atomic_long	threads;	/* worker threads started (churned) */
+	atomic_long	hotplugs;	/* CPU offline/online cycles */
+	atomic_long	errnos[NERRNO];	/* failed calls by errno */
 	atomic_int	nbad;
 	char		bad[NBAD][200];
 	atomic_int	pool[POOL];
@@ -202,6 +206,7 @@ static void judge(long ret, const int *errs, const char *call,
 		return;
 	}
 	atomic_fetch_add(&S->failed, 1);
+	atomic_fetch_add(&S->errnos[e > 0 && e < NERRNO ? e : 0], 1);
 	if (!allowed(errs, e))
 		bad_errno(call, how, fd, e);
 }
@@ -620,6 +625,7 @@ static void *spawner(void *arg)
 		w.calls = 100 + rnd(&seed, 2000);
 		if (pthread_create(&t, NULL, worker, &w))
 			break;
+		atomic_fetch_add(&S->threads, 1);
 		pthread_join(t, NULL);
 	}
 	return NULL;
@@ -659,6 +665,8 @@ static void *hotplugger(void *arg)
 			usleep(20000);
 			if (write(fd, "1", 1) != 1)
 				bad_errno("CPU online", path, fd, errno);
+			else
+				atomic_fetch_add(&S->hotplugs, 1);
 		}
 		usleep(50000);
 	}
@@ -689,6 +697,42 @@ static void parse_args(int argc, char **argv)
 		opt_threads = 1;
 	if (opt_threads > MAXTHREADS)
 		opt_threads = MAXTHREADS;
+}
+
+/* --- the figures -------------------------------------------------------- */
+
+/*
+ * One "# fuzz: ..." line per figure on standard output, whatever the
+ * verdict, for make soak to collect (Documentation/testing.rst).
+ */
+static void print_figures(double secs)
+{
+	char line[1024];
+	int e, n = 0;
+
+	ksft_print_msg("fuzz: duration %.0f s, %d threads, seed 0x%llx\n", secs,
+		       opt_threads, (unsigned long long)opt_seed);
+	ksft_print_msg("fuzz: calls %ld (%ld succeeded, %ld failed, %d undocumented)\n",
+		       atomic_load(&S->calls), atomic_load(&S->ok),
+		       atomic_load(&S->failed), atomic_load(&S->nbad));
+	line[0] = 0;
+	for (e = 0; e < NERRNO; e++) {
+		long c = atomic_load(&S->errnos[e]);
+		const char *name = e ? strerrorname_np(e) : "other";
+
+		if (c && n < (int)sizeof(line))
+			n += snprintf(line + n, sizeof(line) - n, " %s %ld",
+				      name ? name : "?", c);
+	}
+	ksft_print_msg("fuzz: errnos%s\n", n ? line : " none");
+	ksft_print_msg("fuzz: threads churned %ld, hotplug cycles %ld, rmmod attempts %ld (%ld won)\n",
+		       atomic_load(&S->threads), atomic_load(&S->hotplugs),
+		       atomic_load(&S->rmmods), atomic_load(&S->reloads));
+	ksft_print_msg("fuzz: maps %ld, closes %ld, forks %ld (%ld exec), binds %ld, overflow signals %ld (%ld restarts)\n",
+		       atomic_load(&S->maps), atomic_load(&S->closes),
+		       atomic_load(&S->forks), atomic_load(&S->execs),
+		       atomic_load(&S->binds), atomic_load(&S->signals),
+		       atomic_load(&S->restarts));
 }
 
 /* --- the test ----------------------------------------------------------- */
@@ -766,16 +810,7 @@ TEST_F_TIMEOUT(fuzz, random_calls, 3600)
 			close(fd);
 	}
 
-	TH_LOG("%ld calls in %.1f s: %ld succeeded, %ld failed as documented",
-	       atomic_load(&S->calls), now_sec() - t0, atomic_load(&S->ok),
-	       atomic_load(&S->failed) - atomic_load(&S->nbad));
-	TH_LOG("%ld maps, %ld closes, %ld forks (%ld exec), %ld binds, "
-	       "%ld overflow signals (%ld restarts), rmmod %ld times (%ld won)",
-	       atomic_load(&S->maps), atomic_load(&S->closes),
-	       atomic_load(&S->forks), atomic_load(&S->execs),
-	       atomic_load(&S->binds), atomic_load(&S->signals),
-	       atomic_load(&S->restarts), atomic_load(&S->rmmods),
-	       atomic_load(&S->reloads));
+	print_figures(now_sec() - t0);
 	for (i = 0; i < atomic_load(&S->nbad) && i < NBAD; i++)
 		TH_LOG("undocumented errno: %s", S->bad[i]);
 	EXPECT_EQ(0, atomic_load(&S->nbad))
