@@ -269,6 +269,9 @@ $(B)/selftests/pctx_test: $(B)/selftests/%: \
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
+# The tests that run the tools share their runner.
+$(B)/selftests/cputrack_test $(B)/selftests/stat_test: selftests/run_tool.h
+
 # Its call chain test follows frame pointers.
 $(B)/selftests/sample_test: CFLAGS += -fno-omit-frame-pointer
 
