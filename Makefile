@@ -140,7 +140,7 @@ lib: $(LIBS)
 
 # One set of objects for both libraries: position-independent, and
 # exporting only what lib/pctr.h marks PCTR_API.
-$(B)/lib/%.o: lib/%.c lib/pctr.h uapi/linux/pctr.h
+$(B)/lib/%.o: lib/%.c lib/pctr.h lib/pctr_internal.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
@@ -229,7 +229,7 @@ $(B)/tools/%: tools/%.c tools/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/p
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 
 # pctr load, unload and status (tools/admin.c): through libkmod.
-ADMIN_SRCS	:= tools/admin.c tools/admin.h
+ADMIN_SRCS	:= tools/admin.c tools/admin.h lib/pctr_internal.h
 ADMIN_LDLIBS	:= -lkmod
 
 # pctr(1) and its selfcheck, stat, record, report and admin subcommands
