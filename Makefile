@@ -244,13 +244,15 @@ $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
 		tools/stat.c tools/record.c tools/report.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
 		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf
 
-# cputrack and cpustat: libcpc, libpctx and the -c parser they share.
+# cputrack and cpustat: libcpc, libpctx, the -c parser and the setup
+# they share.
 $(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/%.c \
-		 tools/cpcspec.c tools/cpcspec.h $(B)/lib/libcpc.a \
+		 tools/cpcspec.c tools/cpcspec.h tools/cpctool.c tools/cpctool.h \
+		 $(B)/lib/libcpc.a \
 		 $(B)/lib/libpctr.a $(CPC_HDRS) lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ $< \
-		tools/cpcspec.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(LDFLAGS) $(CPC_LDLIBS)
+		tools/cpcspec.c tools/cpctool.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(LDFLAGS) $(CPC_LDLIBS)
 
 selftests: $(SELFTESTS)
 
