@@ -153,6 +153,13 @@ struct shared {
 static struct shared *S;
 static int in_child;		/* a forked child: leaves the pool alone */
 static double t_end;
+/*
+ * Every thread of the run waits here until all are made: on a slow
+ * guest, making 200 threads while the first ones already fuzz took the
+ * main thread longer than --seconds, and the rmmod racer and the
+ * hotplugger, made last, never ran.
+ */
+static pthread_barrier_t all_made;
 static int ncpu;
 static long psz;
 
@@ -620,6 +627,7 @@ static void *spawner(void *arg)
 	struct worker w;
 	pthread_t t;
 
+	pthread_barrier_wait(&all_made);
 	while (!stopping()) {
 		w.seed = rnd64(&seed);
 		w.calls = 100 + rnd(&seed, 2000);
@@ -634,6 +642,7 @@ static void *spawner(void *arg)
 /* rmmod all along: refused while in use; when it wins, load again. */
 static void *rmmod_racer(void *arg)
 {
+	pthread_barrier_wait(&all_made);
 	while (!stopping()) {
 		usleep(3000);
 		if (unload() == 0) {
@@ -658,6 +667,7 @@ static void *hotplugger(void *arg)
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
 		 ncpu - 1);
 	fd = open(path, O_WRONLY);
+	pthread_barrier_wait(&all_made);
 	if (fd < 0)
 		return NULL;
 	while (!stopping()) {
@@ -785,11 +795,12 @@ TEST_F_TIMEOUT(fuzz, random_calls, 3600)
 		atomic_store(&S->pool[i], -1);
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	psz = sysconf(_SC_PAGESIZE);
-	t_end = now_sec() + opt_seconds;
 	for (i = 1; i < 65; i++)
 		if (i != SIGKILL && i != SIGSTOP && i != 32 && i != 33)
 			on_siginfo(i, on_signal);
 
+	ASSERT_EQ(0, pthread_barrier_init(&all_made, NULL, nsp + racer +
+					  (opt_hotplug && ncpu > 1) + 1));
 	for (i = 0; i < nsp; i++)
 		ASSERT_EQ(0, pthread_create(&sp[i], NULL, spawner,
 					    (void *)(uintptr_t)i));
@@ -797,6 +808,9 @@ TEST_F_TIMEOUT(fuzz, random_calls, 3600)
 		ASSERT_EQ(0, pthread_create(&rm, NULL, rmmod_racer, NULL));
 	if (opt_hotplug && ncpu > 1)
 		ASSERT_EQ(0, pthread_create(&hp, NULL, hotplugger, NULL));
+	/* --seconds counts from here, all threads made. */
+	t_end = now_sec() + opt_seconds;
+	pthread_barrier_wait(&all_made);
 	for (i = 0; i < nsp; i++)
 		pthread_join(sp[i], NULL);
 	atomic_store(&S->stop, 1);
