@@ -140,7 +140,7 @@ lib: $(LIBS)
 
 # One set of objects for both libraries: position-independent, and
 # exporting only what lib/pctr.h marks PCTR_API.
-$(B)/lib/%.o: lib/%.c lib/pctr.h uapi/linux/pctr.h
+$(B)/lib/%.o: lib/%.c lib/pctr.h lib/pctr_internal.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
@@ -229,7 +229,7 @@ $(B)/tools/%: tools/%.c tools/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/p
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 
 # pctr load, unload and status (tools/admin.c): through libkmod.
-ADMIN_SRCS	:= tools/admin.c tools/admin.h
+ADMIN_SRCS	:= tools/admin.c tools/admin.h lib/pctr_internal.h
 ADMIN_LDLIBS	:= -lkmod
 
 # pctr(1) and its selfcheck, stat, record, report and admin subcommands
@@ -244,13 +244,15 @@ $(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
 		tools/stat.c tools/record.c tools/report.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
 		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf
 
-# cputrack and cpustat: libcpc, libpctx and the -c parser they share.
+# cputrack and cpustat: libcpc, libpctx, the -c parser and the setup
+# they share.
 $(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/%.c \
-		 tools/cpcspec.c tools/cpcspec.h $(B)/lib/libcpc.a \
+		 tools/cpcspec.c tools/cpcspec.h tools/cpctool.c tools/cpctool.h \
+		 $(B)/lib/libcpc.a \
 		 $(B)/lib/libpctr.a $(CPC_HDRS) lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ $< \
-		tools/cpcspec.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(LDFLAGS) $(CPC_LDLIBS)
+		tools/cpcspec.c tools/cpctool.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(LDFLAGS) $(CPC_LDLIBS)
 
 selftests: $(SELFTESTS)
 
@@ -268,6 +270,9 @@ $(B)/selftests/pctx_test: $(B)/selftests/%: \
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
+
+# The tests that run the tools share their runner.
+$(B)/selftests/cputrack_test $(B)/selftests/stat_test: selftests/run_tool.h
 
 # Its call chain test follows frame pointers.
 $(B)/selftests/sample_test: CFLAGS += -fno-omit-frame-pointer
@@ -330,20 +335,15 @@ SPARC64_SERIES ?= 6.1 6.12
 sparc64:
 	tools/vm/build-sparc64 $(SPARC64_SERIES)
 
-# Long fuzzing on every installed kernel: 10^6 calls, then ten minutes
-# with 200 threads and CPU hotplug (Documentation/testing.rst).
-SOAK_KERNELS ?= $(shell cd /lib/modules 2>/dev/null && for v in *; do \
-		  [ -f /boot/vmlinuz-$$v ] && [ -d $$v/build ] && echo $$v; done)
+# Long fuzzing (tools/soak, Documentation/testing.rst): 10^6 calls, then
+# ten minutes with 200 threads and CPU hotplug, on two vCPUs, then a
+# kmemleak scan; prints its figures.  On the debug kernel by default;
+# SOAK_KERNELS="debug 6.12.95+deb12-amd64" adds a production kernel
+# (without kmemleak there).  SOAK_CALLS, SOAK_SECONDS, SOAK_THREADS
+# shorten or lengthen it.
+SOAK_KERNELS ?= debug
 soak: userspace
-	@set -e; for k in $(SOAK_KERNELS); do \
-		echo "soak: $$k: 1000000 calls"; \
-		tools/vm/run --kernel $$k --timeout 7200 -- \
-			/pctr/selftests/fuzz_test --calls 1000000; \
-		echo "soak: $$k: 600 s, 200 threads, CPU hotplug"; \
-		tools/vm/run --kernel $$k --timeout 1800 -- \
-			/pctr/selftests/fuzz_test --seconds 600 --threads 200 \
-			--hotplug 1; \
-	done
+	tools/soak $(SOAK_KERNELS)
 
 install: install-user $(if $(filter 0,$(MODULE)),,modules_install)
 

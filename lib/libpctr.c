@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pctr.h"
+#include "pctr_internal.h"
 
 __thread unsigned long pctr_thread_id_;
 
@@ -196,8 +197,8 @@ static const char *pctr_device_path(void)
 	return dev && *dev ? dev : PCTR_DEVICE;
 }
 
-/* One line of a small file, without its newline; "" if unreadable. */
-static const char *pctr_read_line(const char *path, char *buf, size_t len)
+/* pctr_internal.h: for the tools too. */
+const char *pctr_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 
@@ -382,13 +383,5 @@ const char *pctr_strerror(int err)
 /* Why the backend has no counters, as the driver told sysfs. */
 const char *pctr_backend_reason(char *buf, unsigned int len)
 {
-	FILE *f = fopen("/sys/class/misc/pctr/reason", "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return buf;
-	if (fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return buf;
+	return pctr_read_line("/sys/class/misc/pctr/reason", buf, len);
 }

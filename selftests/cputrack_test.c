@@ -13,6 +13,7 @@
  * (../tools/).  Root: the module is reloaded with pmu=sim.
  */
 #include "pctr_test.h"
+#include "run_tool.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -26,61 +27,6 @@ RELOAD_FIXTURE(sim, "pmu=sim sim_div=1000");
 #define FORK_EXEC \
 	"sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; /bin/true; exit 0'"
 #define BUSY "sh -c 'i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done'"
-
-static char tools[4096];
-
-static const char *tools_dir(void)
-{
-	char *slash;
-	ssize_t n;
-
-	if (tools[0])
-		return tools;
-	n = readlink("/proc/self/exe", tools, sizeof(tools) - 32);
-	if (n < 0)
-		return ".";
-	tools[n] = '\0';
-	slash = strrchr(tools, '/');
-	if (slash)
-		*slash = '\0';
-	strcat(tools, "/../tools");
-	return tools;
-}
-
-/* "TOOL ARGS" through sh as @uid (0: as we are); stdout in @out. */
-static int run(uid_t uid, const char *tool, const char *args, char *out,
-	       size_t len)
-{
-	char cmd[8192];
-	size_t got = 0;
-	int p[2], st;
-	ssize_t n;
-	pid_t pid;
-
-	snprintf(cmd, sizeof(cmd), "%s/%s %s", tools_dir(), tool, args);
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		if (uid && (setgid(uid) || setuid(uid)))
-			_exit(99);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(98);
-	}
-	close(p[1]);
-	while (got + 1 < len && (n = read(p[0], out + got, len - 1 - got)) > 0)
-		got += n;
-	out[got] = '\0';
-	close(p[0]);
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 /* Line @i of @out (0-based) into @line; 0 if there is none. */
 static int nth_line(const char *out, unsigned int i, char *line, size_t len)
@@ -227,8 +173,10 @@ TEST_F(sim, fork_and_exec_followed_in_solaris_format)
 	int parent = 0, child = 0, last_exit_pid = 0;
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, run(0, "cputrack", "-f -e -T 0.1 -c sim_ticks,sim_ticks_div "
-			 FORK_EXEC " 2>&1", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_tool(0, "cputrack",
+			      "-f -e -T 0.1 -c sim_ticks,sim_ticks_div "
+			      FORK_EXEC " 2>&1", out, sizeof(out)))
+		TH_LOG("%s", out);
 	ASSERT_TRUE(nth_line(out, 0, line, sizeof(line)));
 	EXPECT_STREQ("   time    pid lwp      event      pic0      pic1 ", line);
 	for (i = 1; nth_line(out, i, line, sizeof(line)); i++) {
@@ -293,9 +241,9 @@ TEST_F(sim, exec_ends_tracking_without_e)
 	RETURN_IF_SKIPPED();
 	unlink("/tmp/cputrack_test.after");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, run(0, "cputrack", "-T 0 -c sim_ticks sh -c "
-			 "'exec sh -c \"sleep 0.3; echo ran >/tmp/cputrack_test.after\"' 2>&1",
-			 out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_tool(0, "cputrack", "-T 0 -c sim_ticks sh -c "
+			      "'exec sh -c \"sleep 0.3; echo ran >/tmp/cputrack_test.after\"' 2>&1",
+			      out, sizeof(out))) TH_LOG("%s", out);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	for (i = 1; nth_line(out, i, line, sizeof(line)); i++) {
 		ASSERT_TRUE(parse_tline(line, 1, 0, &t)) TH_LOG("'%s'", line);
@@ -321,8 +269,8 @@ TEST_F(sim, count_and_interval_honoured)
 	double last = -1;
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, run(0, "cputrack", "-N 3 -T 0.2 -c sim_ticks " BUSY
-			 " 2>&1", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_tool(0, "cputrack", "-N 3 -T 0.2 -c sim_ticks " BUSY
+			      " 2>&1", out, sizeof(out))) TH_LOG("%s", out);
 	ASSERT_TRUE(nth_line(out, 0, line, sizeof(line)));
 	EXPECT_STREQ("   time lwp      event      pic0 ", line);
 	for (i = 1; nth_line(out, i, line, sizeof(line)); i++) {
@@ -342,8 +290,9 @@ TEST_F(sim, count_and_interval_honoured)
 	EXPECT_EQ(3, nticks) TH_LOG("%s", out);
 
 	/* -T 0: no ticks, the exit line only; -n: no title. */
-	ASSERT_EQ(0, run(0, "cputrack", "-n -T 0 -c sim_ticks sh -c true 2>&1",
-			 out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_tool(0, "cputrack",
+			      "-n -T 0 -c sim_ticks sh -c true 2>&1",
+			      out, sizeof(out))) TH_LOG("%s", out);
 	ASSERT_TRUE(nth_line(out, 0, line, sizeof(line)));
 	ASSERT_TRUE(parse_tline(line, 1, 0, &t)) TH_LOG("'%s'", line);
 	EXPECT_STREQ("exit", t.event);
@@ -361,8 +310,8 @@ TEST_F(sim, sets_cycle_each_tick)
 	};
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, run(0, "cputrack", "-N 4 -T 0.1 -c pic0=sim_ticks -c sim_ticks_div,nouser,sys "
-			 BUSY " 2>&1", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_tool(0, "cputrack", "-N 4 -T 0.1 -c pic0=sim_ticks -c sim_ticks_div,nouser,sys "
+			      BUSY " 2>&1", out, sizeof(out))) TH_LOG("%s", out);
 	for (i = 1; nth_line(out, i, line, sizeof(line)); i++) {
 		ASSERT_TRUE(parse_tline(line, 1, 0, &t)) TH_LOG("'%s'", line);
 		if (strcmp(t.event, "tick"))
@@ -384,7 +333,7 @@ TEST_F(sim, output_file)
 	RETURN_IF_SKIPPED();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(args, sizeof(args), "-o %s/log -c sim_ticks true", dir);
-	ASSERT_EQ(0, run(0, "cputrack", args, out, sizeof(out)));
+	ASSERT_EQ(0, run_tool(0, "cputrack", args, out, sizeof(out)));
 	EXPECT_STREQ("", out);
 	snprintf(args, sizeof(args), "%s/log", dir);
 	ASSERT_EQ(0, read_text(args, buf, sizeof(buf)));
@@ -424,7 +373,7 @@ TEST_F(sim, attach_with_p)
 	usleep(200000);
 	snprintf(args, sizeof(args), "-N 2 -T 0.1 -c sim_ticks -p %d 2>&1",
 		 (int)pid);
-	EXPECT_EQ(0, run(0, "cputrack", args, out, sizeof(out)))
+	EXPECT_EQ(0, run_tool(0, "cputrack", args, out, sizeof(out)))
 		TH_LOG("%s", out);
 	for (i = 1; nth_line(out, i, line, sizeof(line)); i++) {
 		ASSERT_TRUE(parse_tline(line, 1, 0, &t)) TH_LOG("'%s'", line);
@@ -475,7 +424,7 @@ TEST_F(sim, bad_input_exit_2)
 		snprintf(args, sizeof(args), "%s %s 2>&1", bad[i].args,
 			 strcmp(bad[i].tool, "cputrack") ? "" :
 			 "touch /tmp/cputrack_test.ran");
-		EXPECT_EQ(2, run(0, bad[i].tool, args, out, sizeof(out)))
+		EXPECT_EQ(2, run_tool(0, bad[i].tool, args, out, sizeof(out)))
 			TH_LOG("%s %s: %s", bad[i].tool, args, out);
 		EXPECT_NE(NULL, strstr(out, bad[i].msg))
 			TH_LOG("%s %s: %s", bad[i].tool, args, out);
@@ -499,8 +448,9 @@ TEST_F(sim, cpustat_per_cpu_and_total)
 	double t;
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, run(0, "cpustat", "-c sim_ticks,sim_ticks_div 0.2 2 2>&1",
-			 out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_tool(0, "cpustat",
+			      "-c sim_ticks,sim_ticks_div 0.2 2 2>&1",
+			      out, sizeof(out))) TH_LOG("%s", out);
 	ASSERT_TRUE(nth_line(out, 0, line, sizeof(line)));
 	EXPECT_STREQ("   time cpu event      pic0      pic1 ", line);
 	for (i = 1; nth_line(out, i, line, sizeof(line)); i++) {
@@ -543,8 +493,8 @@ TEST_F(sim, cpustat_needs_cap_perfmon)
 	char out[8192];
 
 	RETURN_IF_SKIPPED();
-	EXPECT_EQ(1, run(USER_UID, "cpustat", "-c sim_ticks 0.1 1 2>&1", out,
-			 sizeof(out)));
+	EXPECT_EQ(1, run_tool(USER_UID, "cpustat", "-c sim_ticks 0.1 1 2>&1",
+			      out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "counting a CPU needs CAP_PERFMON"))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "setcap cap_perfmon+ep")) TH_LOG("%s", out);

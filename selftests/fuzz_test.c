@@ -43,6 +43,7 @@
 #define MAXTHREADS	256
 #define NBAD		20	/* undocumented errnos described */
 #define KERNEL_ADDR	0xffffffff81000000UL
+#define NERRNO		160	/* errnos counted by kind (Linux's end at 133) */
 
 static uint64_t opt_seed;
 static long opt_calls = 100000;
@@ -141,6 +142,9 @@ struct shared {
 	atomic_int	stop;
 	atomic_long	ok, failed, signals, restarts, maps, forks, execs;
 	atomic_long	binds, rmmods, reloads, closes;
+	atomic_long	threads;	/* worker threads started (churned) */
+	atomic_long	hotplugs;	/* CPU offline/online cycles */
+	atomic_long	errnos[NERRNO];	/* failed calls by errno */
 	atomic_int	nbad;
 	char		bad[NBAD][200];
 	atomic_int	pool[POOL];
@@ -149,6 +153,13 @@ struct shared {
 static struct shared *S;
 static int in_child;		/* a forked child: leaves the pool alone */
 static double t_end;
+/*
+ * Every thread of the run waits here until all are made: on a slow
+ * guest, making 200 threads while the first ones already fuzz took the
+ * main thread longer than --seconds, and the rmmod racer and the
+ * hotplugger, made last, never ran.
+ */
+static pthread_barrier_t all_made;
 static int ncpu;
 static long psz;
 
@@ -202,6 +213,7 @@ static void judge(long ret, const int *errs, const char *call,
 		return;
 	}
 	atomic_fetch_add(&S->failed, 1);
+	atomic_fetch_add(&S->errnos[e > 0 && e < NERRNO ? e : 0], 1);
 	if (!allowed(errs, e))
 		bad_errno(call, how, fd, e);
 }
@@ -615,11 +627,13 @@ static void *spawner(void *arg)
 	struct worker w;
 	pthread_t t;
 
+	pthread_barrier_wait(&all_made);
 	while (!stopping()) {
 		w.seed = rnd64(&seed);
 		w.calls = 100 + rnd(&seed, 2000);
 		if (pthread_create(&t, NULL, worker, &w))
 			break;
+		atomic_fetch_add(&S->threads, 1);
 		pthread_join(t, NULL);
 	}
 	return NULL;
@@ -628,6 +642,7 @@ static void *spawner(void *arg)
 /* rmmod all along: refused while in use; when it wins, load again. */
 static void *rmmod_racer(void *arg)
 {
+	pthread_barrier_wait(&all_made);
 	while (!stopping()) {
 		usleep(3000);
 		if (unload() == 0) {
@@ -652,6 +667,7 @@ static void *hotplugger(void *arg)
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
 		 ncpu - 1);
 	fd = open(path, O_WRONLY);
+	pthread_barrier_wait(&all_made);
 	if (fd < 0)
 		return NULL;
 	while (!stopping()) {
@@ -659,6 +675,8 @@ static void *hotplugger(void *arg)
 			usleep(20000);
 			if (write(fd, "1", 1) != 1)
 				bad_errno("CPU online", path, fd, errno);
+			else
+				atomic_fetch_add(&S->hotplugs, 1);
 		}
 		usleep(50000);
 	}
@@ -689,6 +707,42 @@ static void parse_args(int argc, char **argv)
 		opt_threads = 1;
 	if (opt_threads > MAXTHREADS)
 		opt_threads = MAXTHREADS;
+}
+
+/* --- the figures -------------------------------------------------------- */
+
+/*
+ * One "# fuzz: ..." line per figure on standard output, whatever the
+ * verdict, for make soak to collect (Documentation/testing.rst).
+ */
+static void print_figures(double secs)
+{
+	char line[1024];
+	int e, n = 0;
+
+	ksft_print_msg("fuzz: duration %.0f s, %d threads, seed 0x%llx\n", secs,
+		       opt_threads, (unsigned long long)opt_seed);
+	ksft_print_msg("fuzz: calls %ld (%ld succeeded, %ld failed, %d undocumented)\n",
+		       atomic_load(&S->calls), atomic_load(&S->ok),
+		       atomic_load(&S->failed), atomic_load(&S->nbad));
+	line[0] = 0;
+	for (e = 0; e < NERRNO; e++) {
+		long c = atomic_load(&S->errnos[e]);
+		const char *name = e ? strerrorname_np(e) : "other";
+
+		if (c && n < (int)sizeof(line))
+			n += snprintf(line + n, sizeof(line) - n, " %s %ld",
+				      name ? name : "?", c);
+	}
+	ksft_print_msg("fuzz: errnos%s\n", n ? line : " none");
+	ksft_print_msg("fuzz: threads churned %ld, hotplug cycles %ld, rmmod attempts %ld (%ld won)\n",
+		       atomic_load(&S->threads), atomic_load(&S->hotplugs),
+		       atomic_load(&S->rmmods), atomic_load(&S->reloads));
+	ksft_print_msg("fuzz: maps %ld, closes %ld, forks %ld (%ld exec), binds %ld, overflow signals %ld (%ld restarts)\n",
+		       atomic_load(&S->maps), atomic_load(&S->closes),
+		       atomic_load(&S->forks), atomic_load(&S->execs),
+		       atomic_load(&S->binds), atomic_load(&S->signals),
+		       atomic_load(&S->restarts));
 }
 
 /* --- the test ----------------------------------------------------------- */
@@ -741,11 +795,12 @@ TEST_F_TIMEOUT(fuzz, random_calls, 3600)
 		atomic_store(&S->pool[i], -1);
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	psz = sysconf(_SC_PAGESIZE);
-	t_end = now_sec() + opt_seconds;
 	for (i = 1; i < 65; i++)
 		if (i != SIGKILL && i != SIGSTOP && i != 32 && i != 33)
 			on_siginfo(i, on_signal);
 
+	ASSERT_EQ(0, pthread_barrier_init(&all_made, NULL, nsp + racer +
+					  (opt_hotplug && ncpu > 1) + 1));
 	for (i = 0; i < nsp; i++)
 		ASSERT_EQ(0, pthread_create(&sp[i], NULL, spawner,
 					    (void *)(uintptr_t)i));
@@ -753,6 +808,9 @@ TEST_F_TIMEOUT(fuzz, random_calls, 3600)
 		ASSERT_EQ(0, pthread_create(&rm, NULL, rmmod_racer, NULL));
 	if (opt_hotplug && ncpu > 1)
 		ASSERT_EQ(0, pthread_create(&hp, NULL, hotplugger, NULL));
+	/* --seconds counts from here, all threads made. */
+	t_end = now_sec() + opt_seconds;
+	pthread_barrier_wait(&all_made);
 	for (i = 0; i < nsp; i++)
 		pthread_join(sp[i], NULL);
 	atomic_store(&S->stop, 1);
@@ -766,16 +824,7 @@ TEST_F_TIMEOUT(fuzz, random_calls, 3600)
 			close(fd);
 	}
 
-	TH_LOG("%ld calls in %.1f s: %ld succeeded, %ld failed as documented",
-	       atomic_load(&S->calls), now_sec() - t0, atomic_load(&S->ok),
-	       atomic_load(&S->failed) - atomic_load(&S->nbad));
-	TH_LOG("%ld maps, %ld closes, %ld forks (%ld exec), %ld binds, "
-	       "%ld overflow signals (%ld restarts), rmmod %ld times (%ld won)",
-	       atomic_load(&S->maps), atomic_load(&S->closes),
-	       atomic_load(&S->forks), atomic_load(&S->execs),
-	       atomic_load(&S->binds), atomic_load(&S->signals),
-	       atomic_load(&S->restarts), atomic_load(&S->rmmods),
-	       atomic_load(&S->reloads));
+	print_figures(now_sec() - t0);
 	for (i = 0; i < atomic_load(&S->nbad) && i < NBAD; i++)
 		TH_LOG("undocumented errno: %s", S->bad[i]);
 	EXPECT_EQ(0, atomic_load(&S->nbad))

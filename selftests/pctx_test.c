@@ -325,6 +325,23 @@ static int set_all_events(pctx_t *pctx)
 			       PCTX_NULL_EVENT);
 }
 
+/*
+ * The "full" target under pctx_run() with every callback of
+ * set_all_events(), and @tick every @msec ms (none if 0), to its end:
+ * the callbacks must have found nothing wrong.
+ */
+static void run_full(struct __test_metadata *_metadata, unsigned int msec,
+		     int (*tick)(pctx_t *, pid_t, id_t, void *))
+{
+	pctx_t *pctx = start("full");
+
+	ASSERT_NE(NULL, pctx) TH_LOG("%s: %s", last_fn, last_msg);
+	ASSERT_EQ(0, set_all_events(pctx));
+	EXPECT_EQ(0, pctx_run(pctx, msec, 0, tick));
+	pctx_release(pctx);
+	ASSERT_EQ(0, rec->errors) TH_LOG("%s", rec->why);
+}
+
 FIXTURE(libpctx) {
 	char		params[256];
 };
@@ -404,15 +421,9 @@ TEST_F_TIMEOUT(libpctx, callbacks, 120)
 {
 	uint64_t min = 40 * khz;	/* ticks in 40 ms: well under 60 */
 	pid_t pid;
-	pctx_t *pctx;
 	int i, a, b, x;
 
-	pctx = start("full");
-	ASSERT_NE(NULL, pctx) TH_LOG("%s: %s", last_fn, last_msg);
-	ASSERT_EQ(0, set_all_events(pctx));
-	EXPECT_EQ(0, pctx_run(pctx, 20, 0, c_tick));
-	pctx_release(pctx);
-	ASSERT_EQ(0, rec->errors) TH_LOG("%s", rec->why);
+	run_full(_metadata, 20, c_tick);
 
 	if (count(EV_CREATE, 0) != 2 || find(0, EV_FORK, 0) < 0)
 		dump(_metadata);
@@ -488,16 +499,10 @@ TEST_F_TIMEOUT(libpctx, callbacks, 120)
 TEST_F_TIMEOUT(libpctx, follow_fork, 120)
 {
 	pid_t child;
-	pctx_t *pctx;
 	int i, init = -1, fini = -1, ex = -1;
 
 	follow = 1;
-	pctx = start("full");
-	ASSERT_NE(NULL, pctx) TH_LOG("%s: %s", last_fn, last_msg);
-	ASSERT_EQ(0, set_all_events(pctx));
-	EXPECT_EQ(0, pctx_run(pctx, 0, 0, NULL));
-	pctx_release(pctx);
-	ASSERT_EQ(0, rec->errors) TH_LOG("%s", rec->why);
+	run_full(_metadata, 0, NULL);
 	i = find(0, EV_FORK, 0);
 	ASSERT_LE(0, i);
 	child = rec->e[i].arg;
@@ -536,7 +541,6 @@ TEST_F_TIMEOUT(libpctx, follow_fork, 120)
 TEST_F_TIMEOUT(libpctx, rotation, 120)
 {
 	int i, n0 = 0, n1 = 0;
-	pctx_t *pctx;
 
 	/*
 	 * Threads that spin, and one blocked in pthread_join() and
@@ -544,12 +548,7 @@ TEST_F_TIMEOUT(libpctx, rotation, 120)
 	 * return to user space, which a blocked one does not reach.
 	 */
 	rotate = 1;
-	pctx = start("full");
-	ASSERT_NE(NULL, pctx) TH_LOG("%s: %s", last_fn, last_msg);
-	ASSERT_EQ(0, set_all_events(pctx));
-	EXPECT_EQ(0, pctx_run(pctx, 20, 0, c_tick));
-	pctx_release(pctx);
-	ASSERT_EQ(0, rec->errors) TH_LOG("%s", rec->why);
+	run_full(_metadata, 20, c_tick);
 	for (i = 0; i < rec->n; i++) {
 		if (rec->e[i].ev != EV_TICK)
 			continue;

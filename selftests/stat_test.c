@@ -8,6 +8,7 @@
  * (../tools/pctr).  Root: the module is reloaded with pmu=sim.
  */
 #include "pctr_test.h"
+#include "run_tool.h"
 
 #include <pthread.h>
 #include <sys/stat.h>
@@ -63,61 +64,10 @@ RELOAD_FIXTURE(sim, "pmu=sim sim_div=1000");
 /* A busy command of a few hundred milliseconds under TCG. */
 #define BUSY	"sh -c 'i=0; while [ $i -lt 6000 ]; do i=$((i+1)); done'"
 
-static char pctr_bin[4096];
-
-static const char *pctr_path(void)
-{
-	char *slash;
-	ssize_t n;
-
-	if (pctr_bin[0])
-		return pctr_bin;
-	n = readlink("/proc/self/exe", pctr_bin, sizeof(pctr_bin) - 32);
-	if (n < 0)
-		return "pctr";
-	pctr_bin[n] = '\0';
-	slash = strrchr(pctr_bin, '/');
-	if (slash)
-		*slash = '\0';
-	strcat(pctr_bin, "/../tools/pctr");
-	return pctr_bin;
-}
-
-/*
- * Run "pctr ARGS" through sh as @uid (0: as we are), its standard output
- * in @out; its exit status, or -1.
- */
+/* "pctr ARGS" as @uid, its standard output in @out (run_tool.h). */
 static int run(uid_t uid, const char *args, char *out, size_t len)
 {
-	char cmd[8192];
-	size_t got = 0;
-	int p[2], st;
-	ssize_t n;
-	pid_t pid;
-
-	snprintf(cmd, sizeof(cmd), "%s %s", pctr_path(), args);
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		if (uid && (setgid(uid) || setuid(uid)))
-			_exit(99);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(98);
-	}
-	close(p[1]);
-	while (got + 1 < len && (n = read(p[0], out + got, len - 1 - got)) > 0)
-		got += n;
-	out[got] = '\0';
-	close(p[0]);
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return run_tool(uid, "pctr", args, out, len);
 }
 
 /* The -x line whose second field is @name: its fields, or 0. */

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "pctr_internal.h"
 
 #define SYSMOD	"/sys/module/pctr"
 #define SYSDEV	"/sys/class/misc/pctr"
@@ -56,20 +57,6 @@ static int admin_usage(FILE *f, int status)
 		"  status  the module, its parameters, backend, counters and users\n"
 		"See pctr(1) and Documentation/admin.rst.\n", prog, prog, prog);
 	return status;
-}
-
-/* One line of a sysfs file, without its newline; "" if unreadable. */
-static const char *read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return buf;
-	if (fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static int is_loaded(void)
@@ -417,7 +404,7 @@ static int device_users(char *buf, size_t len)
 		if (!hit)
 			continue;
 		snprintf(fp, sizeof(fp), "/proc/%s/comm", p->d_name);
-		read_line(fp, comm, sizeof(comm));
+		pctr_read_line(fp, comm, sizeof(comm));
 		if (strlen(buf) + strlen(comm) + 32 < len)
 			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s (%s)",
 				 users ? ", " : "", p->d_name, comm);
@@ -440,8 +427,8 @@ static void tell_users(int refcnt)
 	else if (geteuid())
 		fprintf(stderr, "%s: (run as root to see which processes have /dev/pctr open)\n",
 			prog);
-	read_line(SYSDEV "/contexts", ctx, sizeof(ctx));
-	read_line(SYSDEV "/cpu_bindings", bind, sizeof(bind));
+	pctr_read_line(SYSDEV "/contexts", ctx, sizeof(ctx));
+	pctr_read_line(SYSDEV "/cpu_bindings", bind, sizeof(bind));
 	if (ctx[0] || bind[0])
 		fprintf(stderr, "%s: counter contexts: %s, CPU bindings: %s\n",
 			prog, ctx[0] ? ctx : "?", bind[0] ? bind : "?");
@@ -506,7 +493,7 @@ static void show_params(void)
 		if (names[i]->d_name[0] != '.') {
 			snprintf(path, sizeof(path), SYSMOD "/parameters/%s",
 				 names[i]->d_name);
-			read_line(path, val, sizeof(val));
+			pctr_read_line(path, val, sizeof(val));
 			printf(" %s=%s", names[i]->d_name, val);
 			if (!strcmp(names[i]->d_name, "dev_mode"))
 				printf(" (%#o)", (unsigned int)strtoul(val, NULL, 10));
@@ -568,31 +555,31 @@ static int cmd_status(int argc, char **argv)
 			       "available", u.release);
 		return EXIT_NOT_LOADED;
 	}
-	read_line(SYSMOD "/initstate", state, sizeof(state));
-	read_line(SYSMOD "/refcnt", refcnt, sizeof(refcnt));
+	pctr_read_line(SYSMOD "/initstate", state, sizeof(state));
+	pctr_read_line(SYSMOD "/refcnt", refcnt, sizeof(refcnt));
 	printf("%-12s pctr %s, %s reference(s)", "module",
 	       state[0] ? state : "loaded", refcnt[0] ? refcnt : "?");
-	if (read_line(SYSMOD "/srcversion", buf, sizeof(buf))[0])
+	if (pctr_read_line(SYSMOD "/srcversion", buf, sizeof(buf))[0])
 		printf(", srcversion %s", buf);
 	printf("\n");
 	show_params();
 	show_device();
 	printf("%-12s %s\n", "backend",
-	       read_line(SYSDEV "/backend", buf, sizeof(buf)));
+	       pctr_read_line(SYSDEV "/backend", buf, sizeof(buf)));
 	printf("%-12s %s\n", "counters",
-	       read_line(SYSDEV "/counters", buf, sizeof(buf)));
-	if (read_line(SYSDEV "/reason", buf, sizeof(buf))[0])
+	       pctr_read_line(SYSDEV "/counters", buf, sizeof(buf)));
+	if (pctr_read_line(SYSDEV "/reason", buf, sizeof(buf))[0])
 		printf("%-12s %s\n", "reason", buf);
-	taken = atoi(read_line(SYSDEV "/taken", buf, sizeof(buf)));
+	taken = atoi(pctr_read_line(SYSDEV "/taken", buf, sizeof(buf)));
 	printf("%-12s %s\n", "pmu",
 	       taken ? "held by pctr (perf and the NMI watchdog cannot use the counters)" :
 		       "not held (taken when a thread first counts)");
 	printf("%-12s %s\n", "contexts",
-	       read_line(SYSDEV "/contexts", buf, sizeof(buf)));
+	       pctr_read_line(SYSDEV "/contexts", buf, sizeof(buf)));
 	printf("%-12s %s\n", "cpu_bindings",
-	       read_line(SYSDEV "/cpu_bindings", buf, sizeof(buf)));
+	       pctr_read_line(SYSDEV "/cpu_bindings", buf, sizeof(buf)));
 	printf("%-12s %s\n", "failures",
-	       read_line(SYSDEV "/failures", buf, sizeof(buf)));
+	       pctr_read_line(SYSDEV "/failures", buf, sizeof(buf)));
 	if (ctx)
 		kmod_unref(ctx);
 	return 0;

@@ -32,7 +32,7 @@
 
 #include <libcpc.h>
 
-#include "cpcspec.h"
+#include "cpctool.h"
 
 static struct {
 	int		dotitle, dotick, dosoaker;
@@ -61,12 +61,6 @@ static int ncpus;
 /* All bound (or failed) before the first interval starts. */
 static pthread_barrier_t bound;
 static int bind_failed;
-
-static void __attribute__((noreturn)) oom(void)
-{
-	fprintf(stderr, "%s: out of memory\n", spec_prog);
-	exit(1);
-}
 
 static void print_title(void)
 {
@@ -193,7 +187,7 @@ static int online_cpus(int **list)
 		return -1;
 	*list = calloc(CPU_COUNT_S(size, m) + 1, sizeof(**list));
 	if (!*list)
-		oom();
+		cpctool_oom();
 	for (i = 0; i < max; i++)
 		if (CPU_ISSET_S(i, size, m))
 			(*list)[n++] = i;
@@ -234,10 +228,7 @@ static int parse_args(int argc, char **argv, double *period, int *doperiod)
 		case 'D':
 			break;
 		case 'c':
-			texts = realloc(texts, (ntexts + 1) * sizeof(*texts));
-			if (!texts)
-				oom();
-			texts[ntexts++] = optarg;
+			cpctool_add_spec(&texts, &ntexts, optarg);
 			break;
 		case 'n':
 			o.dotitle = 0;
@@ -321,31 +312,18 @@ int main(int argc, char **argv)
 	unsigned int s;
 	double period = 0;
 
-	spec_prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	cpctool_init(argv[0]);
 	o.msec = 5000;
 	o.nsamples = UINT_MAX;
 	o.dotitle = 1;
 	if (parse_args(argc, argv, &period, &doperiod))
 		return print_help(stderr, 2);
 	/* The device only now: usage errors and -h need none. */
-	cpc = cpc_open(CPC_VER_CURRENT);
-	if (!cpc) {
-		fprintf(stderr, "%s: cannot access performance counters - %s\n",
-			spec_prog, strerror(errno));
-		if (errno == ENOTSUP)
-			fprintf(stderr, "%s: is the pctr module loaded, with counters? (sudo modprobe pctr; pctr info)\n",
-				spec_prog);
+	cpc = cpctool_open("performance counters", 0);
+	if (!cpc)
 		return 1;
-	}
-	cpc_seterrhndlr(cpc, spec_errfn);
-	specs = calloc(ntexts, sizeof(*specs));
-	if (!specs)
-		oom();
-	for (s = 0; s < ntexts; s++) {
-		if (cpcspec_parse(cpc, texts[s], &specs[o.nsets]))
-			return print_help(stderr, 2);
-		o.nsets++;
-	}
+	if (cpctool_parse(cpc, texts, ntexts, &specs, &o.nsets))
+		return print_help(stderr, 2);
 	if (doperiod) {
 		double rest = period * 1000.0 - (double)o.msec * o.nsets;
 
@@ -362,27 +340,14 @@ int main(int argc, char **argv)
 	}
 	cpus = calloc(ncpus, sizeof(*cpus));
 	if (!cpus)
-		oom();
+		cpctool_oom();
 	for (i = 0; i < ncpus; i++) {
 		struct cpustate *cs = &cpus[i];
 
 		cs->cpu = list[i];
-		cs->set = calloc(o.nsets, sizeof(*cs->set));
-		cs->acc = calloc(o.nsets, sizeof(*cs->acc));
-		cs->prev = calloc(o.nsets, sizeof(*cs->prev));
-		cs->scr = calloc(o.nsets, sizeof(*cs->scr));
-		if (!cs->set || !cs->acc || !cs->prev || !cs->scr)
-			oom();
-		for (s = 0; s < o.nsets; s++) {
-			cs->set[s] = cpcspec_set(cpc, &specs[s]);
-			if (!cs->set[s])
-				return 1;
-			cs->acc[s] = cpc_buf_create(cpc, cs->set[s]);
-			cs->prev[s] = cpc_buf_create(cpc, cs->set[s]);
-			cs->scr[s] = cpc_buf_create(cpc, cs->set[s]);
-			if (!cs->acc[s] || !cs->prev[s] || !cs->scr[s])
-				oom();
-		}
+		if (cpctool_sets(cpc, specs, o.nsets, &cs->set, &cs->acc,
+				 &cs->prev, &cs->scr))
+			return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGINT, on_signal);
@@ -424,7 +389,7 @@ int main(int argc, char **argv)
 		cpc_buf_t *tot = cpc_buf_create(cpc, cpus[0].set[s]);
 
 		if (!tot)
-			oom();
+			cpctool_oom();
 		for (i = 0; i < ncpus; i++)
 			cpc_buf_add(cpc, tot, tot, cpus[i].acc[s]);
 		if (!cpc_buf_hrtime(cpc, tot))

@@ -31,7 +31,7 @@
 #include <libcpc.h>
 #include <libpctx.h>
 
-#include "cpcspec.h"
+#include "cpctool.h"
 
 static struct {
 	int		verbose, dotitle, dotick, followfork, followexec;
@@ -61,32 +61,11 @@ struct pstate {
 	int		failed;
 };
 
-static void __attribute__((noreturn)) oom(void)
-{
-	fprintf(stderr, "%s: out of memory\n", spec_prog);
-	exit(1);
-}
-
 static void grp_init(struct grp *g)
 {
-	unsigned int i;
-
-	g->set = calloc(o.nsets, sizeof(*g->set));
-	g->acc = calloc(o.nsets, sizeof(*g->acc));
-	g->prev = calloc(o.nsets, sizeof(*g->prev));
-	g->scr = calloc(o.nsets, sizeof(*g->scr));
-	if (!g->set || !g->acc || !g->prev || !g->scr)
-		oom();
-	for (i = 0; i < o.nsets; i++) {
-		g->set[i] = cpcspec_set(cpc, &specs[i]);
-		if (!g->set[i])
-			exit(1);
-		g->acc[i] = cpc_buf_create(cpc, g->set[i]);
-		g->prev[i] = cpc_buf_create(cpc, g->set[i]);
-		g->scr[i] = cpc_buf_create(cpc, g->set[i]);
-		if (!g->acc[i] || !g->prev[i] || !g->scr[i])
-			oom();
-	}
+	if (cpctool_sets(cpc, specs, o.nsets, &g->set, &g->acc, &g->prev,
+			 &g->scr))
+		exit(1);
 	g->cur = 0;
 	g->bound = 0;
 }
@@ -112,7 +91,7 @@ static struct grp *lwp_grp(struct pstate *st, id_t lwpid)
 	if ((unsigned int)lwpid > st->nlwps) {
 		st->lwps = realloc(st->lwps, lwpid * sizeof(*st->lwps));
 		if (!st->lwps)
-			oom();
+			cpctool_oom();
 		for (i = st->nlwps; i < (unsigned int)lwpid; i++)
 			st->lwps[i].set = NULL;
 		st->nlwps = lwpid;
@@ -471,7 +450,7 @@ int main(int argc, char **argv)
 	long n;
 	pctx_t *pctx;
 
-	spec_prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	cpctool_init(argv[0]);
 	o.msec = 1000;
 	o.dotitle = 1;
 	o.log = stdout;
@@ -521,10 +500,7 @@ int main(int argc, char **argv)
 			outfile = optarg;
 			break;
 		case 'c':
-			texts = realloc(texts, (ntexts + 1) * sizeof(*texts));
-			if (!texts)
-				oom();
-			texts[ntexts++] = optarg;
+			cpctool_add_spec(&texts, &ntexts, optarg);
 			break;
 		case 'p':
 			n = strtol(optarg, &end, 10);
@@ -554,17 +530,9 @@ int main(int argc, char **argv)
 	}
 	/* The device only now: usage errors and -h need none. */
 	if (!errs && (ntexts || help)) {
-		cpc = cpc_open(CPC_VER_CURRENT);
-		if (!cpc && !help) {
-			fprintf(stderr, "%s: cannot access performance counter library - %s\n",
-				spec_prog, strerror(errno));
-			if (errno == ENOTSUP)
-				fprintf(stderr, "%s: is the pctr module loaded, with counters? (sudo modprobe pctr; pctr info)\n",
-					spec_prog);
+		cpc = cpctool_open("performance counter library", help);
+		if (!cpc && !help)
 			return 1;
-		}
-		if (cpc)
-			cpc_seterrhndlr(cpc, spec_errfn);
 	}
 	if (help) {
 		print_help(stdout, 0);
@@ -574,15 +542,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	specs = calloc(ntexts + 1, sizeof(*specs));
-	if (!specs)
-		oom();
-	for (c = 0; !errs && c < (int)ntexts; c++) {
-		if (cpcspec_parse(cpc, texts[c], &specs[o.nsets]))
-			errs++;
-		else
-			o.nsets++;
-	}
+	if (!errs && cpctool_parse(cpc, texts, ntexts, &specs, &o.nsets))
+		errs++;
 	if (!errs && !o.nsets)
 		fprintf(stderr, "%s: no events: give them with -c\n", spec_prog);
 	if (errs || !o.nsets || (argc == optind && !o.pid) ||

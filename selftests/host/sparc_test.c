@@ -73,6 +73,28 @@ static int program(struct ctx *c, unsigned int slot, u64 fn)
 	return pctr_pmu.ops->check_set(&pctr_pmu, c->fn, c->hw.mask);
 }
 
+/*
+ * The programming most tests count with, in user mode: event 0x1 on
+ * slot 0 and, when @nslots is 2, event 0x0 on slot 1.
+ */
+static int program_user(struct ctx *c, unsigned int nslots)
+{
+	int ret = program(c, 0, 0x1 | PCTR_U | PCTR_EN);
+
+	if (!ret && nslots > 1)
+		ret = program(c, 1, 0x0 | PCTR_U | PCTR_EN);
+	return ret;
+}
+
+/* A fresh @kind model, and @c programmed by program_user(). */
+static int load_programmed(struct sparc_model *m, enum pctr_sparc_kind kind,
+			   struct ctx *c, unsigned int nslots)
+{
+	int ret = load(m, kind);
+
+	return ret ? ret : program_user(c, nslots);
+}
+
 static void start(struct ctx *c)
 {
 	unsigned int s;
@@ -309,7 +331,7 @@ TEST(priv_clear_only_while_counting)
 	ASSERT_EQ(0, pctr_pmu.ops->reserve(&pctr_pmu));
 	m.user = true;
 	EXPECT_EQ(-1, smodel_user_rd_pic(&m, &v));
-	ASSERT_EQ(0, program(&c, 0, 0x1 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, program_user(&c, 1));
 	start(&c);
 	EXPECT_EQ(0, m.pcr & PCTR_SPARC_PCR_PRIV);
 	smodel_event(&m, 1, 1, 1234);
@@ -367,9 +389,7 @@ TEST(other_contexts_scrubbed)
 	struct ctx a = {}, b = {};
 	u64 v;
 
-	ASSERT_EQ(0, load(&m, PCTR_SPARC_US12));
-	ASSERT_EQ(0, program(&a, 0, 0x1 | PCTR_U | PCTR_EN));
-	ASSERT_EQ(0, program(&a, 1, 0x0 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, load_programmed(&m, PCTR_SPARC_US12, &a, 2));
 	start(&a);
 	m.user = true;
 	smodel_event(&m, 1, 1, 0x1234567);
@@ -377,7 +397,7 @@ TEST(other_contexts_scrubbed)
 	stop(&a);
 	EXPECT_NE(0, m.pic);
 	/* b counts in slot 0 only: PIC1 must not show a's cycles. */
-	ASSERT_EQ(0, program(&b, 0, 0x1 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, program_user(&b, 1));
 	start(&b);
 	ASSERT_EQ(0, smodel_user_rd_pic(&m, &v));
 	EXPECT_EQ(0, v);
@@ -394,8 +414,7 @@ TEST(modes_are_honoured)
 	struct sparc_model m;
 	struct ctx c = {};
 
-	ASSERT_EQ(0, load(&m, PCTR_SPARC_US12));
-	ASSERT_EQ(0, program(&c, 0, 0x1 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, load_programmed(&m, PCTR_SPARC_US12, &c, 1));
 	start(&c);
 	m.user = false;
 	smodel_event(&m, 1, 1, 500);
@@ -411,8 +430,7 @@ TEST(disabled_slot_counts_nothing)
 	struct sparc_model m;
 	struct ctx c = {};
 
-	ASSERT_EQ(0, load(&m, PCTR_SPARC_US12));
-	ASSERT_EQ(0, program(&c, 0, 0x1 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, load_programmed(&m, PCTR_SPARC_US12, &c, 1));
 	ASSERT_EQ(0, program(&c, 1, 0x1 | PCTR_U));
 	start(&c);
 	m.user = true;
@@ -453,9 +471,7 @@ TEST(fold_through_the_registers)
 	u64 truth = 0, n;
 	unsigned int i;
 
-	ASSERT_EQ(0, load(&m, PCTR_SPARC_US12));
-	ASSERT_EQ(0, program(&c, 0, 0x1 | PCTR_U | PCTR_EN));
-	ASSERT_EQ(0, program(&c, 1, 0x0 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, load_programmed(&m, PCTR_SPARC_US12, &c, 2));
 	m.user = true;
 	start(&c);
 	for (i = 0; i < 64; i++) {
@@ -496,7 +512,7 @@ TEST(us3_wrap_interrupt_claimed_and_folded)
 	ASSERT_EQ(0, pctr_pmu.ops->reserve(&pctr_pmu));
 	smodel_fold = ovf_fold;
 	ovf_ctx = &c;
-	ASSERT_EQ(0, program(&c, 0, 0x1 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, program_user(&c, 1));
 	c.sum[0] = 0xfffffff0ULL;	/* 16 events from the wrap */
 	m.user = true;
 	start(&c);
@@ -528,8 +544,7 @@ TEST(us12_wrap_raises_nothing)
 	struct sparc_model m;
 	struct ctx c = {};
 
-	ASSERT_EQ(0, load(&m, PCTR_SPARC_US12));
-	ASSERT_EQ(0, program(&c, 0, 0x1 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, load_programmed(&m, PCTR_SPARC_US12, &c, 1));
 	c.sum[0] = 0xfffffff0ULL;
 	m.user = true;
 	start(&c);
@@ -570,9 +585,8 @@ TEST(raw_pic_reads_survive_switches)
 
 	ASSERT_EQ(0, load(&m, PCTR_SPARC_US12));
 	EXPECT_TRUE(pctr_pmu.flags & PCTR_PMU_RAW_SUM);
-	ASSERT_EQ(0, program(&a, 0, 0x1 | PCTR_U | PCTR_EN));
-	ASSERT_EQ(0, program(&a, 1, 0x0 | PCTR_U | PCTR_EN));
-	ASSERT_EQ(0, program(&b, 0, 0x1 | PCTR_U | PCTR_EN));
+	ASSERT_EQ(0, program_user(&a, 2));
+	ASSERT_EQ(0, program_user(&b, 1));
 	m.user = true;
 	start(&a);
 	smodel_event(&m, 1, 0, 100);
