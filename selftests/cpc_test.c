@@ -1419,11 +1419,14 @@ TEST_F(cpc, inherit_to_threads)
 	 * Its count follows its own CPU time, not the thread's.  Creating
 	 * and joining the thread takes the binder little CPU time on an
 	 * idle host, but under load it was seen to count more than half
-	 * the thread's: so compare with its own CPU time as well.
+	 * the thread's: so compare with its own CPU time as well, loosely
+	 * (on a busy host the count, TSC time while it runs, was seen at
+	 * 11.3 ms for 6.9 ms of CPU time; the thread's 200 ms would be far
+	 * above).
 	 */
 	TH_LOG("binder: %.1f ms counted in %.1f ms of its CPU time",
 	       (m1 - m0) / (double)self->khz, mine * 1e3);
-	EXPECT_LT((m1 - m0) / (double)self->khz, mine * 1e3 * 1.2 + 1);
+	EXPECT_LT((m1 - m0) / (double)self->khz, mine * 1e3 * 2 + 20);
 	EXPECT_LT(m1 - m0, b0 - PRE0);
 	/* Its preset is untouched by the thread's. */
 	cpc_walk_requests(self->cpc, self->set, &a0, note_preset0);

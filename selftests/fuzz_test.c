@@ -68,7 +68,7 @@ static int opt_hotplug;
 			ENOMEM, EACCES
 
 enum arg { A_NONE, A_SLOT_FN, A_PCTRST, A_INFO, A_PCR, A_PRESET, A_EVENT,
-	   A_BIND, A_OPTS };
+	   A_BIND, A_OPTS, A_RING, A_SAMPLE };
 
 /* One command: its argument, and the errnos abi.rst gives it. */
 struct rule {
@@ -99,6 +99,13 @@ static const struct rule rules[] = {
 	{ "PCIOCRESTART", PCIOCRESTART, A_NONE, { E_ANY, E_PROG } },
 	{ "PCIOCENABLE", PCIOCENABLE, A_NONE, { E_ANY, E_PROG } },
 	{ "PCIOCDISABLE", PCIOCDISABLE, A_NONE, { E_ANY, E_PROG } },
+	/* The SPARC PCR as one word: EOPNOTSUPP on x86 and the sim. */
+	{ "PCIOCGETPCR64", PCIOCGETPCR64, A_SLOT_FN,
+	  { E_ANY, EAGAIN, EOPNOTSUPP } },
+	{ "PCIOCSETPCR64", PCIOCSETPCR64, A_SLOT_FN, { E_ANY, E_PROG } },
+	/* Sampling: the ring once per descriptor, then a slot into it. */
+	{ "PCIOCRING", PCIOCRING, A_RING, { E_ANY, E_PROG } },
+	{ "PCIOCSAMPLE", PCIOCSAMPLE, A_SAMPLE, { E_ANY, E_PROG, ENXIO } },
 	/*
 	 * PCIOCS64(n) (and PCIOCS(n), its low half) for every n; slots that
 	 * do not exist are EINVAL.
@@ -284,6 +291,8 @@ static void valid_arg(uint64_t *s, enum arg arg, void *p, pid_t target)
 	struct pctr_bind *b = p;
 	struct pctr_opts *o = p;
 	struct pctr_pcr *pcr = p;
+	struct pctr_ring_attr *ra = p;
+	struct pctr_sample_attr *sa = p;
 	static const int signos[] = { 0, SIGIO, SIGUSR1, SIGUSR2, 64, 65,
 				      SIGKILL, SIGSTOP, -1 };
 	unsigned int i;
@@ -316,6 +325,19 @@ static void valid_arg(uint64_t *s, enum arg arg, void *p, pid_t target)
 		b->pb_fn[FIX_DIV] = rnd(s, 2) ? FIXFN : some_fn(s, 1);
 		b->pb_preset[0] = rnd(s, 4) ? 0 : rnd64(s);
 		b->pb_flags = rnd(s, 10) ? 0 : 1;
+		break;
+	case A_RING:
+		ra->ra_pages = rnd(s, 8) ? 1U << rnd(s, 4) : (uint32_t)rnd64(s);
+		ra->ra_watermark = rnd(s, 2) ? 0 : rnd(s, 1 << 16);
+		ra->ra_reserved[0] = rnd(s, 10) ? 0 : 1;
+		break;
+	case A_SAMPLE:
+		sa->sa_slot = some_slot(s);
+		sa->sa_flags = rnd(s, 8) ? rnd(s, 4) : (uint32_t)rnd64(s);
+		sa->sa_fn = some_fn(s, 0);
+		sa->sa_period = rnd(s, 4) ? 1000 + rnd(s, 100000) : rnd64(s);
+		sa->sa_depth = rnd(s, 200);
+		sa->sa_reserved0 = rnd(s, 10) ? 0 : 1;
 		break;
 	case A_OPTS:
 		o->po_flags = rnd(s, 4) ? rnd(s, 2) : rnd64(s);
