@@ -11,6 +11,7 @@
  * On the simulated PMU (reloaded: root).
  */
 #include "pctr_test.h"
+#include "run_tool.h"
 
 #include <linux/perf_event.h>
 #include <sys/mman.h>
@@ -310,54 +311,17 @@ TEST_F(sys, unload_while_set)
 	EXPECT_TRUE(st_clean(&st));
 }
 
-/*
- * Run @prog (a path from this test's directory) with @args by the shell,
- * as @uid (-1: as we are); its output in @out, its exit status back.
- */
-static int run_as(int uid, const char *prog, const char *args, char *out,
+/* Run @prog (a path from this test's directory); all its output. */
+static int run_as(uid_t uid, const char *prog, const char *args, char *out,
 		  size_t len)
 {
-	char self[4096], cmd[4608], *slash;
-	size_t got = 0;
-	int p[2], st;
-	ssize_t n;
-	pid_t pid;
-
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0 || pipe(p))
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(cmd, sizeof(cmd), "%s/%s %s", self, prog, args);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (uid >= 0 && (setresgid(uid, uid, uid) ||
-				 setresuid(uid, uid, uid)))
-			_exit(125);
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(126);
-	}
-	close(p[1]);
-	while (got + 1 < len && (n = read(p[0], out + got, len - 1 - got)) > 0)
-		got += n;
-	out[got] = '\0';
-	close(p[0]);
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return run_in(self_dir(), uid, RUN_STDERR, prog, args, out, len);
 }
 
 static int run_beside(const char *prog, const char *args, char *out,
 		      size_t len)
 {
-	return run_as(-1, prog, args, out, len);
+	return run_as(0, prog, args, out, len);
 }
 
 /* " ctrN = value" of @out, or -1. */
@@ -544,6 +508,17 @@ static int x86_backend(int fd)
 	       info.pi_backend_id == PCTR_BACKEND_AMD;
 }
 
+/* Branches retired, a general-counter event: Intel 0xc4, AMD 0xc2. */
+static unsigned int branch_event(int fd)
+{
+	struct pctr_info info;
+
+	if (!pctr_get_info(fd, &info) &&
+	    info.pi_backend_id == PCTR_BACKEND_AMD)
+		return 0xc2;
+	return 0xc4;
+}
+
 /* rdpmc of counter 0 in a child: 0 if it read, else how it died. */
 static int rdpmc_in_child(int open_own)
 {
@@ -586,12 +561,12 @@ TEST_F(sysx86, rdpmc_while_set)
 }
 
 /* Use a general counter through perf on this CPU, and let it go. */
-static int perf_dirties_a_counter(void)
+static int perf_dirties_a_counter(unsigned int ev)
 {
 	struct perf_event_attr pa = {
 		.type = PERF_TYPE_RAW,
 		.size = sizeof(pa),
-		.config = 0xc4,		/* branches retired: general only */
+		.config = ev,		/* branches retired: general only */
 	};
 	uint64_t v = 0;
 	int fd;
@@ -612,7 +587,8 @@ static int perf_dirties_a_counter(void)
  */
 TEST_F(sysx86, perf_zeroing_a_counter_is_no_bogus_count)
 {
-	const uint64_t br = PCTR_FN(0xc4, 0, PCTR_U | PCTR_K | PCTR_EN);
+	unsigned int ev = branch_event(self->m.fd);
+	const uint64_t br = PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN);
 	struct pctrst st;
 	pid_t pid;
 	int i;
@@ -621,7 +597,7 @@ TEST_F(sysx86, perf_zeroing_a_counter_is_no_bogus_count)
 	if (!x86_backend(self->m.fd))
 		SKIP(return, "no Intel or AMD backend here");
 	pin_to_cpu(0);
-	if (perf_dirties_a_counter())
+	if (perf_dirties_a_counter(ev))
 		SKIP(return, "perf cannot count branches here");
 	ASSERT_EQ(0, set(self->m.fd, 0, br));
 	ASSERT_EQ(0, set(self->m.fd, 1, br));
