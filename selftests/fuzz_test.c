@@ -21,7 +21,10 @@
  *             [--hotplug 1]
  *
  * --seconds runs for that long instead of a number of calls; --hotplug
- * takes the last CPU offline and online again all along.
+ * takes the last CPU offline and online again all along.  Without
+ * --calls, PCTR_FUZZ_CALLS in the environment sets the number of calls
+ * (run_all passes no arguments: make check's debug-kernel guest, where
+ * every call costs several times as much, makes fewer).
  *
  * The seed is printed; the same seed replays the same calls in each
  * thread (with --threads 1, one thread and no racing helpers, the same
@@ -710,9 +713,12 @@ static void *hotplugger(void *arg)
 
 static void parse_args(int argc, char **argv)
 {
+	const char *env = getenv("PCTR_FUZZ_CALLS");
 	int i;
 
 	opt_seed = (uint64_t)time(NULL) * 0x9e3779b1u ^ getpid();
+	if (env && *env)
+		opt_calls = strtol(env, NULL, 0);
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--seed"))
 			opt_seed = strtoull(argv[i + 1], NULL, 0);
