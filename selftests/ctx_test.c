@@ -232,6 +232,7 @@ TEST_F_TIMEOUT(sim, oversubscribed_threads, 120)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int n = 2 * ncpu, i;
 	struct worker *w = calloc(n, sizeof(*w));
+	double low = debug_kernel() ? 0.65 : 0.8;
 	double want;
 
 	ASSERT_NE(NULL, w);
@@ -248,8 +249,14 @@ TEST_F_TIMEOUT(sim, oversubscribed_threads, 120)
 		       i, (unsigned long long)w[i].count, w[i].cpu_in,
 		       w[i].cpu, w[i].count / expected_events(self, w[i].cpu_in),
 		       w[i].count / want);
-		/* Counting others' time too would give about 2 here. */
-		EXPECT_GT(w[i].count, expected_events(self, w[i].cpu_in) * 0.8);
+		/*
+		 * Counting others' time too would give about 2 here.  The
+		 * lower bound allows for the switch path, the thread's CPU
+		 * time with its counter stopped: on the debug kernel, where
+		 * KASAN and lockdep make that path many times longer, four
+		 * threads on two vCPUs were seen at 0.79.
+		 */
+		EXPECT_GT(w[i].count, expected_events(self, w[i].cpu_in) * low);
 		EXPECT_LT(w[i].count, want * 1.2);
 	}
 	free(w);

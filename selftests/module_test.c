@@ -197,21 +197,6 @@ static int listed(const char *name, char list[][40], int n)
 	return 0;
 }
 
-/* The kernel has kmemleak: its object cache is in /proc/slabinfo. */
-static int has_kmemleak(void)
-{
-	char line[256];
-	FILE *f = fopen("/proc/slabinfo", "r");
-	int found = 0;
-
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = !strncmp(line, "kmemleak_object ", 16);
-	fclose(f);
-	return found;
-}
-
 /*
  * insmod/rmmod many times: every cycle works, the device comes and goes,
  * and no slab cache grows by an object per cycle.  Counts are floors
@@ -235,7 +220,7 @@ TEST_F_TIMEOUT(module, load_unload_leaves_nothing, 600)
 	 * so only the cycles themselves are checked, WARMUP of them (each
 	 * costs a second or more under KASAN and lockdep).
 	 */
-	if (has_kmemleak()) {
+	if (debug_kernel()) {
 		for (i = 0; i < WARMUP; i++) {
 			step = cycle(self->params);
 			ASSERT_EQ(0, step) TH_LOG("cycle %d failed at step %d: %s",
