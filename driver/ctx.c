@@ -746,6 +746,23 @@ static void cpub_end(void)
 	atomic_dec(&pctr_cpu_binds);
 }
 
+/*
+ * On the CPU, irqs off: start @cb's counters as its hw says and make it
+ * what counts here, the fold timer running.  A CPU binding and system
+ * mode start alike.
+ */
+static void cpub_start(struct pctr_cpu *pc, struct pctr_cpub *cb)
+{
+	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
+	pc->cpub = cb;
+	pc->last_id = cb->id;
+	if (unlikely(cb->hw.err))
+		cpub_failed(cb);
+	if (!hrtimer_active(&pc->fold))
+		hrtimer_start(&pc->fold, pctr_fold_period,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
 /* On the CPU: take the counters from whatever thread counts there. */
 static void cpub_install_ipi(void *arg)
 {
@@ -765,14 +782,7 @@ static void cpub_install_ipi(void *arg)
 		cb->hw.val[s] = 0;
 	}
 	cb->hw.keep = 0;
-	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
-	pc->cpub = cb;
-	pc->last_id = cb->id;
-	if (unlikely(cb->hw.err))
-		cpub_failed(cb);
-	if (!hrtimer_active(&pc->fold))
-		hrtimer_start(&pc->fold, pctr_fold_period,
-			      HRTIMER_MODE_REL_PINNED_HARD);
+	cpub_start(pc, cb);
 }
 
 /*
@@ -965,14 +975,7 @@ void ctx_sys_load(const u64 *fn, const u64 *ctl, u32 fresh, bool user_read)
 	cb->hw.keep = pctr_pmu.flags & PCTR_PMU_KEEP ? keep : 0;
 	memset(cb->hw.left, 0, sizeof(cb->hw.left));
 	cb->hw.user_read = user_read;
-	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
-	pc->cpub = cb;
-	pc->last_id = cb->id;
-	if (unlikely(cb->hw.err))
-		cpub_failed(cb);
-	if (!hrtimer_active(&pc->fold))
-		hrtimer_start(&pc->fold, pctr_fold_period,
-			      HRTIMER_MODE_REL_PINNED_HARD);
+	cpub_start(pc, cb);
 }
 
 /*

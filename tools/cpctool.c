@@ -23,6 +23,12 @@ void cpctool_oom(void)
 	exit(1);
 }
 
+void cpctool_bad_option(const char *arg)
+{
+	fprintf(stderr, "%s: unknown option or missing argument '%s'\n",
+		spec_prog, arg);
+}
+
 void cpctool_add_spec(char ***texts, unsigned int *n, char *text)
 {
 	*texts = realloc(*texts, (*n + 1) * sizeof(**texts));

@@ -18,6 +18,9 @@ void cpctool_init(const char *argv0);
 /* "prog: out of memory", exit 1. */
 void __attribute__((noreturn)) cpctool_oom(void);
 
+/* "prog: unknown option or missing argument '@arg'", for getopt's '?'. */
+void cpctool_bad_option(const char *arg);
+
 /* One more -c option's text, @text, in *@texts (*@n of them so far). */
 void cpctool_add_spec(char ***texts, unsigned int *n, char *text);
 

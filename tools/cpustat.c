@@ -261,8 +261,7 @@ static int parse_args(int argc, char **argv, double *period, int *doperiod)
 			help = 1;
 			break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing argument '%s'\n",
-				spec_prog, argv[optind - 1]);
+			cpctool_bad_option(argv[optind - 1]);
 			errs++;
 			break;
 		}

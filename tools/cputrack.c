@@ -512,8 +512,7 @@ int main(int argc, char **argv)
 			o.pid = (pid_t)n;
 			break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing argument '%s'\n",
-				spec_prog, argv[optind - 1]);
+			cpctool_bad_option(argv[optind - 1]);
 			errs++;
 			break;
 		}

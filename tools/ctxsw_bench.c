@@ -265,14 +265,6 @@ static void pmu_settle(void)
 	}
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /* One run: ns per context switch, or a negative errno (*why: what). */
 static double run(enum mode mode, long trips, int pctr_fd, const char **why)
 {
@@ -294,12 +286,12 @@ static double run(enum mode mode, long trips, int pctr_fd, const char **why)
 	pthread_create(&t, NULL, pong, &other);
 	me.err = counters_on(&me);
 	pthread_barrier_wait(&go);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < trips && !me.err && !other.err; i++) {
 		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
 			break;
 	}
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	/* Let the other side go if it is waiting. */
 	close(ab[1]);
 	pthread_join(t, NULL);
@@ -323,19 +315,6 @@ static double run(enum mode mode, long trips, int pctr_fd, const char **why)
 	return (t1 - t0) / (2.0 * trips);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* An event's function by the first of @names the backend knows. */
 static int event_fn(pctr_t *p, const char *const *names, uint64_t *fn,
 		    const char **found)
@@ -357,23 +336,8 @@ static void print_verdict(const char *key, const char *what, const int *ok,
 			  const double *add, enum mode a, enum mode b,
 			  const char *unit)
 {
-	char why[96];
-
-	if (!ok[a] || !ok[b]) {
-		bench_verdict(key, what, 0, 0, TARGET, "a mode did not run",
-			      true, unit, "a switch");
-		return;
-	}
-	if (add[b] <= 0) {
-		snprintf(why, sizeof(why),
-			 "perf added %.1f %s: nothing to compare with",
-			 add[b], unit);
-		bench_verdict(key, what, 0, 0, TARGET, why, true, unit,
-			      "a switch");
-		return;
-	}
-	bench_verdict(key, what, add[a], add[b], TARGET, NULL, true, unit,
-		      "a switch");
+	bench_added_verdict(key, what, ok, add, a, b, TARGET, unit,
+			    "a switch");
 }
 
 int main(int argc, char **argv)
@@ -388,29 +352,14 @@ int main(int argc, char **argv)
 	const char *unit;
 	long trips = 20000;
 	int rounds = 7;
-	cpu_set_t cpu0;
 	pctr_t *p;
 
-	if (argc > 1 && !strcmp(argv[1], "-i")) {
-		icount = 1;
-		argc--;
-		argv++;
-	}
-	if (argc > 1)
-		trips = atol(argv[1]);
-	if (argc > 2)
-		rounds = atoi(argv[2]);
-	if (trips < 1 || rounds < 1) {
-		fprintf(stderr, "usage: ctxsw_bench [-i] [round-trips] [rounds]\n");
+	if (bench_args(argc, argv, &icount, &trips, &rounds,
+		       "ctxsw_bench [-i] [round-trips] [rounds]"))
 		return 2;
-	}
 	unit = icount ? "insns" : "ns";
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	if (sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
-		perror("sched_setaffinity");
+	if (bench_pin_cpu0())
 		return 1;
-	}
 	p = pctr_open(O_RDWR);
 	if (!p) {
 		fprintf(stderr, "open /dev/pctr: %s\n", pctr_strerror(errno));
@@ -485,8 +434,8 @@ int main(int argc, char **argv)
 			       why[m]);
 			continue;
 		}
-		med[m] = median(ns[m], rounds);
-		add[m] = m == BASELINE ? 0 : median(diff[m], rounds);
+		med[m] = bench_median(ns[m], rounds);
+		add[m] = m == BASELINE ? 0 : bench_median(diff[m], rounds);
 		if (m == BASELINE)
 			printf("%-20s %14.1f %12s\n", mode_name(m), med[m], "-");
 		else

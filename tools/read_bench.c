@@ -362,14 +362,6 @@ static const struct {
 			    loop_hw_rdpmc, PERF_HALF },
 };
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /* ns per read by method @m over @n reads, or a negative errno. */
 static double run(struct bench *b, enum method m, long n)
 {
@@ -377,9 +369,9 @@ static double run(struct bench *b, enum method m, long n)
 	uint64_t sum;
 
 	b->err = 0;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	sum = methods[m].loop(b, n);
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	sink += sum;
 	if (b->err)
 		return -b->err;
@@ -620,19 +612,6 @@ static int perf_agrees(struct bench *b)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Under a hypervisor (CPUID.1:ECX bit 31): emulated or virtual. */
 static int hypervisor(void)
 {
@@ -668,28 +647,13 @@ int main(int argc, char **argv)
 	struct pctr_event ev;
 	long n = 200000;
 	int rounds = 7;
-	cpu_set_t cpu0;
 
-	if (argc > 1 && !strcmp(argv[1], "-i")) {
-		icount = 1;
-		argc--;
-		argv++;
-	}
-	if (argc > 1)
-		n = atol(argv[1]);
-	if (argc > 2)
-		rounds = atoi(argv[2]);
-	if (n < 1 || rounds < 1) {
-		fprintf(stderr, "usage: read_bench [-i] [reads-per-round] [rounds]\n");
+	if (bench_args(argc, argv, &icount, &n, &rounds,
+		       "read_bench [-i] [reads-per-round] [rounds]"))
 		return 2;
-	}
 	unit = icount ? "insns" : "ns";
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	if (sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
-		perror("sched_setaffinity");
+	if (bench_pin_cpu0())
 		return 1;
-	}
 	b.p = pctr_open(O_RDWR);
 	if (!b.p) {
 		fprintf(stderr, "open /dev/pctr: %s\n", pctr_strerror(errno));
@@ -843,7 +807,7 @@ int main(int argc, char **argv)
 		 b.nslots, b.nslots == 1 ? "" : "s");
 	for (m = 0; m < NMETHODS; m++)
 		if (!why[m])
-			med[m] = median(ns[m], rounds);
+			med[m] = bench_median(ns[m], rounds);
 	for (r = 0; r < NMETHODS; r++) {
 		enum method rp;
 		char cyc[16], xr[16];

@@ -75,14 +75,6 @@ static const struct {
 
 static char count_arg[32];
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 static const char *mode_name(enum mode m)
 {
 	static char buf[NMODES][64];
@@ -114,7 +106,7 @@ static double run(enum mode m)
 	snprintf(period, sizeof(period), "%lu", modes[m].period);
 	log_path(m, log, sizeof(log));
 	snprintf(out, sizeof(out), "/tmp/sample_bench.%s.data", modes[m].key);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	pid = fork();
 	if (pid < 0)
 		return -1;
@@ -138,7 +130,7 @@ static double run(enum mode m)
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return -1;
 	return t1 - t0;
@@ -183,42 +175,15 @@ static void show_log(enum mode m)
 	fclose(f);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void verdict(const char *key, const char *what, const int *ok,
 		    const double *add, enum mode a, enum mode b,
 		    const char *unit, const char *na)
 {
-	char why[96];
-
-	if (na) {
+	if (na)
 		bench_verdict(key, what, 0, 0, TARGET, na, true, unit, "a run");
-		return;
-	}
-	if (!ok[a] || !ok[b]) {
-		bench_verdict(key, what, 0, 0, TARGET, "a mode did not run",
-			      true, unit, "a run");
-		return;
-	}
-	if (add[b] <= 0) {
-		snprintf(why, sizeof(why), "perf added %.1f %s: nothing to compare with",
-			 add[b], unit);
-		bench_verdict(key, what, 0, 0, TARGET, why, true, unit, "a run");
-		return;
-	}
-	bench_verdict(key, what, add[a], add[b], TARGET, NULL, true, unit,
-		      "a run");
+	else
+		bench_added_verdict(key, what, ok, add, a, b, TARGET, unit,
+				    "a run");
 }
 
 int main(int argc, char **argv)
@@ -227,25 +192,15 @@ int main(int argc, char **argv)
 	double per[NMODES];
 	int okp[NMODES];
 	int r, m, e, icount = 0, rounds = 5, ok[NMODES], hw;
-	unsigned long n = 30000000;
+	long n = 30000000;
 	long ns[NMODES];
 	const char *unit, *na = NULL;
 	pctr_t *p;
 
-	if (argc > 1 && !strcmp(argv[1], "-i")) {
-		icount = 1;
-		argc--;
-		argv++;
-	}
-	if (argc > 1)
-		n = strtoul(argv[1], NULL, 0);
-	if (argc > 2)
-		rounds = atoi(argv[2]);
-	if (n < 1 || rounds < 1) {
-		fprintf(stderr, "usage: sample_bench [-i] [iterations] [rounds]\n");
+	if (bench_args(argc, argv, &icount, &n, &rounds,
+		       "sample_bench [-i] [iterations] [rounds]"))
 		return 2;
-	}
-	snprintf(count_arg, sizeof(count_arg), "%lu", n);
+	snprintf(count_arg, sizeof(count_arg), "%ld", n);
 	unit = icount ? "insns" : "ns";
 	p = pctr_open(O_RDONLY);
 	if (!p) {
@@ -254,7 +209,7 @@ int main(int argc, char **argv)
 	}
 	hw = p->info.pi_backend_id == PCTR_BACKEND_INTEL ||
 	     p->info.pi_backend_id == PCTR_BACKEND_AMD;
-	printf("sampling overhead: sample_work count %lu, alone and sampled on instructions:u\n"
+	printf("sampling overhead: sample_work count %ld, alone and sampled on instructions:u\n"
 	       "by pctr record and perf record --no-bpf-event (each writing a file in /tmp), at periods\n"
 	       "%lu, %lu and %lu instructions; pctr backend %s; median of %d interleaved rounds\n",
 	       n, SLOW, SLOW / 10, SLOW / 50, p->info.pi_backend, rounds);
@@ -308,8 +263,8 @@ int main(int argc, char **argv)
 			printf("%-26s %14s\n", mode_name(m), "failed");
 			continue;
 		}
-		med[m] = median(t[m], rounds);
-		add[m] = m == BASELINE ? 0 : median(diff[m], rounds);
+		med[m] = bench_median(t[m], rounds);
+		add[m] = m == BASELINE ? 0 : bench_median(diff[m], rounds);
 		ns[m] = m == BASELINE ? 0 : samples_of(m);
 		if (m == BASELINE) {
 			printf("%-26s %14.0f %14s\n", mode_name(m), med[m], "-");

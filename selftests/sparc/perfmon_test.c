@@ -22,16 +22,7 @@
 #include <unistd.h>
 
 #include "perfmon.h"
-
-static int failed, n_test;
-
-static void check(int ok, const char *what)
-{
-	n_test++;
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", n_test, what);
-	if (!ok)
-		failed++;
-}
+#include "tap.h"
 
 /* n iterations of subcc, bne and its delay slot. */
 static void loop(unsigned long n)
@@ -111,7 +102,6 @@ int main(int argc, char **argv)
 	check(get_tick() != 0, "get_tick() reads %tick");
 	cpu_sync();
 
-	printf("1..%d\n", n_test);
 	close(fd);
-	return failed ? 1 : 0;
+	return tap_done();
 }

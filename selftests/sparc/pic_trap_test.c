@@ -20,16 +20,7 @@
 #include <unistd.h>
 
 #include "perfmon.h"
-
-static int failed, n_test;
-
-static void check(int ok, const char *what)
-{
-	n_test++;
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", n_test, what);
-	if (!ok)
-		failed++;
-}
+#include "tap.h"
 
 /* How a child that reads (or clears) the PIC ends: its signal, or 0. */
 static int child_pic(int write)
@@ -70,7 +61,7 @@ int main(void)
 	fd = open("/dev/perfmon", O_RDONLY);
 	if (fd < 0) {
 		perror("open(/dev/perfmon)");
-		printf("1..%d\n", n_test);
+		tap_done();
 		return 1;
 	}
 	check(ioctl(fd, PERFMON_SETPCR, &pcr) == 0, "PERFMON_SETPCR");
@@ -84,6 +75,5 @@ int main(void)
 	sig = child_pic(0);
 	check(sig == SIGILL, "descriptor closed: a new process's rd %pic is SIGILL again");
 
-	printf("1..%d\n", n_test);
-	return failed ? 1 : 0;
+	return tap_done();
 }
