@@ -213,24 +213,22 @@ TEST_F_TIMEOUT(module, load_unload_leaves_nothing, 600)
 	static const char *leak;
 	int i, n, m, step;
 
+	for (i = 0; i < WARMUP; i++) {
+		step = cycle(self->params);
+		ASSERT_EQ(0, step) TH_LOG("warm-up %d failed at step %d: %s",
+					  i, step, strerror(errno));
+	}
 	/*
 	 * On a kernel with kmemleak (the bench's debug kernel) leaks are
 	 * kmemleak's to judge (tools/vm/kernel/leakcheck): there KASAN's
 	 * quarantine and the debug-objects pool grow slab counts by design,
-	 * so only the cycles themselves are checked, WARMUP of them (each
-	 * costs a second or more under KASAN and lockdep).
+	 * so only the warm-up's cycles are checked (each costs a second or
+	 * more under KASAN and lockdep).
 	 */
 	if (debug_kernel()) {
-		for (i = 0; i < WARMUP; i++) {
-			step = cycle(self->params);
-			ASSERT_EQ(0, step) TH_LOG("cycle %d failed at step %d: %s",
-						  i, step, strerror(errno));
-		}
 		TH_LOG("kmemleak judges leaks on this kernel; slab counts not compared");
 		return;
 	}
-	for (i = 0; i < WARMUP; i++)
-		ASSERT_EQ(0, cycle(self->params)) TH_LOG("warm-up %d", i);
 	ASSERT_EQ(0, slab_snapshot(&s0));
 	for (i = 0; i < CYCLES; i++) {
 		step = cycle(self->params);
