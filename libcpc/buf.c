@@ -10,7 +10,8 @@
  *     which began with its counters;
  *   - bound with cpc_bind_cpu(): the TSC cycles since the bind;
  *   - bound with cpc_bind_pctx(): the target thread's run time since the
- *     bind, from /proc/<pid>/task/<tid>/schedstat.
+ *     bind, from /proc/<pid>/task/<tid>/schedstat (from its stat's
+ *     utime and stime, in clock ticks, on a kernel without schedstat).
  * With no TSC frequency known, the times above are in ns instead.
  */
 #include <errno.h>

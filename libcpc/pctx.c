@@ -75,14 +75,31 @@ static int cpc_read_task(pid_t pid, pid_t tid, const char *file, char *buf,
 	return 0;
 }
 
-/* The thread's run time in ns (schedstat's first field); -1 if gone. */
+/*
+ * The thread's run time in ns: schedstat's first field, exact; on a
+ * kernel without CONFIG_SCHED_INFO (no schedstat file), utime + stime
+ * of its stat, in clock ticks.  -1 if gone.
+ */
 static int cpc_run_ns(pid_t pid, pid_t tid, uint64_t *ns)
 {
-	char buf[96];
+	unsigned long long ut, st;
+	char buf[512], *p;
+	long hz;
 
-	if (cpc_read_task(pid, tid, "schedstat", buf, sizeof(buf)))
+	if (!cpc_read_task(pid, tid, "schedstat", buf, sizeof(buf))) {
+		*ns = strtoull(buf, NULL, 10);
+		return 0;
+	}
+	if (cpc_read_task(pid, tid, "stat", buf, sizeof(buf)))
 		return -1;
-	*ns = strtoull(buf, NULL, 10);
+	/* After "tid (comm) ": state, then fields 4 to 13, then 14, 15. */
+	p = strrchr(buf, ')');
+	hz = sysconf(_SC_CLK_TCK);
+	if (!p || hz <= 0 ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &ut, &st) != 2)
+		return -1;
+	*ns = (ut + st) * (1000000000ULL / (unsigned long long)hz);
 	return 0;
 }
 
