@@ -207,7 +207,9 @@ int pctx_resume_(pctx_t *pctx, struct pctx_thread *t)
  * and stop before any instruction of its own; from a stop within the
  * signal handling (an interrupt, as at a tick), a PTRACE_SINGLESTEP
  * takes it out, through the work, and back after one instruction (its
- * SIGTRAP is not passed on).  Repeated while the work has not run
+ * SIGTRAP is not passed on); where there is no single step (sparc64),
+ * a PTRACE_CONT and an interrupt once the work has run, so the thread
+ * may run some instructions of its own in between.  Repeated while the work has not run
  * (*@done still 0), once if @done is NULL.  -1 with errno ESRCH if the
  * thread exits (or is exiting), EAGAIN if job control holds it, EPERM
  * if the caller is not the tracer thread.
@@ -237,6 +239,17 @@ int pctx_kick_(pctx_t *pctx, struct pctx_thread *t, const int *done)
 			t->stepped = 1;
 			ret = ptrace(PTRACE_SINGLESTEP, t->tid, 0,
 				     (void *)(long)t->sig);
+			/*
+			 * No single step on this architecture (sparc64:
+			 * EIO): continue it and interrupt it as below,
+			 * once the work has run; it may run a few of its
+			 * own instructions first.
+			 */
+			if (ret < 0 && errno == EIO) {
+				t->stepped = 0;
+				ret = ptrace(PTRACE_CONT, t->tid, 0,
+					     (void *)(long)t->sig);
+			}
 		} else {
 			ret = ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
 			if (ret == 0)

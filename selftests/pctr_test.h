@@ -325,12 +325,26 @@ static inline int interrupt_detach(pid_t pid)
 {
 	int status, sig;
 
-	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
+	pid_t w;
+
+	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0)) {
+		fprintf(stderr, "# interrupt_detach(%d): PTRACE_INTERRUPT: %s\n",
+			(int)pid, strerror(errno));
 		return -1;
-	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
+	}
+	w = waitpid(pid, &status, __WALL);
+	if (w != pid || !WIFSTOPPED(status)) {
+		fprintf(stderr, "# interrupt_detach(%d): waitpid: %d, status %#x (%s)\n",
+			(int)pid, (int)w, status, w < 0 ? strerror(errno) : "not a stop");
 		return -1;
+	}
 	sig = (status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(status);
-	return ptrace(PTRACE_DETACH, pid, 0, (void *)(long)sig) ? -1 : 0;
+	if (ptrace(PTRACE_DETACH, pid, 0, (void *)(long)sig)) {
+		fprintf(stderr, "# interrupt_detach(%d): PTRACE_DETACH (status %#x): %s\n",
+			(int)pid, status, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* --- the ioctls, in a line each ----------------------------------- */
