@@ -382,8 +382,14 @@ static void *some_arg(uint64_t *s, struct area *a, enum arg arg,
 	case 4:
 		return (void *)(KERNEL_ADDR + rnd(s, 4096));
 	case 5:
+		/*
+		 * Built aligned and moved: a misaligned store of our own
+		 * would fault on CPUs without unaligned access (SIGBUS on
+		 * sparc64); only the kernel is to read it misaligned.
+		 */
 		p = a->buf + 1 + rnd(s, 7);
-		valid_arg(s, arg, p, target);
+		valid_arg(s, arg, a->buf, target);
+		memmove(p, a->buf, 1024);
 		return p;
 	case 6:
 		return a->hole - 1 - rnd(s, 64);
