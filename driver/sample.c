@@ -506,6 +506,9 @@ int sample_check(const struct pctr_sample_attr *sa)
 	    sa->sa_depth > PCTR_SAMPLE_MAX_DEPTH || !sa->sa_fn ||
 	    !(sa->sa_fn & PCTR_EN) || sa->sa_slot >= PCTR_NUM)
 		return -EINVAL;
+	/* sample_user_chain() walks x86-64 frames only. */
+	if ((sa->sa_flags & PCTR_SA_CALLCHAIN) && !IS_ENABLED(CONFIG_X86_64))
+		return -EOPNOTSUPP;
 	return 0;
 }
 

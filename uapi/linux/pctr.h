@@ -392,6 +392,7 @@ struct pctr_bind {
  *                    the interrupted user state, at most sa_depth of them
  *                    (0: 64; at most PCTR_SAMPLE_MAX_DEPTH), read with page
  *                    faults disabled (a frame not in memory ends it).
+ *                    x86-64 only: EOPNOTSUPP elsewhere (sparc64).
  * PCTR_SA_EXEC       sampling survives execve(): the new program is
  *                    sampled into the same ring -- unless it is set-id or
  *                    not readable (not dumpable), which ends it.  This is
