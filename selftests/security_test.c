@@ -357,6 +357,7 @@ static int page_rules(void)
 {
 	char flags[256];
 	void *pg, *p;
+	long psz;
 	int status, fd = open(PCTR_DEV, O_RDWR);
 	pid_t child;
 
@@ -379,7 +380,11 @@ static int page_rules(void)
 		return 6;
 	if (!madvise(pg, PCTR_PAGE_SIZE, MADV_DOFORK) || errno != EINVAL)
 		return 7;
-	p = mremap(pg, PCTR_PAGE_SIZE, 2 * PCTR_PAGE_SIZE, 0);
+	/* Growing it (by a whole page: sparc64's are 8 KiB) fails. */
+	psz = sysconf(_SC_PAGESIZE);
+	if (psz < PCTR_PAGE_SIZE)
+		psz = PCTR_PAGE_SIZE;
+	p = mremap(pg, psz, 2 * psz, 0);
 	if (p != MAP_FAILED)
 		return 8;
 	if (vm_flags(pg, flags, sizeof(flags)))
