@@ -94,7 +94,7 @@ TEST_F(page, mapping_rules)
 	EXPECT_EQ(0, pg->pg_slot[1].ps_mask);
 	/* No rdpmc on the sim: the page gives the TSC recipe instead. */
 	EXPECT_EQ(0, pg->pg_slot[0].ps_rdpmc);
-	EXPECT_EQ(64, pg->pg_slot[0].ps_sim_period);
+	EXPECT_EQ(strtoul(PAGE_SIM_DIV, NULL, 10), pg->pg_slot[0].ps_sim_period);
 	EXPECT_FALSE(pg->pg_flags & PCTR_PG_RDPMC);
 	munmap(m, psz);
 }

@@ -32,9 +32,11 @@ RELOAD_FIXTURE(sample, "pmu=sim");
  * where it is not, the tiny ring fills with plain records, more of them.
  */
 #ifdef __x86_64__
+#define CHAIN		PCTR_SA_CALLCHAIN
 #define TINY_FLAGS	PCTR_SA_CALLCHAIN
 #define TINY_PERIOD	200
 #else
+#define CHAIN		0
 #define TINY_FLAGS	0
 #define TINY_PERIOD	40
 #endif
@@ -358,7 +360,7 @@ TEST_F(sample, kernel_addresses)
 	if (!sampling_ok(r.fd))
 		SKIP(return, "backend cannot interrupt");
 	priv = geteuid() == 0;
-	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, 500));
+	ASSERT_EQ(0, start_sampling(&r, CHAIN, 500));
 	burn(0.5, 1);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
 	drain(&r, &s);
@@ -496,7 +498,7 @@ TEST_F(sample, close_while_sampling)
 	ASSERT_EQ(0, ring_open(&r, 1));
 	if (!sampling_ok(r.fd))
 		SKIP(return, "backend cannot interrupt");
-	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, 100));
+	ASSERT_EQ(0, start_sampling(&r, CHAIN, 100));
 	ASSERT_EQ(0, munmap(r.base, r.ra.ra_mmap_size));
 	ASSERT_EQ(0, close(r.fd));
 	burn(0.2, 1);
