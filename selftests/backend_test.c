@@ -375,7 +375,18 @@ static void start_worker(struct __test_metadata *_metadata,
 			pin_to_cpu(cpu);
 		close(self->cmd[1]);
 		close(self->done[0]);
-		while (read(self->cmd[0], &n, sizeof(n)) == sizeof(n)) {
+		for (;;) {
+			ssize_t r = read(self->cmd[0], &n, sizeof(n));
+
+			/*
+			 * The bind and the tracer's interrupt stop us here;
+			 * the sparc64 guest's kernel then fails the read
+			 * with EINTR instead of restarting it (testing.rst).
+			 */
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r != sizeof(n))
+				break;
 			run_insns(n);
 			if (write(self->done[1], "d", 1) != 1)
 				break;
@@ -399,6 +410,15 @@ static int wait_asleep(pid_t pid)
 		s = strrchr(buf, ')');
 		if (s && s[1] == ' ' && s[2] == 'S')
 			return 0;
+		if (s && s[1] == ' ' && s[2] == 'Z') {
+			int st = 0;
+
+			waitpid(pid, &st, WNOHANG);
+			fprintf(stderr, "# worker %d ended: status %#x (%s %d)\n",
+				(int)pid, st, WIFSIGNALED(st) ? "signal" : "exit",
+				WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			return -1;
+		}
 		usleep(1000);
 	}
 	return -1;
