@@ -163,7 +163,7 @@ static int parse_tline(const char *l, unsigned int npic, int with_pid,
  * the child, the child's exec lines (its counts, then the new command
  * in quotes), the child's and the parent's exit lines with their totals.
  */
-TEST_F(sim, fork_and_exec_followed_in_solaris_format)
+TEST_F_TIMEOUT(sim, fork_and_exec_followed_in_solaris_format, 120)
 {
 	char out[32768], line[512];
 	unsigned long long ticks0 = 0;
@@ -239,7 +239,7 @@ TEST_F(sim, fork_and_exec_followed_in_solaris_format)
  * Without -e: the exec lines, then counting stops; the command runs on
  * to its end (cputrack waits for it), and no exit line follows.
  */
-TEST_F(sim, exec_ends_tracking_without_e)
+TEST_F_TIMEOUT(sim, exec_ends_tracking_without_e, 120)
 {
 	char out[8192], line[512], buf[64];
 	struct timespec t0, t1;
@@ -269,7 +269,7 @@ TEST_F(sim, exec_ends_tracking_without_e)
 }
 
 /* Without -f no pid column; -N ticks then the end; -T's spacing. */
-TEST_F(sim, count_and_interval_honoured)
+TEST_F_TIMEOUT(sim, count_and_interval_honoured, 120)
 {
 	char out[16384], line[512];
 	unsigned int i, nticks = 0;
@@ -308,7 +308,7 @@ TEST_F(sim, count_and_interval_honoured)
 }
 
 /* Several -c: the sets take turns, each tick line names its set. */
-TEST_F(sim, sets_cycle_each_tick)
+TEST_F_TIMEOUT(sim, sets_cycle_each_tick, 120)
 {
 	char out[16384], line[512];
 	unsigned int i, n = 0;
@@ -334,7 +334,7 @@ TEST_F(sim, sets_cycle_each_tick)
 }
 
 /* -o FILE: the lines go there, stdout stays empty. */
-TEST_F(sim, output_file)
+TEST_F_TIMEOUT(sim, output_file, 120)
 {
 	char out[8192], buf[8192], args[256], dir[] = "/tmp/cputrack.XXXXXX";
 
@@ -360,7 +360,7 @@ static void *spinner(void *arg)
 }
 
 /* -p: the threads of a running process; it runs on afterwards. */
-TEST_F(sim, attach_with_p)
+TEST_F_TIMEOUT(sim, attach_with_p, 120)
 {
 	char out[8192], line[512], args[128];
 	unsigned int i, lwp_seen = 0;
@@ -397,7 +397,7 @@ TEST_F(sim, attach_with_p)
 }
 
 /* Bad input: exit 2 and what is wrong, the command not run. */
-TEST_F(sim, bad_input_exit_2)
+TEST_F_TIMEOUT(sim, bad_input_exit_2, 120)
 {
 	static const struct {
 		const char *tool, *args, *msg;
@@ -446,7 +446,7 @@ TEST_F(sim, bad_input_exit_2)
  * Solaris's columns, and a total row whose cpu column is the number of
  * CPUs and whose counts are the sum of every tick line.
  */
-TEST_F(sim, cpustat_per_cpu_and_total)
+TEST_F_TIMEOUT(sim, cpustat_per_cpu_and_total, 120)
 {
 	unsigned long long sum[2] = { 0, 0 }, v[2];
 	char out[16384], line[512], ev[16];
@@ -496,7 +496,7 @@ TEST_F(sim, cpustat_per_cpu_and_total)
 }
 
 /* cpustat unprivileged: refused, saying what would let it count. */
-TEST_F(sim, cpustat_needs_cap_perfmon)
+TEST_F_TIMEOUT(sim, cpustat_needs_cap_perfmon, 120)
 {
 	char out[8192];
 
