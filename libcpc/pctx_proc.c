@@ -209,8 +209,8 @@ int pctx_resume_(pctx_t *pctx, struct pctx_thread *t)
  * takes it out, through the work, and back after one instruction (its
  * SIGTRAP is not passed on); where there is no single step (sparc64),
  * a PTRACE_CONT and an interrupt once the work has run, so the thread
- * may run some instructions of its own in between.  Repeated while the work has not run
- * (*@done still 0), once if @done is NULL.  -1 with errno ESRCH if the
+ * may run some instructions of its own in between.  Repeated while the
+ * work has not run (*@done still 0), once if @done is NULL.  -1 with errno ESRCH if the
  * thread exits (or is exiting), EAGAIN if job control holds it, EPERM
  * if the caller is not the tracer thread.
  */

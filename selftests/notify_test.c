@@ -219,13 +219,6 @@ TEST_F(nonotify, int_is_eopnotsupp_without_cap_notify)
 #define EXACT_P		2000ULL
 #define EXACT_N		20
 
-/*
- * Slot @islot notifies every EXACT_P events; slot @oslot counts the same
- * event from 0 (its preset).  The handler reads and restarts: at every
- * signal @islot reads 0 and @oslot exactly EXACT_P (the first period
- * excepted: @oslot started before the preset).  Then, frozen, nothing
- * moves; blocked, the signal waits while the counters stay frozen.
- */
 /* Is @addr in an executable mapping of this process (/proc/self/maps)? */
 static int in_exec_mapping(const void *addr)
 {
@@ -244,6 +237,13 @@ static int in_exec_mapping(const void *addr)
 	return found;
 }
 
+/*
+ * Slot @islot notifies every EXACT_P events; slot @oslot counts the same
+ * event from 0 (its preset).  The handler reads and restarts: at every
+ * signal @islot reads 0 and @oslot exactly EXACT_P (the first period
+ * excepted: @oslot started before the preset).  Then, frozen, nothing
+ * moves; blocked, the signal waits while the counters stay frozen.
+ */
 static void exact_periods(struct __test_metadata *_metadata, int fd,
 			  unsigned int islot, uint64_t ifn,
 			  unsigned int oslot, uint64_t ofn)

@@ -37,7 +37,6 @@ FIXTURE(page) {
 	pctr_t		*p;
 };
 
-/* The sim, with a 16-bit counter so inline reads cross many wraps. */
 /* sparc64's %tick runs at 100 MHz in QEMU's sun4u, not GHz: count faster. */
 #ifdef __sparc__
 #define PAGE_SIM_DIV "4"
@@ -45,10 +44,12 @@ FIXTURE(page) {
 #define PAGE_SIM_DIV "64"
 #endif
 
+/* The sim, with a 16-bit counter so inline reads cross many wraps. */
 FIXTURE_SETUP(page)
 {
 	self->p = NULL;
-	reload_with(_metadata, &self->m, "pmu=sim sim_width=16 sim_div=" PAGE_SIM_DIV);
+	reload_with(_metadata, &self->m,
+		    "pmu=sim sim_width=16 sim_div=" PAGE_SIM_DIV);
 	self->p = pctr_open(O_RDWR);
 	ASSERT_NE(NULL, self->p);
 	ASSERT_EQ(0, pctr_set(self->p, 0, FN(0x02)));

@@ -324,7 +324,6 @@ static inline int wait_exit(pid_t pid)
 static inline int interrupt_detach(pid_t pid)
 {
 	int status, sig;
-
 	pid_t w;
 
 	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0)) {
