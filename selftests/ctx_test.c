@@ -239,7 +239,6 @@ TEST_F_TIMEOUT(sim, oversubscribed_threads, 120)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int n = 2 * ncpu, i;
 	struct worker *w = calloc(n, sizeof(*w));
-	double low = debug_kernel() ? 0.65 : 0.8;
 	double want;
 
 	ASSERT_NE(NULL, w);
@@ -257,13 +256,16 @@ TEST_F_TIMEOUT(sim, oversubscribed_threads, 120)
 		       w[i].cpu, w[i].count / expected_events(self, w[i].cpu_in),
 		       w[i].count / want);
 		/*
-		 * Counting others' time too would give about 2 here.  The
-		 * lower bound allows for the switch path, the thread's CPU
-		 * time with its counter stopped: on the debug kernel, where
-		 * KASAN and lockdep make that path many times longer, four
-		 * threads on two vCPUs were seen at 0.79.
+		 * Counting others' time too would give about 2 here, which
+		 * the upper bound catches.  The lower bound allows for the
+		 * switch path, the thread's CPU time with its counter
+		 * stopped: on the debug kernel, where KASAN and lockdep make
+		 * that path many times longer, four threads on two vCPUs
+		 * were seen at 0.79, and a host that stalls a vCPU within
+		 * that path adds to it.  Half still catches a thread that
+		 * loses whole time slices (not restarted at a switch-in).
 		 */
-		EXPECT_GT(w[i].count, expected_events(self, w[i].cpu_in) * low);
+		EXPECT_GT(w[i].count, expected_events(self, w[i].cpu_in) * 0.5);
 		EXPECT_LT(w[i].count, want * 1.2);
 	}
 	free(w);
