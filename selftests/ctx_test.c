@@ -45,11 +45,13 @@ RELOAD_FIXTURE(sim16, "pmu=sim sim_width=16 sim_div=16");
  * divider that much smaller).
  */
 #ifdef __sparc__
-#define SIMFOLD_DIV "300"
+#define SIMFOLD_DIV 300
 #else
-#define SIMFOLD_DIV "8192"
+#define SIMFOLD_DIV 8192
 #endif
-RELOAD_FIXTURE(simfold, "pmu=sim sim_width=16 sim_div=" SIMFOLD_DIV " sim_overflow=0");
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
+RELOAD_FIXTURE(simfold, "pmu=sim sim_width=16 sim_div=" STR(SIMFOLD_DIV) " sim_overflow=0");
 
 /* The counters are taken by someone else (sim_busy=1). */
 RELOAD_FIXTURE(simbusy, "pmu=sim sim_busy=1");
@@ -128,22 +130,59 @@ TEST_F_TIMEOUT(sim16, wraps_are_never_lost, 120)
 }
 
 /*
+ * Spin for @sec of wall time; the longest time between two consecutive
+ * clock reads on the way: how long this thread did not run at once.
+ */
+static double spin_longest_gap(double sec)
+{
+	double t = now_sec(), end = t + sec, gap = 0, n;
+
+	while (t < end) {
+		n = now_sec();
+		if (n - t > gap)
+			gap = n - t;
+		t = n;
+	}
+	return gap;
+}
+
+/*
  * A thread that runs without a context switch: the periodic fold alone
  * must catch every wrap.  Pinned to the last CPU, which the rest of the
  * test leaves idle, the thread is rarely switched out.
+ *
+ * The fold is a 1 ms hrtimer of the CPU the thread runs on.  When the
+ * host does not run that vCPU for a whole wrap period (0.2 s here),
+ * neither the thread nor the timer runs, but the TSC the sim counts
+ * runs on, and a wrap passes unseen: no fault of the module.  The
+ * thread sees such a stall as a gap between its clock reads; a run with
+ * a gap of half a wrap period or more proves nothing either way and is
+ * repeated, up to three times, then skipped.  A fold that does not run,
+ * or misses wraps, still fails every run the host ran smoothly.
  */
 TEST_F_TIMEOUT(simfold, periodic_fold_catches_wraps, 120)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double wrap = 65536.0 * SIMFOLD_DIV / (self->m.khz * 1000.0), gap;
+	int run;
 
 	EXPECT_FALSE(pctr_caps(self->m.fd) & PCTR_CAP_OVERFLOW);
 	pin_to_cpu(ncpu - 1);
 	ASSERT_EQ(0, set(self->m.fd, FIX_DIV, FIXFN));
 	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV)));
-	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCZERO));
-	spin(4.0);
-	/* No overflow interrupt: the fold alone saw every wrap. */
-	EXPECT_GE(wraps_agree(_metadata, self->m.fd), 10);
+	for (run = 1; run <= 3; run++) {
+		ASSERT_EQ(0, ioctl(self->m.fd, PCIOCZERO));
+		gap = spin_longest_gap(4.0);
+		TH_LOG("run %d: longest stall %.1f ms, a wrap every %.1f ms",
+		       run, gap * 1e3, wrap * 1e3);
+		if (gap >= wrap / 2)
+			continue;
+		/* No overflow interrupt: the fold alone saw every wrap. */
+		EXPECT_GE(wraps_agree(_metadata, self->m.fd), 10);
+		return;
+	}
+	SKIP(return, "inconclusive: in each of 3 runs the thread stood still for half a wrap period (%.1f ms) or more, long enough to lose a wrap without the module at fault",
+	     wrap * 1e3 / 2);
 }
 
 /*
