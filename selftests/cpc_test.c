@@ -277,7 +277,7 @@ TEST_F(cpc, sample_counts_run_time)
 {
 	cpc_buf_t *a, *b, *d;
 	uint64_t ticks, divs, fn, vtsc;
-	double c0, c1, cpu_ms, hr_ms;
+	double c0, c1, ci0, ci1, cpu_ms, in_ms, hr_ms;
 	int i0, i1, slot;
 
 	i0 = cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0, US, 0,
@@ -297,9 +297,18 @@ TEST_F(cpc, sample_counts_run_time)
 	EXPECT_EQ(PCTR_FN(SIM_EV_TICKS_DIV, 0, PCTR_U | PCTR_EN), fn);
 	EXPECT_EQ(1, slot);
 
+	/*
+	 * The thread's CPU time on both sides of each sample: from before
+	 * the first to after the second (@cpu_ms) holds all it can have
+	 * counted, from after the first to before the second (@in_ms) it
+	 * certainly counted.  A vCPU the host stalls inside a sample then
+	 * widens one span, and the bounds take each from the right one.
+	 */
 	c0 = thread_cpu_sec();
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
+	ci0 = thread_cpu_sec();
 	spin_cpu(0.3);
+	ci1 = thread_cpu_sec();
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
 	c1 = thread_cpu_sec();
 	cpc_buf_sub(self->cpc, d, b, a);
@@ -307,17 +316,18 @@ TEST_F(cpc, sample_counts_run_time)
 	ASSERT_EQ(0, cpc_buf_get(self->cpc, d, i1, &divs));
 	vtsc = cpc_buf_tick(self->cpc, d);
 	cpu_ms = (c1 - c0) * 1e3;
+	in_ms = (ci1 - ci0) * 1e3;
 	hr_ms = (cpc_buf_hrtime(self->cpc, b) -
 		 cpc_buf_hrtime(self->cpc, a)) / 1e6;
-	TH_LOG("thread CPU %.1f ms: sim_ticks %.1f ms, sim_ticks_div*64 %.1f ms, tick %.1f ms, hrtime %.1f ms",
-	       cpu_ms, ticks / (double)self->khz,
+	TH_LOG("thread CPU %.1f..%.1f ms: sim_ticks %.1f ms, sim_ticks_div*64 %.1f ms, tick %.1f ms, hrtime %.1f ms",
+	       in_ms, cpu_ms, ticks / (double)self->khz,
 	       divs * (double)SIM_DIV / self->khz, vtsc / (double)self->khz,
 	       hr_ms);
-	EXPECT_GT(ticks / (double)self->khz, cpu_ms * 0.8);
+	EXPECT_GT(ticks / (double)self->khz, in_ms * 0.8);
 	EXPECT_LT(ticks / (double)self->khz, cpu_ms * 1.2);
-	EXPECT_GT(divs * (double)SIM_DIV / self->khz, cpu_ms * 0.8);
+	EXPECT_GT(divs * (double)SIM_DIV / self->khz, in_ms * 0.8);
 	EXPECT_LT(divs * (double)SIM_DIV / self->khz, cpu_ms * 1.2);
-	EXPECT_GT(vtsc / (double)self->khz, cpu_ms * 0.8);
+	EXPECT_GT(vtsc / (double)self->khz, in_ms * 0.8);
 	EXPECT_LT(vtsc / (double)self->khz, cpu_ms * 1.2);
 	/* One event per 64 ticks, sampled together: within 1%. */
 	EXPECT_LT(divs * (double)SIM_DIV, ticks * 1.01);
@@ -329,7 +339,7 @@ TEST_F(cpc, sample_counts_run_time)
 	 * ms of hrtime for 416.7 ms of CPU were seen.  Half still catches a
 	 * clock that stands or has the wrong unit.
 	 */
-	EXPECT_GE(hr_ms, cpu_ms * 0.5);
+	EXPECT_GE(hr_ms, in_ms * 0.5);
 	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 }
 
@@ -1216,10 +1226,19 @@ static void storm_handler(int sig, siginfo_t *si, void *uc)
 
 TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 {
-	double end = now_sec() + 60;
+	double end = now_sec() + 60, bound;
 	struct sigaction old;
 	int k;
 
+	/*
+	 * Bound for at least 0.2 ms and 10 periods of CPU time: 0.2 ms is
+	 * 26 periods at x86's GHz, but at sparc64's 100 MHz %tick a period
+	 * is 0.2 ms itself: 301 signals in 301 binds were seen there, one
+	 * short of the target whenever the host delays one.
+	 */
+	bound = 10.0 * STORM_P / (self->khz * 1000.0);
+	if (bound < 0.0002)
+		bound = 0.0002;
 	memset(&storm, 0, sizeof(storm));
 	storm.buf = add_signalling_pair(self->cpc, self->set, "sim_ticks",
 					-STORM_P);
@@ -1229,23 +1248,23 @@ TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 	ASSERT_EQ(0, catch_emt(storm_handler, &old));
 	/*
 	 * STORM_BINDS binds, and more until more signals than that came
-	 * while bound: how many come in 0.2 ms of CPU time depends on how
+	 * while bound: how many come in @bound of CPU time depends on how
 	 * soon the overflow interrupt is taken, which a loaded host delays
-	 * (36 in 300 binds were seen).
+	 * (36 in 300 binds of 0.2 ms were seen on x86).
 	 */
 	for (k = 0; k < STORM_BINDS ||
 	     (storm.n[STORM_BOUND] <= STORM_BINDS && now_sec() < end); k++) {
 		storm.state = STORM_BOUND;
 		ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
-		spin_cpu(0.0002);
+		spin_cpu(bound);
 		storm.state = STORM_UNBINDING;
 		ASSERT_EQ(0, cpc_unbind(self->cpc, self->set));
 		storm.state = STORM_UNBOUND;
 		raise(SIGEMT);
 	}
 	sigaction(SIGEMT, &old, NULL);
-	TH_LOG("%d binds: %d signals while bound, %d during cpc_unbind (%d refused), %d after",
-	       k, storm.n[STORM_BOUND], storm.n[STORM_UNBINDING],
+	TH_LOG("%d binds of %.2f ms: %d signals while bound, %d during cpc_unbind (%d refused), %d after",
+	       k, bound * 1e3, storm.n[STORM_BOUND], storm.n[STORM_UNBINDING],
 	       storm.einval[STORM_UNBINDING], storm.n[STORM_UNBOUND]);
 	EXPECT_LT(STORM_BINDS, storm.n[STORM_BOUND]);
 	EXPECT_EQ(k, storm.n[STORM_UNBOUND]);
@@ -1301,6 +1320,7 @@ struct kid {
 	int			rc_a, rc_b, rc_unbind, rc_c, err_c;
 	int			rc_preset, err_preset, rc_restart, err_restart;
 	long			contexts;
+	double			cpu_a;	/* its CPU time after sample a */
 	double			cpu;	/* its CPU time at sample b */
 };
 
@@ -1311,6 +1331,7 @@ static void *kid_run(void *arg)
 	if (k->go)
 		pthread_barrier_wait(k->go);
 	k->rc_a = cpc_set_sample(k->cpc, k->set, k->a);
+	k->cpu_a = thread_cpu_sec();
 	spin_cpu(0.2);
 	k->rc_b = cpc_set_sample(k->cpc, k->set, k->b);
 	k->cpu = thread_cpu_sec();
@@ -1392,13 +1413,21 @@ TEST_F(cpc, inherit_to_threads)
 	cpc_buf_get(self->cpc, k.b, 1, &b1);
 	tick = cpc_buf_tick(self->cpc, k.b);
 	ms = k.cpu * 1e3;
-	TH_LOG("thread: first %llu + %llu ticks, %llu divs; after %.1f ms CPU: %.1f ms, tick %.1f ms",
+	TH_LOG("thread: first %llu + %llu ticks, %llu divs in %.1f ms CPU; after %.1f ms CPU: %.1f ms, tick %.1f ms",
 	       (unsigned long long)PRE0, (unsigned long long)(a0 - PRE0),
-	       (unsigned long long)a1, ms, (b0 - PRE0) / (double)self->khz,
-	       tick / (double)self->khz);
+	       (unsigned long long)a1, k.cpu_a * 1e3, ms,
+	       (b0 - PRE0) / (double)self->khz, tick / (double)self->khz);
 	EXPECT_GE(a0, PRE0);
-	EXPECT_LT(a0 - PRE0, self->khz * 50);
-	EXPECT_LT(a1, self->khz * 50 / SIM_DIV);
+	/*
+	 * Its first sample counts from the presets what the thread ran
+	 * since it began, no more than its CPU time then (twice it and
+	 * 5 ms, for the switch path), not the TSC time since the bind,
+	 * which holds the early thread's 200 ms of spinning.  A fixed
+	 * 50 ms is a bet on the host: one that stalls the new thread's
+	 * vCPU charges the thread as it counts.
+	 */
+	EXPECT_LT((a0 - PRE0) / (double)self->khz, k.cpu_a * 1e3 * 2 + 5);
+	EXPECT_LT(a1 * (double)SIM_DIV / self->khz, k.cpu_a * 1e3 * 2 + 5);
 	EXPECT_GT((b0 - PRE0) / (double)self->khz, ms * 0.8);
 	EXPECT_LT((b0 - PRE0) / (double)self->khz, ms * 1.2);
 	EXPECT_GT(b1 * (double)SIM_DIV, (b0 - PRE0) * 0.99);
@@ -1778,7 +1807,7 @@ TEST_F_TIMEOUT(cpc, cpu_binding, 60)
 	cpc_set_t *lwp, *other;
 	cpu_set_t before, only;
 	uint64_t ticks, tick, v;
-	double t0, ms;
+	double o0, i0, i1, ms, in_ms;
 	pctx_t *pctx;
 	pid_t kid;
 
@@ -1807,20 +1836,29 @@ TEST_F_TIMEOUT(cpc, cpu_binding, 60)
 	EXPECT_TRUE(affinity_is(&only));
 	EXPECT_EQ(cpu, sched_getcpu());
 
-	/* The sim counts the CPU's TSC ticks; this thread spins there. */
+	/*
+	 * The sim counts the CPU's TSC ticks; this thread spins there.  The
+	 * clock on both sides of each sample: the count lies between the
+	 * time from after the first to before the second (@in_ms) and from
+	 * before the first to after the second (@ms), however long the host
+	 * stalls the vCPU within a sample.
+	 */
+	o0 = now_sec();
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
-	t0 = now_sec();
+	i0 = now_sec();
 	spin(0.2);
+	i1 = now_sec();
 	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
-	ms = (now_sec() - t0) * 1e3;
+	ms = (now_sec() - o0) * 1e3;
+	in_ms = (i1 - i0) * 1e3;
 	cpc_buf_sub(self->cpc, d, b, a);
 	cpc_buf_get(self->cpc, d, 0, &ticks);
 	tick = cpc_buf_tick(self->cpc, d);
-	TH_LOG("CPU %d: %.1f ms: sim_ticks %.1f ms, tick %.1f ms", cpu, ms,
-	       ticks / (double)self->khz, tick / (double)self->khz);
-	EXPECT_GT(ticks / (double)self->khz, ms * 0.8);
+	TH_LOG("CPU %d: %.1f..%.1f ms: sim_ticks %.1f ms, tick %.1f ms", cpu,
+	       in_ms, ms, ticks / (double)self->khz, tick / (double)self->khz);
+	EXPECT_GT(ticks / (double)self->khz, in_ms * 0.8);
 	EXPECT_LT(ticks / (double)self->khz, ms * 1.2);
-	EXPECT_GT(tick / (double)self->khz, ms * 0.8);
+	EXPECT_GT(tick / (double)self->khz, in_ms * 0.8);
 	EXPECT_LT(tick / (double)self->khz, ms * 1.2);
 
 	/* One set per CPU. */
@@ -2222,10 +2260,13 @@ TEST_F_TIMEOUT(cpc, pctx_busy_target, 90)
 	}
 	/*
 	 * A library that left the target in its signal stops would see
-	 * nearly every try fail: the retries must stay the exception.
+	 * every try fail, 100 a bind: the retries must stay the exception.
+	 * How many there are depends on how often the target's vCPU waits
+	 * for the host (none on an idle host); up to 30 a bind on average
+	 * are allowed, and each bind must succeed in the end (above).
 	 */
 	TH_LOG("10 binds, %d tries again after EAGAIN", retries);
-	EXPECT_GT(30, retries);
+	EXPECT_GT(300, retries);
 	/* Still running and taking its signals. */
 	while (!wait_byte(rfd, 'a', 0))
 		;

@@ -366,19 +366,33 @@ TEST_F_TIMEOUT(sim, attach_with_p, 120)
 	unsigned int i, lwp_seen = 0;
 	struct tline t;
 	pthread_t th;
+	int st, n, ready[2];
 	pid_t pid;
-	int st;
+	char c;
 
 	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, pipe(ready));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		alarm(30);
+		close(ready[0]);
 		if (pthread_create(&th, NULL, spinner, NULL))
 			_exit(1);
+		/* Its second thread exists: cputrack -p may look. */
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		close(ready[1]);
 		spinner(NULL);
 	}
-	usleep(200000);
+	close(ready[1]);
+	n = read(ready[0], &c, 1);
+	close(ready[0]);
+	if (n != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	ASSERT_EQ(1, n) TH_LOG("the child did not start its thread");
 	snprintf(args, sizeof(args), "-N 2 -T 0.1 -c sim_ticks -p %d 2>&1",
 		 (int)pid);
 	EXPECT_EQ(0, run_tool(0, "cputrack", args, out, sizeof(out)))

@@ -134,15 +134,44 @@ TEST(info_fields)
 	close(fd);
 }
 
+/*
+ * Idle time over a 0.3 s sleep on @fd: the reads before and after into @a
+ * and @b, the wall time from before the first read to after the second
+ * (@outer, which holds all the idle time they can differ by) and from
+ * after the first to before the second (@inner, which they certainly
+ * span).  A host that stops the guest's vCPU between a read and the
+ * clock read beside it can only widen @outer and narrow @inner: both
+ * bounds hold however late the guest runs.
+ */
+static int idle_over_sleep(int fd, struct pctrst *a, struct pctrst *b,
+			   double *outer, double *inner)
+{
+	double o0, i0, i1, o1;
+
+	o0 = now_sec();
+	if (ioctl(fd, PCIOCRD, a))
+		return -1;
+	i0 = now_sec();
+	usleep(300000);
+	i1 = now_sec();
+	if (ioctl(fd, PCIOCRD, b))
+		return -1;
+	o1 = now_sec();
+	*outer = o1 - o0;
+	*inner = i1 - i0;
+	return 0;
+}
+
 /* PCIOCRD: functions, TSC, values and idle, as pctr(4) describes them. */
 TEST(read_semantics)
 {
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double outer, inner, low, high;
 	struct pctrst a, b;
 	uint64_t t0, t1;
-	double s0, s1;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t idle;
 	unsigned int i;
-	int fd;
+	int fd, try;
 
 	pin_to_cpu(0);
 	fd = open(PCTR_DEV, O_RDONLY);
@@ -160,22 +189,35 @@ TEST(read_semantics)
 		EXPECT_EQ(0, a.pctr_hwc[i]);
 	}
 
-	s0 = now_sec();
-	usleep(300000);
-	ASSERT_EQ(0, ioctl(fd, PCIOCRD, &b));
-	s1 = now_sec();
-	EXPECT_GT(b.pctr_tsc, a.pctr_tsc);
 	/*
 	 * Idle is nanoseconds of CPU idle time summed over the online CPUs:
-	 * while we slept most CPUs were idle, and no more than ncpu * the
-	 * elapsed time can pass.
+	 * while we slept most CPUs were idle (more than a quarter of one
+	 * CPU over the inner span), and no more than ncpu * the outer span
+	 * can pass (5% and 50 ms for the module's 1 ms cache and the clocks).
+	 *
+	 * In Linux 6.1 get_cpu_idle_time_us() of a remote CPU races with
+	 * that CPU entering or leaving idle (6.12 reads under its
+	 * idle_sleeptime_seq; 6.1 has none) and may count an idle stretch
+	 * twice, or a negative one: a sum can be off by as much as a CPU
+	 * was idle.  Such a race is short and rare, so an out-of-bounds
+	 * figure is measured again, once; a module that sums the wrong
+	 * thing fails both times.
 	 */
-	TH_LOG("idle grew %.1f ms in %.1f ms on %ld CPUs",
-	       (b.pctr_idl - a.pctr_idl) / 1e6, (s1 - s0) * 1e3, ncpu);
-	EXPECT_GE(b.pctr_idl, a.pctr_idl);
-	EXPECT_GT(b.pctr_idl - a.pctr_idl, (uint64_t)((s1 - s0) * 1e9 / 4));
-	EXPECT_LE(b.pctr_idl - a.pctr_idl,
-		  (uint64_t)(ncpu * (s1 - s0) * 1e9 * 1.05 + 5e7));
+	for (try = 1; ; try++) {
+		ASSERT_EQ(0, idle_over_sleep(fd, &a, &b, &outer, &inner));
+		EXPECT_GT(b.pctr_tsc, a.pctr_tsc);
+		idle = (int64_t)(b.pctr_idl - a.pctr_idl);
+		low = inner * 1e9 / 4;
+		high = ncpu * outer * 1e9 * 1.05 + 5e7;
+		TH_LOG("idle grew %.1f ms in %.1f..%.1f ms on %ld CPUs",
+		       idle / 1e6, inner * 1e3, outer * 1e3, ncpu);
+		if ((idle > low && idle <= high) || try == 2)
+			break;
+		TH_LOG("out of bounds (%.1f..%.1f ms): once more",
+		       low / 1e6, high / 1e6);
+	}
+	EXPECT_GT(idle, (int64_t)low);
+	EXPECT_LE(idle, (int64_t)high);
 	close(fd);
 }
 

@@ -549,6 +549,30 @@ static void starts(unsigned long *kept, unsigned long *loaded)
 }
 
 /*
+ * Wait up to 5 s for process @pid to sleep (state S in /proc/@pid/stat):
+ * 0, or -1 if it did not or is gone.  A fixed sleep is no proof that it
+ * got there, on a host that may not run the guest for a while.
+ */
+static int wait_asleep(pid_t pid)
+{
+	char path[64], buf[256], *s;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 5000; i++) {
+		if (read_text(path, buf, sizeof(buf)))
+			return -1;
+		s = strrchr(buf, ')');
+		if (!s || s[1] != ' ' || s[2] == 'Z')
+			return -1;
+		if (s[2] == 'S')
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/*
  * A thread sleeps on a CPU that goes offline and comes back: when it
  * wakes there, its registers are rewritten, not trusted.
  */
@@ -585,7 +609,7 @@ TEST_F(sec, cpu_offline_online_forgets_registers)
 		_exit(0);
 	}
 	ASSERT_EQ(1, read(qfd[0], &c, 1));
-	usleep(20000);
+	ASSERT_EQ(0, wait_asleep(child));	/* in read(), on @cpu */
 	ASSERT_EQ(0, cpu_online(cpu, 0));
 	ASSERT_EQ(0, cpu_online(cpu, 1));
 	usleep(20000);
@@ -633,14 +657,19 @@ TEST_F(sec, released_binding_wakes_a_sleeping_target)
 	bind.pb_fn[0] = UFN;
 	EXPECT_EQ(0, ioctl(fd, PCIOCBIND, &bind) ? errno : 0);
 	EXPECT_EQ(0, interrupt_detach(child));
-	usleep(50000);			/* back in pause() */
+	EXPECT_EQ(0, wait_asleep(child));	/* back in pause() */
 	EXPECT_EQ(1, read_long(CONTEXTS));
 	t0 = now_sec();
 	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+	/*
+	 * The target never returns to user space: that its context ends
+	 * at all, within wait_zero()'s 2 s, shows it is woken for it.  How
+	 * soon is the host's affair (a TCG guest on a loaded host may not
+	 * run for hundreds of ms), so it is logged, not bounded.
+	 */
 	EXPECT_EQ(0, wait_zero(CONTEXTS));
 	TH_LOG("the target's context ended %.1f ms after release",
 	       (now_sec() - t0) * 1e3);
-	EXPECT_LT(now_sec() - t0, 0.5);
 	EXPECT_EQ(0, wait_zero(TAKEN));
 	close(fd);
 	kill(child, SIGKILL);
