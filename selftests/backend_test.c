@@ -397,33 +397,6 @@ static void start_worker(struct __test_metadata *_metadata,
 	close(self->done[1]);
 }
 
-/* Wait (up to 5 s) for process @pid to be asleep: 0, or -1. */
-static int wait_asleep(pid_t pid)
-{
-	char path[64], buf[256], *s;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (i = 0; i < 5000; i++) {
-		if (read_text(path, buf, sizeof(buf)))
-			return -1;
-		s = strrchr(buf, ')');
-		if (s && s[1] == ' ' && s[2] == 'S')
-			return 0;
-		if (s && s[1] == ' ' && s[2] == 'Z') {
-			int st = 0;
-
-			waitpid(pid, &st, WNOHANG);
-			fprintf(stderr, "# worker %d ended: status %#x (%s %d)\n",
-				(int)pid, st, WIFSIGNALED(st) ? "signal" : "exit",
-				WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-			return -1;
-		}
-		usleep(1000);
-	}
-	return -1;
-}
-
 /*
  * What binding @fd counted in slot @slot while the worker ran a loop of
  * @n, read while the worker sleeps before and after.

@@ -2013,18 +2013,7 @@ TEST_F(cpc, unprivileged)
 
 /* --- another process's threads (cpc_bind_pctx) ------------------------ */
 
-/* The state letter and the tracer of process @pid. */
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_text(path, buf, sizeof(buf)))
-		return 0;
-	p = strrchr(buf, ')');
-	return p && p[1] ? p[2] : 0;
-}
-
+/* The tracer of process @pid. */
 static long tracer_of(pid_t pid)
 {
 	char path[64], buf[2048], *p;

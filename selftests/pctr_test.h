@@ -77,6 +77,49 @@ static inline long read_long(const char *path)
 	return strtol(buf, NULL, 0);
 }
 
+/* The state letter of process @pid (/proc/@pid/stat), or 0. */
+static inline char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_text(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * Wait up to 5 s for process @pid to sleep (state S): 0, or -1 if it did
+ * not or is gone.  A fixed sleep is no proof that it got there, on a host
+ * that may not run the guest for a while.  A child that ended is left to
+ * be reaped, its status said.
+ */
+static inline int wait_asleep(pid_t pid)
+{
+	siginfo_t si;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		switch (proc_state(pid)) {
+		case 'S':
+			return 0;
+		case 0:
+			return -1;
+		case 'Z':
+			memset(&si, 0, sizeof(si));
+			if (!waitid(P_PID, pid, &si,
+				    WEXITED | WNOHANG | WNOWAIT) && si.si_pid)
+				fprintf(stderr, "# process %d ended: %s %d\n",
+					(int)pid, si.si_code == CLD_EXITED ?
+					"exit" : "signal", si.si_status);
+			return -1;
+		}
+		usleep(1000);
+	}
+	return -1;
+}
+
 /* The whole kernel log (needs root or dmesg_restrict=0), malloc'd. */
 static inline char *kernel_log(void)
 {

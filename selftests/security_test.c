@@ -549,30 +549,6 @@ static void starts(unsigned long *kept, unsigned long *loaded)
 }
 
 /*
- * Wait up to 5 s for process @pid to sleep (state S in /proc/@pid/stat):
- * 0, or -1 if it did not or is gone.  A fixed sleep is no proof that it
- * got there, on a host that may not run the guest for a while.
- */
-static int wait_asleep(pid_t pid)
-{
-	char path[64], buf[256], *s;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	for (i = 0; i < 5000; i++) {
-		if (read_text(path, buf, sizeof(buf)))
-			return -1;
-		s = strrchr(buf, ')');
-		if (!s || s[1] != ' ' || s[2] == 'Z')
-			return -1;
-		if (s[2] == 'S')
-			return 0;
-		usleep(1000);
-	}
-	return -1;
-}
-
-/*
  * A thread sleeps on a CPU that goes offline and comes back: when it
  * wakes there, its registers are rewritten, not trusted.
  */
