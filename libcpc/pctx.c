@@ -59,20 +59,10 @@ static int cpc_read_task(pid_t pid, pid_t tid, const char *file, char *buf,
 			 size_t size)
 {
 	char path[64];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid,
 		 (int)tid, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
+	return pctx_read_proc_(path, buf, size);
 }
 
 /*
@@ -106,13 +96,11 @@ static int cpc_run_ns(pid_t pid, pid_t tid, uint64_t *ns)
 /* The state letter of /proc/<pid>/task/<tid>/stat, 0 if unreadable. */
 static char cpc_thread_state(pid_t pid, pid_t tid)
 {
-	char buf[512], *p;
+	char buf[512];
 
 	if (cpc_read_task(pid, tid, "stat", buf, sizeof(buf)))
 		return 0;
-	/* "tid (comm) S ...": comm may hold anything, so the last ')'. */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	return pctx_stat_state_(buf);
 }
 
 /*

@@ -92,6 +92,8 @@ int pctx_halt_(pctx_t *pctx, struct pctx_thread *t);
 void pctx_detach_all_(pctx_t *pctx);
 void pctx_reap_(pctx_t *pctx);
 void pctx_reap_helpers_(pctx_t *pctx, int block);
+int pctx_read_proc_(const char *path, char *buf, size_t size);
+char pctx_stat_state_(const char *stat);
 
 /* pctx_run.c: pctx_terminate() for every pctx_run() running. */
 void pctx_terminate_running_(void);

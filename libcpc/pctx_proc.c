@@ -322,24 +322,41 @@ static long pctx_options(const pctx_t *pctx)
 	return o;
 }
 
-/* The state letter of /proc/<pid>/stat, 0 if unreadable. */
-static char pctx_proc_state(pid_t pid)
+/* A file of /proc into @buf (NUL-terminated); -1 if unreadable. */
+int pctx_read_proc_(const char *path, char *buf, size_t size)
 {
-	char path[64], buf[512], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return -1;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return -1;
 	buf[n] = '\0';
-	p = strrchr(buf, ')');
+	return 0;
+}
+
+/* The state letter of a stat line "pid (comm) S ...", 0 if none. */
+char pctx_stat_state_(const char *stat)
+{
+	/* comm may hold anything, so after the last ')'. */
+	const char *p = strrchr(stat, ')');
+
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* The state letter of /proc/<pid>/stat, 0 if unreadable. */
+static char pctx_proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pctx_read_proc_(path, buf, sizeof(buf)))
+		return 0;
+	return pctx_stat_state_(buf);
 }
 
 /* Seize and stop thread @tid of a captured process. */
