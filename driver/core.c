@@ -97,6 +97,7 @@ static int pctr_release(struct inode *inode, struct file *file)
 {
 	pctr_sys_close(file);
 	pctr_bind_close(file);
+	pctr_pmu_settle();
 	return 0;
 }
 

@@ -6,7 +6,8 @@
  *
  * Taking them happens in process context, from an ioctl.  The last
  * context can go in atomic context (a thread's exit), so giving them back
- * is deferred to a work item; the mutex orders it against a new taker.
+ * is deferred to a work item; the mutex orders it against a new taker,
+ * and the close of a descriptor waits for it.
  *
  * The scheduler's hooks are not this file's business: the engine turns
  * them on with its first context (ctx.c), counting or not.
@@ -59,6 +60,19 @@ void pctr_pmu_put(void)
 {
 	if (atomic_dec_and_test(&pctr_pmu_users))
 		schedule_work(&pctr_pmu_release);
+}
+
+/*
+ * A descriptor closes.  Process context, no lock of ours held.  Finish a
+ * hand-back that the end of the last context queued: a thread's
+ * context ends in its exit (atomic), before the exit closes the
+ * process's descriptors, so a process that counted has given the
+ * counters back by the time its parent reaps it, and perf started
+ * right after it finds them free.
+ */
+void pctr_pmu_settle(void)
+{
+	flush_work(&pctr_pmu_release);
 }
 
 unsigned int pctr_pmu_users_count(void)

@@ -282,6 +282,7 @@ extern struct pctr_cpu_id pctr_cpu_id;
 /* pmu.c: taking the counters from the rest of the kernel */
 int pctr_pmu_get(void);
 void pctr_pmu_put(void);
+void pctr_pmu_settle(void);
 unsigned int pctr_pmu_users_count(void);
 bool pctr_pmu_is_taken(void);
 void pctr_pmu_exit(void);

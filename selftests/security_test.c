@@ -318,6 +318,37 @@ TEST_F(sec, read_only_and_page_never_take_the_pmu)
 	EXPECT_EQ(0, as_user(never_takes));
 }
 
+/*
+ * A process that counted has given the counters back by the time its
+ * parent has reaped it, so perf started right after it finds them free
+ * (perf stat run straight after pctr stat was once refused, EBUSY).
+ * The last context ends in the thread's exit, which can only queue the
+ * hand-back; the close of the process's descriptor, later in the same
+ * exit, waits for it.
+ */
+static int counts_and_exits(void)
+{
+	int fd = open(PCTR_DEV, O_RDWR);
+
+	if (fd < 0)
+		return 1;
+	if (set_err(fd, 0, UFN) || read_long(TAKEN) != 1)
+		return 2;
+	spin(0.001);
+	return 0;
+}
+
+TEST_F(sec, counters_free_once_the_counting_process_is_reaped)
+{
+	int i;
+
+	SEC_START();
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, in_child(counts_and_exits, 0));
+		ASSERT_EQ(0, read_long(TAKEN)) TH_LOG("round %d", i);
+	}
+}
+
 /* --- the page ----------------------------------------------------------- */
 
 /* The VmFlags line of the mapping at @addr in /proc/self/smaps. */
