@@ -13,6 +13,9 @@
 #   make install-user the same without the module (or: make install MODULE=0)
 #                     PREFIX=/usr/local DESTDIR= libdir= mandir= as usual
 
+# Plain `make` builds everything above (not the first rule in the file).
+.DEFAULT_GOAL := all
+
 KVER	?= $(shell uname -r)
 # The running kernel's headers, else the newest installed ones (build
 # machines often run a kernel without headers).
@@ -48,9 +51,12 @@ LIB_OBJS	:= $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS))
 LIB_SO		:= $(B)/lib/libpctr.so.$(LIB_VERSION)
 LIBS		:= $(B)/lib/libpctr.a $(LIB_SO) $(B)/lib/$(LIB_SONAME) \
 		   $(B)/lib/libpctr.so $(B)/lib/libpctr.pc
-TOOLS		:= $(B)/tools/pctr $(B)/tools/ctxsw_bench $(B)/tools/read_bench $(B)/tools/sample_bench
-# Solaris's cputrack(1) and cpustat(8), on libcpc (tools/cpcspec.c: -c).
-TOOLS		+= $(B)/tools/cputrack $(B)/tools/cpustat
+# The shipped commands (tools/): pctr(1) and its subcommands (tools/pctr/),
+# Solaris's cputrack(1) and cpustat(8) on libcpc (tools/cpc/).
+TOOLS		:= $(B)/tools/pctr $(B)/tools/cputrack $(B)/tools/cpustat
+# The benchmarks (bench/): built for make bench and the guests, never
+# installed.
+BENCHES		:= $(B)/bench/ctxsw_bench $(B)/bench/read_bench $(B)/bench/sample_bench
 SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_test.c))
 # libcpc, the Solaris interface (libcpc/: libcpc.h, libpctx.h), with
 # libpfm4's event names when its header is installed (CPC_PFM=0 leaves
@@ -121,7 +127,7 @@ $(B)/lib/libpctx.a:
 	rm -f $@
 	$(AR) rcs $@
 
-.PHONY: all module userspace lib libcpc examples tools selftests run bench check soak clean install sparc64 \
+.PHONY: all module userspace lib libcpc examples tools benches selftests run bench check soak clean install sparc64 \
 	install-user uninstall modules_install help FORCE
 
 all: module userspace
@@ -134,7 +140,7 @@ module:
 		echo "no kernel headers found: install linux-headers-$(KVER) or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-userspace: lib libcpc tools selftests examples
+userspace: lib libcpc tools benches selftests examples
 
 lib: $(LIBS)
 
@@ -224,40 +230,42 @@ $(B)/examples/%: examples/%.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS)
 
 tools: $(TOOLS)
 
-$(B)/tools/%: tools/%.c tools/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
+benches: $(BENCHES)
+
+$(B)/bench/%: bench/%.c bench/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 
-# pctr load, unload and status (tools/admin.c): through libkmod.
-ADMIN_SRCS	:= tools/admin.c tools/admin.h lib/pctr_internal.h
+# pctr load, unload and status (tools/pctr/admin.c): through libkmod.
+ADMIN_SRCS	:= tools/pctr/admin.c tools/pctr/admin.h lib/pctr_internal.h
 ADMIN_LDLIBS	:= -lkmod
 
 # pctr(1) and its selfcheck, stat, record, report and admin subcommands
 # (report symbolises with elfutils' libdwfl).
-$(B)/tools/pctr: tools/pctr.c tools/selfcheck.c tools/selfcheck.h \
-		 tools/stat.c tools/stat.h tools/record.c tools/report.c \
-		 tools/record.h tools/fail.h $(ADMIN_SRCS) \
+$(B)/tools/pctr: tools/pctr/pctr.c tools/pctr/selfcheck.c tools/pctr/selfcheck.h \
+		 tools/pctr/stat.c tools/pctr/stat.h tools/pctr/record.c tools/pctr/report.c \
+		 tools/pctr/record.h tools/pctr/fail.h $(ADMIN_SRCS) \
 		 $(B)/lib/libcpc.a $(CPC_HDRS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr.c tools/selfcheck.c \
-		tools/stat.c tools/record.c tools/report.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
+	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr/pctr.c tools/pctr/selfcheck.c \
+		tools/pctr/stat.c tools/pctr/record.c tools/pctr/report.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
 		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf
 
 # cputrack and cpustat: libcpc, libpctx, the -c parser and the setup
 # they share.
-$(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/%.c \
-		 tools/cpcspec.c tools/cpcspec.h tools/cpctool.c tools/cpctool.h \
+$(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/cpc/%.c \
+		 tools/cpc/cpcspec.c tools/cpc/cpcspec.h tools/cpc/cpctool.c tools/cpc/cpctool.h \
 		 $(B)/lib/libcpc.a \
 		 $(B)/lib/libpctr.a $(CPC_HDRS) lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ $< \
-		tools/cpcspec.c tools/cpctool.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(LDFLAGS) $(CPC_LDLIBS)
+		tools/cpc/cpcspec.c tools/cpc/cpctool.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(LDFLAGS) $(CPC_LDLIBS)
 
 selftests: $(SELFTESTS)
 
 $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/linux/pctr.h
-	@test -n "$(KSFT)" || { echo "kselftest harness not found: run tools/vm/install-deps" >&2; exit 1; }
+	@test -n "$(KSFT)" || { echo "kselftest harness not found: run testing/vm/install-deps" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ $< $(B)/lib/libpctr.a
 
@@ -266,7 +274,7 @@ $(B)/selftests/pctx_test: $(B)/selftests/%: \
 			 selftests/%.c selftests/pctr_test.h \
 			 $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS) \
 			 uapi/linux/pctr.h
-	@test -n "$(KSFT)" || { echo "kselftest harness not found: run tools/vm/install-deps" >&2; exit 1; }
+	@test -n "$(KSFT)" || { echo "kselftest harness not found: run testing/vm/install-deps" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
@@ -277,7 +285,7 @@ $(B)/selftests/cputrack_test $(B)/selftests/stat_test: selftests/run_tool.h
 # Its call chain test follows frame pointers.
 $(B)/selftests/sample_test: CFLAGS += -fno-omit-frame-pointer
 
-# pctr record's workload (tools/check): -O0, so that every function, leaves
+# pctr record's workload (testing/check): -O0, so that every function, leaves
 # too, has a frame for the call chains (GCC drops it in leaves otherwise).
 selftests: $(B)/selftests/sample_work
 $(B)/selftests/sample_work: selftests/sample_work.c
@@ -296,16 +304,16 @@ $(OBSD_PCTR): selftests/openbsd/obsd_pctr.c \
 
 # make run: plain TCG first (no PMU: pctr says so and offers the TSC),
 # then the Intel backend counting a program on the bench's EMULATED PMU
-# (tools/vm/qemu: our QEMU patch, a test instrument, not hardware; the
+# (testing/vm/qemu: our QEMU patch, a test instrument, not hardware; the
 # first run builds it), with the kernel's perf counting the same program.
 run: userspace
-	tools/vm/run -- sh -c 'pctr info && echo && pctr read'
+	testing/vm/run -- sh -c 'pctr info && echo && pctr read'
 	@echo
-	@echo "=== The Intel backend on the bench's EMULATED PMU (QEMU patched by tools/vm/qemu; not real hardware) ==="
-	tools/vm/qemu/build
+	@echo "=== The Intel backend on the bench's EMULATED PMU (QEMU patched by testing/vm/qemu; not real hardware) ==="
+	testing/vm/qemu/build
 	@mkdir -p $(B)/emu
-	$(CC) -O2 -static $(CPPFLAGS) -o $(B)/emu/loop tools/vm/emu/loop.c $(B)/lib/libpctr.a
-	tools/vm/run --emulated-pmu intel --perf --add $(B)/emu/loop -- sh -c \
+	$(CC) -O2 -static $(CPPFLAGS) -o $(B)/emu/loop testing/vm/emu/loop.c $(B)/lib/libpctr.a
+	testing/vm/run --emulated-pmu intel --perf --add $(B)/emu/loop -- sh -c \
 		'pctr info | head -n 6; echo; \
 		 echo "pctr counting a program of 1000000 two-instruction iterations (rdpmc around the loop):"; \
 		 ./loop --pctr 1000000; echo; \
@@ -314,28 +322,28 @@ run: userspace
 		 echo; echo "pctr stat counting the whole program (its main thread):"; \
 		 pctr stat -e instructions,cycles,branches -- ./loop 1000000'
 
-# Benchmarks (tools/bench): ctxsw_bench and read_bench on the bench's
-# EMULATED Intel PMU (QEMU patched by tools/vm/qemu, built first if it is
+# Benchmarks (bench/bench): ctxsw_bench and read_bench on the bench's
+# EMULATED Intel PMU (QEMU patched by testing/vm/qemu, built first if it is
 # not cached), in plain TCG time and under -icount (instructions), side by
 # side with one verdict per target; without that QEMU, or with
 # BENCH_ARGS=--sim, on the simulated PMU.
 BENCH_ARGS ?=
 bench: userspace
-	tools/bench $(BENCH_ARGS)
+	bench/bench $(BENCH_ARGS)
 
 check:
-	tools/check
+	testing/check
 
-# sparc64, cross-built (tools/vm/build-sparc64): pctr.ko against sparc64
+# sparc64, cross-built (testing/vm/build-sparc64): pctr.ko against sparc64
 # kernel trees prepared from Debian's linux-source (cached under
 # /var/cache/pctr/kernel), W=1 and sparse clean; libpctr, libcpc,
 # libperfmon, the tools and tests into build/sparc64/user.
 # SPARC64_SERIES="6.1 6.12" by default.
 SPARC64_SERIES ?= 6.1 6.12
 sparc64:
-	tools/vm/build-sparc64 $(SPARC64_SERIES)
+	testing/vm/build-sparc64 $(SPARC64_SERIES)
 
-# Long fuzzing (tools/soak, Documentation/testing.rst): 10^6 calls, then
+# Long fuzzing (testing/soak, Documentation/testing.rst): 10^6 calls, then
 # ten minutes with 200 threads and CPU hotplug, on two vCPUs, then a
 # kmemleak scan; prints its figures.  On the debug kernel by default;
 # SOAK_KERNELS="debug 6.12.95+deb12-amd64" adds a production kernel
@@ -343,7 +351,7 @@ sparc64:
 # shorten or lengthen it.
 SOAK_KERNELS ?= debug
 soak: userspace
-	tools/soak $(SOAK_KERNELS)
+	testing/soak $(SOAK_KERNELS)
 
 install: install-user $(if $(filter 0,$(MODULE)),,modules_install)
 

@@ -2,7 +2,7 @@
 /*
  * The same tests on every backend: the simulated PMU, and the Intel and
  * AMD backends where the CPU has that PMU (the bench's emulated PMUs,
- * tools/vm/run --emulated-pmu intel|amd, or real hardware); a variant
+ * testing/vm/run --emulated-pmu intel|amd, or real hardware); a variant
  * whose PMU is absent skips, saying so.
  *
  * On a real backend user-mode instructions of a loop are counted

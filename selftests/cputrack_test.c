@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cputrack and cpustat (tools/cputrack.c, tools/cpustat.c) on the
+ * cputrack and cpustat (tools/cpc/cputrack.c, tools/cpc/cpustat.c) on the
  * simulated PMU: their output field by field against Solaris's format
  * (columns of fixed widths: "%7.3f" time, "%6d" pid with -f, "%3d" lwp,
  * "%10s" event, "%9llu " per counter; cpustat's "%3d" cpu and "%5s"

@@ -58,7 +58,7 @@ static int cycle(const char *params)
  * insmod/rmmod many times: every cycle works, and the device and its
  * sysfs directory come and go each time.  Whether a cycle leaks memory
  * is kmemleak's to judge, on the bench's debug kernel
- * (tools/vm/kernel/leakcheck: load/unload cycles, then a scan that must
+ * (testing/vm/kernel/leakcheck: load/unload cycles, then a scan that must
  * find nothing of pctr's, after one that found a planted leak).  Slab
  * counts, compared here before, are no leak detector: RCU frees late
  * on a busy machine and the rest of the system allocates meanwhile, and

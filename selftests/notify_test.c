@@ -557,7 +557,7 @@ TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
 /*
  * Notification on the sim and on the Intel and AMD backends (their
  * overflow interrupt is an NMI: driver/arch/x86/pmi.c), where pmu=auto
- * finds that PMU (tools/vm/run --emulated-pmu intel|amd).  The slots
+ * finds that PMU (testing/vm/run --emulated-pmu intel|amd).  The slots
  * count user-mode work: instructions retired on x86, exactly under the
  * emulated PMU's -icount (where its PMI comes right after the
  * instruction that overflowed); the sim's divided ticks.  Nothing

@@ -531,7 +531,7 @@ static inline int run_thread(void *(*fn)(void *), void *arg)
 /* --- a fixture that reloads the module (root) --------------------------- */
 
 /*
- * The parameters the bench loaded the module with (tools/vm/init writes
+ * The parameters the bench loaded the module with (testing/vm/init writes
  * them), so a test that reloads it can restore them.
  */
 static inline void bench_params(char *buf, size_t len)
@@ -550,7 +550,7 @@ struct reloaded {
 /*
  * Reload the module with @params and open it; remember what to restore.
  * With PCTR_NO_SIM in the environment a reload onto the simulated PMU
- * skips: the emulated-PMU guests set it (tools/check), as the plain
+ * skips: the emulated-PMU guests set it (testing/check), as the plain
  * guests run those tests already.
  *
  * The 6.1 harness runs the test even after a SKIP in the setup: tests
@@ -629,7 +629,7 @@ static inline void reload_restore(struct __test_metadata *_metadata,
 /*
  * A backend for a fixture with a variant per backend (BACKEND_VARIANTS):
  * the simulated PMU, or the Intel or AMD backend that pmu=auto finds on a
- * CPU with that PMU (the bench's emulated PMUs, tools/vm/run
+ * CPU with that PMU (the bench's emulated PMUs, testing/vm/run
  * --emulated-pmu, or real hardware).  Where the PMU is absent the
  * variant's tests skip, saying so.
  *
@@ -692,7 +692,7 @@ static inline void backend_reload(struct __test_metadata *_metadata,
 	m->fd = -1;
 	m->ready = 0;
 	if (backend_absent(be))
-		SKIP(return, "no %s PMU here (%s is not in /proc/cpuinfo; tools/vm/run --emulated-pmu %s has one)",
+		SKIP(return, "no %s PMU here (%s is not in /proc/cpuinfo; testing/vm/run --emulated-pmu %s has one)",
 		     be->name, be->flag, be->name);
 	reload_with(_metadata, m, be->params);
 	if (!m->ready)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A workload for pctr record's tests (tools/check, testing.rst), built
+ * A workload for pctr record's tests (testing/check, testing.rst), built
  * with frame pointers and no inlining:
  *
  *   sample_work ratio SECONDS   work_a() runs twice as long as work_b(),

@@ -4,7 +4,7 @@
  * a thread allowed rdpmc reads zero from every counter it does not own,
  * whatever another thread left there, and the administrator's
  * user_rdpmc=0 takes rdpmc away.  Needs the Intel or AMD backend: on
- * the emulated PMU of the bench (tools/vm/run --emulated-pmu) or real
+ * the emulated PMU of the bench (testing/vm/run --emulated-pmu) or real
  * hardware; it skips elsewhere (TCG without a PMU, the sim).
  */
 #include "pctr_test.h"

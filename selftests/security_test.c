@@ -9,7 +9,7 @@
  * perf_event_paranoid, CPU hotplug, bindings).
  *
  * Run as root, each unprivileged check runs in a child that drops to
- * uid 1000.  Run as uid 1000 (tools/vm/run --user --param pmu=sim, or
+ * uid 1000.  Run as uid 1000 (testing/vm/run --user --param pmu=sim, or
  * --user --emulated-pmu intel|amd), the same checks run on the backend
  * loaded, the other variants and the root-only tests skip.
  */

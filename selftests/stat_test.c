@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pctr stat (tools/stat.c) on the simulated PMU: what it prints, field
+ * pctr stat (tools/pctr/stat.c) on the simulated PMU: what it prints, field
  * by field, in each format; that the counts are the command's; that the
  * command's exit status comes back; that bad events are refused with
  * exit status 2 before the command runs; and that an unprivileged user

@@ -2,7 +2,7 @@
 /*
  * hotloop: prove that libpctr's hot-loop reads make no system call.
  *
- * Built by tools/pkgtest against an installed libpctr (pkg-config), once
+ * Built by testing/pkgtest against an installed libpctr (pkg-config), once
  * shared and once static, and run in a guest with pmu=sim.  It programs
  * slot 0 with the backend's first named event, maps its counter page,
  * then shuts itself in a seccomp sandbox where any system call but

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the benchmarks (ctxsw_bench, read_bench, sample_bench) share:
+ * their command line, the clock and the median they measure with, the
+ * lines they leave for bench/bench at the end of a run, and the verdict
+ * on one target, printed the same way by each.
+ */
+#ifndef PCTR_TOOLS_BENCH_H
+#define PCTR_TOOLS_BENCH_H
+
+#include <sched.h>		/* CPU_SET: the includer defines _GNU_SOURCE */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/*
+ * The command line each takes: [-i] [COUNT] [ROUNDS], -i first.  -i (the
+ * guest runs under -icount: the figures are instructions) sets *@icount;
+ * COUNT and ROUNDS, if given, replace *@count and *@rounds.  0, or 2
+ * after "usage: @usage" if either is below 1.
+ */
+static inline int bench_args(int argc, char **argv, int *icount, long *count,
+			     int *rounds, const char *usage)
+{
+	if (argc > 1 && !strcmp(argv[1], "-i")) {
+		*icount = 1;
+		argc--;
+		argv++;
+	}
+	if (argc > 1)
+		*count = atol(argv[1]);
+	if (argc > 2)
+		*rounds = atoi(argv[2]);
+	if (*count < 1 || *rounds < 1) {
+		fprintf(stderr, "usage: %s\n", usage);
+		return 2;
+	}
+	return 0;
+}
+
+/* Run on CPU 0 only: 0, or -1 after perror(). */
+static inline int bench_pin_cpu0(void)
+{
+	cpu_set_t cpu0;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
+		perror("sched_setaffinity");
+		return -1;
+	}
+	return 0;
+}
+
+static inline double bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the @n values in @v, which it sorts. */
+static inline double bench_median(double *v, int n)
+{
+	qsort(v, n, sizeof(double), bench_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Lines for bench/bench ("@target", "@status", ...), printed at the end. */
+static char bench_at_buf[8192];
+
+static __attribute__((format(printf, 1, 2))) void bench_at(const char *fmt,
+							     ...)
+{
+	size_t len = strlen(bench_at_buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(bench_at_buf + len, sizeof(bench_at_buf) - len, fmt, ap);
+	va_end(ap);
+}
+
+static void bench_at_flush(void)
+{
+	printf("\n%s", bench_at_buf);
+}
+
+/*
+ * "verdict: WHAT = A / B = R (target <= T): met", or by how much it is
+ * not, and the "@target KEY R T WHAT" line for bench/bench.  @why says
+ * why the target cannot be judged here (n/a), or is NULL.  @added: A and
+ * B are costs added to a baseline, printed with their sign.  @per: what
+ * one unit is counted per ("a read"), for the miss.
+ */
+static void bench_verdict(const char *key, const char *what, double a,
+			  double b, double target, const char *why,
+			  bool added, const char *unit, const char *per)
+{
+	double r;
+
+	if (why) {
+		printf("verdict: %s: n/a (%s)\n", what, why);
+		bench_at("@target %s n/a %.1f %s\n", key, target, what);
+		return;
+	}
+	r = a / b;
+	if (added)
+		printf("verdict: %s = %+.1f / %+.1f = %.2f (target <= %.1f): ",
+		       what, a, b, r, target);
+	else
+		printf("verdict: %s = %.1f / %.1f = %.2f (target <= %.1f): ",
+		       what, a, b, r, target);
+	if (r <= target)
+		printf("met\n");
+	else
+		printf("NOT met, by %.2f (%.0f%% over the target; %.1f %s %s too many)\n",
+		       r - target, (r / target - 1) * 100, a - target * b,
+		       unit, per);
+	bench_at("@target %s %.4f %.1f %s\n", key, r, target, what);
+}
+
+/*
+ * bench_verdict() on what mode @a added against what mode @b (perf's)
+ * added, @add[] over the baseline; n/a if either did not run (@ok[]) or
+ * perf added nothing.
+ */
+static inline void bench_added_verdict(const char *key, const char *what,
+				       const int *ok, const double *add,
+				       int a, int b, double target,
+				       const char *unit, const char *per)
+{
+	char why[96];
+
+	if (!ok[a] || !ok[b]) {
+		bench_verdict(key, what, 0, 0, target, "a mode did not run",
+			      true, unit, per);
+		return;
+	}
+	if (add[b] <= 0) {
+		snprintf(why, sizeof(why),
+			 "perf added %.1f %s: nothing to compare with",
+			 add[b], unit);
+		bench_verdict(key, what, 0, 0, target, why, true, unit, per);
+		return;
+	}
+	bench_verdict(key, what, add[a], add[b], target, NULL, true, unit,
+		      per);
+}
+
+#endif /* PCTR_TOOLS_BENCH_H */

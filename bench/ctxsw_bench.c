@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctxsw_bench: what a context switch costs with per-thread counters.
+ *
+ * Two threads pinned to one CPU ping-pong a byte through two pipes, so
+ * every round trip is two context switches.  Both threads count, or
+ * neither.  The modes, interleaved round by round so drift in the
+ * machine hits them alike:
+ *
+ * with a hardware PMU (the intel or amd backend):
+ *   baseline            no counters
+ *   pctr insns          pctr counts instructions (U|K) on one slot
+ *   pctr insns+cycles   pctr counts instructions and cycles (two slots)
+ *   perf insns          a per-thread PERF_TYPE_HARDWARE instructions event
+ *   perf insns+cycles   a group of instructions and cycles events
+ * without one (pmu=sim):
+ *   baseline, pctr (the backend's first named event) and a perf
+ *   task-clock event, the only per-thread counter perf has there.
+ *
+ * pctr and perf cannot hold the PMU at once (each gets EBUSY while the
+ * other counts), so every run gives it back when it ends: pctr's
+ * threads release their contexts, perf's close their events.
+ *
+ * Prints the median cost of a switch in each mode, the median over the
+ * rounds of what each mode added to that round's baseline, and the
+ * ratio pctr added / perf added against the issue's target (<= 0.5),
+ * with a verdict.  Lines starting "@" are for bench/bench.
+ *
+ *   ctxsw_bench [-i] [round-trips] [rounds]
+ *
+ * -i: the guest runs under QEMU's -icount shift=0, where one nanosecond
+ * of the guest's clock is one instruction: the figures are instructions.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pctr.h"
+#include "bench.h"
+
+#define TARGET	0.5	/* pctr's added cost at most half perf's */
+
+enum mode {
+	BASELINE, PCTR_1, PCTR_2, PERF_1, PERF_2, PERF_CLOCK, NMODES
+};
+
+static int hw;			/* a hardware PMU: the hardware modes */
+
+static const struct {
+	const char	*name;		/* the table's */
+	const char	*key;		/* the "@" lines' */
+	int		hw;		/* 1: with a hardware PMU only, 0: without */
+	int		both;		/* run either way */
+} modes[NMODES] = {
+	[BASELINE]	= { "baseline",			"baseline",	0, 1 },
+	[PCTR_1]	= { "pctr insns",		"pctr_ins",	1, 1 },
+	[PCTR_2]	= { "pctr insns+cycles",	"pctr_ins_cyc",	1, 0 },
+	[PERF_1]	= { "perf insns",		"perf_ins",	1, 0 },
+	[PERF_2]	= { "perf insns+cycles",	"perf_ins_cyc",	1, 0 },
+	[PERF_CLOCK]	= { "perf task-clock",		"perf_clock",	0, 0 },
+};
+
+/* What the pctr modes program, found once (PCIOCEVENT). */
+static uint64_t fn_insns, fn_cycles;
+static int have_fixed;		/* sim: enable fixed slot 0 too, if any */
+
+struct side {
+	int		rfd, wfd;
+	long		trips;
+	enum mode	mode;
+	int		pctr_fd;
+	int		perf_fd[2];
+	int		err;
+	const char	*why;	/* what failed, for err */
+	pthread_barrier_t *go;
+};
+
+static const char *mode_name(enum mode m)
+{
+	return m == PCTR_1 && !hw ? "pctr" : modes[m].name;
+}
+
+/* Retry while the other user of the PMU has not given it back yet. */
+#define BUSY_TRIES	2000	/* of 1 ms */
+
+static int pctr_program(struct side *s, unsigned int slot, uint64_t fn)
+{
+	int i;
+
+	for (i = 0; i < BUSY_TRIES; i++) {
+		if (!ioctl(s->pctr_fd, PCIOCS64(slot), &fn))
+			return 0;
+		if (errno != EBUSY)
+			break;
+		usleep(1000);
+	}
+	s->why = "pctr PCIOCS64";
+	return -errno;
+}
+
+static int perf_open(struct side *s, unsigned int i, uint32_t type,
+		     uint64_t config, int group)
+{
+	struct perf_event_attr attr;
+	int k, fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	/* On the PMU the whole run, or in error (read() says 0). */
+	attr.pinned = type == PERF_TYPE_HARDWARE && group < 0;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	for (k = 0; k < BUSY_TRIES; k++) {
+		fd = syscall(SYS_perf_event_open, &attr, 0, -1, group, 0);
+		if (fd >= 0) {
+			s->perf_fd[i] = fd;
+			return 0;
+		}
+		if (errno != EBUSY)
+			break;
+		usleep(1000);
+	}
+	s->why = "perf_event_open";
+	return -errno;
+}
+
+static int counters_on(struct side *s)
+{
+	uint64_t on = PCTR_U | PCTR_K | PCTR_EN, fn;
+	int err = 0;
+
+	s->perf_fd[0] = s->perf_fd[1] = -1;
+	switch (s->mode) {
+	case PCTR_1:
+	case PCTR_2:
+		err = pctr_program(s, 0, fn_insns | on);
+		if (!err && s->mode == PCTR_2)
+			err = pctr_program(s, 1, fn_cycles | on);
+		/* sim: fixed slot 0 too, if it takes one (as before) */
+		if (!err && !hw && have_fixed) {
+			fn = on;
+			ioctl(s->pctr_fd, PCIOCSF64(0), &fn);
+		}
+		break;
+	case PERF_1:
+	case PERF_2:
+		err = perf_open(s, 0, PERF_TYPE_HARDWARE,
+				PERF_COUNT_HW_INSTRUCTIONS, -1);
+		if (!err && s->mode == PERF_2)
+			err = perf_open(s, 1, PERF_TYPE_HARDWARE,
+					PERF_COUNT_HW_CPU_CYCLES,
+					s->perf_fd[0]);
+		break;
+	case PERF_CLOCK:
+		err = perf_open(s, 0, PERF_TYPE_SOFTWARE,
+				PERF_COUNT_SW_TASK_CLOCK, -1);
+		break;
+	default:
+		break;
+	}
+	return err;
+}
+
+/*
+ * Did the counters count the whole run?  A perf event that was not on
+ * the PMU all the time (running < enabled) or in error (read() of 0
+ * bytes), or a pctr slot that counted nothing, makes the run invalid:
+ * its figure would be the cost of counting nothing.
+ */
+static int counted_all(struct side *s)
+{
+	uint64_t v[3];
+	struct pctrst st;
+	int i;
+
+	if (s->mode == PCTR_1 || s->mode == PCTR_2) {
+		if (ioctl(s->pctr_fd, PCIOCRD, &st)) {
+			s->why = "pctr PCIOCRD";
+			return -errno;
+		}
+		for (i = 0; i < (s->mode == PCTR_2 ? 2 : 1); i++) {
+			if (!st.pctr_hwc[i]) {
+				s->why = "pctr slot counted nothing";
+				return -EIO;
+			}
+		}
+		return 0;
+	}
+	for (i = 0; i < 2; i++) {
+		if (s->perf_fd[i] < 0)
+			continue;
+		if (read(s->perf_fd[i], v, sizeof(v)) != sizeof(v) ||
+		    !v[0] || v[2] != v[1]) {
+			s->why = "perf event not counting the whole run";
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+static void counters_off(struct side *s)
+{
+	int i;
+
+	if (s->mode == PCTR_1 || s->mode == PCTR_2)
+		ioctl(s->pctr_fd, PCIOCRELEASE);	/* gives the PMU back */
+	for (i = 0; i < 2; i++)
+		if (s->perf_fd[i] >= 0)
+			close(s->perf_fd[i]);
+}
+
+static void *pong(void *arg)
+{
+	struct side *s = arg;
+	char c;
+	long i;
+
+	s->err = counters_on(s);
+	pthread_barrier_wait(s->go);
+	for (i = 0; i < s->trips && !s->err; i++) {
+		if (read(s->rfd, &c, 1) != 1 || write(s->wfd, &c, 1) != 1)
+			break;
+	}
+	if (!s->err)
+		s->err = counted_all(s);
+	counters_off(s);
+	return NULL;
+}
+
+/*
+ * pctr gives the PMU back from a work item after its last context is
+ * gone.  Wait for that (perf can then take the PMU) before the next run,
+ * so the work item's wake-up is not timed as part of that run's
+ * switches.
+ */
+static void pmu_settle(void)
+{
+	struct perf_event_attr attr;
+	int k, fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.disabled = 1;
+	for (k = 0; k < BUSY_TRIES; k++) {
+		fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+		if (fd >= 0) {
+			close(fd);
+			return;
+		}
+		usleep(1000);
+	}
+}
+
+/* One run: ns per context switch, or a negative errno (*why: what). */
+static double run(enum mode mode, long trips, int pctr_fd, const char **why)
+{
+	pthread_barrier_t go;
+	struct side other;
+	struct side me;
+	int ab[2], ba[2];
+	double t0, t1;
+	pthread_t t;
+	char c = 'x';
+	long i;
+
+	if (pipe(ab) || pipe(ba))
+		return -errno;
+	pthread_barrier_init(&go, NULL, 2);
+	other = (struct side){ .rfd = ab[0], .wfd = ba[1], .trips = trips,
+			       .mode = mode, .pctr_fd = pctr_fd, .go = &go };
+	me = (struct side){ .mode = mode, .pctr_fd = pctr_fd };
+	pthread_create(&t, NULL, pong, &other);
+	me.err = counters_on(&me);
+	pthread_barrier_wait(&go);
+	t0 = bench_now_ns();
+	for (i = 0; i < trips && !me.err && !other.err; i++) {
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			break;
+	}
+	t1 = bench_now_ns();
+	/* Let the other side go if it is waiting. */
+	close(ab[1]);
+	pthread_join(t, NULL);
+	if (!me.err)
+		me.err = counted_all(&me);
+	counters_off(&me);
+	close(ab[0]);
+	close(ba[0]);
+	close(ba[1]);
+	pthread_barrier_destroy(&go);
+	if (hw && (mode == PCTR_1 || mode == PCTR_2))
+		pmu_settle();
+	if (me.err || other.err) {
+		*why = me.err ? me.why : other.why;
+		return me.err ? me.err : other.err;
+	}
+	if (i < trips) {
+		*why = "pipe";
+		return -EIO;
+	}
+	return (t1 - t0) / (2.0 * trips);
+}
+
+/* An event's function by the first of @names the backend knows. */
+static int event_fn(pctr_t *p, const char *const *names, uint64_t *fn,
+		    const char **found)
+{
+	for (; *names; names++) {
+		if (!pctr_event_fn(p, *names, fn)) {
+			*found = *names;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The ratio of what pctr added to what perf added, and its verdict: the
+ * human line and the "@target" line for bench/bench.
+ */
+static void print_verdict(const char *key, const char *what, const int *ok,
+			  const double *add, enum mode a, enum mode b,
+			  const char *unit)
+{
+	bench_added_verdict(key, what, ok, add, a, b, TARGET, unit,
+			    "a switch");
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const insns[] = { "INSTRUCTION_RETIRED",
+		"RETIRED_INSTRUCTIONS", NULL };
+	static const char *const cycles[] = { "UNHALTED_CORE_CYCLES",
+		"CYCLES_NOT_IN_HALT", NULL };
+	const char *why[NMODES] = { NULL }, *ev_i = NULL, *ev_c = NULL, *w;
+	int r, m, icount = 0, run_mode[NMODES] = { 0 }, ok[NMODES];
+	double *ns[NMODES], *diff[NMODES], med[NMODES], add[NMODES], v;
+	const char *unit;
+	long trips = 20000;
+	int rounds = 7;
+	pctr_t *p;
+
+	if (bench_args(argc, argv, &icount, &trips, &rounds,
+		       "ctxsw_bench [-i] [round-trips] [rounds]"))
+		return 2;
+	unit = icount ? "insns" : "ns";
+	if (bench_pin_cpu0())
+		return 1;
+	p = pctr_open(O_RDWR);
+	if (!p) {
+		fprintf(stderr, "open /dev/pctr: %s\n", pctr_strerror(errno));
+		return 1;
+	}
+	hw = p->info.pi_backend_id == PCTR_BACKEND_INTEL ||
+	     p->info.pi_backend_id == PCTR_BACKEND_AMD;
+	if (hw) {
+		if (event_fn(p, insns, &fn_insns, &ev_i) ||
+		    event_fn(p, cycles, &fn_cycles, &ev_c)) {
+			fprintf(stderr, "no instructions or cycles event by name\n");
+			return 1;
+		}
+	} else {
+		struct pctr_event ev = { .pe_index = 0 };
+
+		/* The backend's first named event, or event 0x3c. */
+		fn_insns = ioctl(p->fd, PCIOCEVENT, &ev) ? 0x3c : ev.pe_fn;
+		ev_i = ioctl(p->fd, PCIOCEVENT, &ev) ? "0x3c" : ev.pe_name;
+		have_fixed = p->info.pi_nfixed > 0;
+	}
+	for (m = 0; m < NMODES; m++) {
+		run_mode[m] = modes[m].both || modes[m].hw == hw;
+		ok[m] = run_mode[m];
+		ns[m] = calloc(rounds, sizeof(double));
+		diff[m] = calloc(rounds, sizeof(double));
+	}
+
+	/* Warm up, pctr included: its scheduler hook is on from then on. */
+	for (m = 0; m < NMODES; m++)
+		if (run_mode[m])
+			run(m, trips / 10 + 1, p->fd, &w);
+	for (r = 0; r < rounds; r++) {
+		for (m = 0; m < NMODES; m++) {
+			if (!ok[m])
+				continue;
+			v = run(m, trips, p->fd, &w);
+			if (v < 0) {
+				fprintf(stderr, "%s: %s: %s\n", mode_name(m),
+					w ? w : "run", strerror((int)-v));
+				why[m] = w ? w : "run failed";
+				ok[m] = 0;
+			}
+			ns[m][r] = v;
+		}
+		for (m = 1; m < NMODES; m++)
+			diff[m][r] = ns[m][r] - ns[BASELINE][r];
+	}
+
+	printf("context switch cost: pipe ping-pong, 2 threads pinned to CPU 0, both counting\n");
+	printf("pctr backend %s; %ld round trips a run, median of %d interleaved rounds\n",
+	       p->info.pi_backend, trips, rounds);
+	if (hw)
+		printf("pctr counts %s (U|K), and %s in insns+cycles; perf PERF_TYPE_HARDWARE\n"
+		       "instructions (and cpu-cycles), per thread, pinned, U|K\n",
+		       ev_i, ev_c);
+	else
+		printf("no hardware PMU: pctr counts %s (U|K)%s; perf's per-thread\n"
+		       "counter is the software task-clock\n", ev_i,
+		       have_fixed ? " and fixed slot 0" : "");
+	if (icount)
+		printf("under -icount shift=0: 1 ns of the guest's clock = 1 instruction;\n"
+		       "figures are instructions executed (exact, repeatable)\n");
+	printf("added: median over the rounds of (mode - that round's baseline)\n\n");
+	printf("%-20s %14s %12s\n", "mode", icount ? "insns/switch" : "ns/switch",
+	       icount ? "added insns" : "added ns");
+	for (m = 0; m < NMODES; m++) {
+		if (!run_mode[m])
+			continue;
+		if (!ok[m]) {
+			printf("%-20s %14s (%s)\n", mode_name(m), "unavailable",
+			       why[m]);
+			continue;
+		}
+		med[m] = bench_median(ns[m], rounds);
+		add[m] = m == BASELINE ? 0 : bench_median(diff[m], rounds);
+		if (m == BASELINE)
+			printf("%-20s %14.1f %12s\n", mode_name(m), med[m], "-");
+		else
+			printf("%-20s %14.1f %+12.1f\n", mode_name(m), med[m],
+			       add[m]);
+		bench_at("@fig ctxsw.%s %.1f %s per switch: %s\n", modes[m].key,
+		       med[m], unit, mode_name(m));
+		if (m != BASELINE)
+			bench_at("@fig ctxsw.add.%s %.1f %s added per switch: %s\n",
+			       modes[m].key, add[m], unit, mode_name(m));
+	}
+	printf("\n");
+	if (hw) {
+		print_verdict("ctxsw_ins",
+			"added context-switch cost, pctr / perf, instructions",
+			ok, add, PCTR_1, PERF_1, unit);
+		print_verdict("ctxsw_ins_cyc",
+			"added context-switch cost, pctr / perf, instructions+cycles",
+			ok, add, PCTR_2, PERF_2, unit);
+	} else {
+		printf("verdict: added context-switch cost <= %.1fx perf per-thread hardware counting:\n"
+		       "         n/a (no hardware PMU: perf has only task-clock here, pctr %+.1f, perf task-clock %+.1f %s)\n",
+		       TARGET, ok[PCTR_1] ? add[PCTR_1] : 0,
+		       ok[PERF_CLOCK] ? add[PERF_CLOCK] : 0, unit);
+		bench_at("@target ctxsw_ins n/a %.1f no hardware PMU\n", TARGET);
+		bench_at("@target ctxsw_ins_cyc n/a %.1f no hardware PMU\n", TARGET);
+	}
+	/* For bench/bench: every figure and target, one a line. */
+	bench_at_flush();
+	pctr_close(p);
+	for (m = 0; m < NMODES; m++)
+		if (run_mode[m] && !ok[m])
+			return 1;
+	return 0;
+}

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pctr(1): show what /dev/pctr offers and read the counters.
+ *
+ *   pctr [info]     the backend, the CPU, the counters, and a short
+ *                   sampled readout of the TSC and idle time
+ *   pctr read       one PCIOCRD snapshot, every slot in use
+ *   pctr selfcheck  calibrated loops checked against expected counts:
+ *                   confirms a backend on real hardware
+ *   pctr stat       run a command and count it (tools/pctr/stat.c)
+ *   pctr load, unload, status
+ *                   the module's administration (tools/pctr/admin.c)
+ *   pctr record     run a command and sample it (tools/pctr/record.c)
+ *   pctr report     the profile pctr record wrote (tools/pctr/report.c)
+ *   pctr help       this usage (also -h, --help)
+ *   pctr -s ctr [-f fn] [-k] [-u] [-e] [-i] [-t thr] [-m umask], pctr -l
+ *                   OpenBSD pctr(1)'s options: set a counter (mode=system),
+ *                   list the events; bare "pctr" in system mode prints
+ *                   the counters in OpenBSD's format
+ *
+ * The command line is checked before the device is opened: help works
+ * without the module, and a usage error exits 2 (Documentation/man/pctr.1).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sys/ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "admin.h"
+#include "pctr.h"
+#include "record.h"
+#include "selfcheck.h"
+#include "stat.h"
+
+static const char *prog = "pctr";
+
+static void die(const char *what)
+{
+	/* pctr_strerror() says what to do: load the module, join a group... */
+	fprintf(stderr, "%s: %s: %s\n", prog, what, pctr_strerror(errno));
+	exit(1);
+}
+
+static void print_caps(unsigned int caps)
+{
+	static const char *const names[] = {
+		"tsc", "counters", "global-ctrl", "full-width", "any-thread",
+		"user-rdpmc", "overflow", "notify", "rdpmc-off", "system",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (caps & (1U << i))
+			printf(" %s", names[i]);
+	printf("\n");
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmd_info(pctr_t *p)
+{
+	const struct pctr_info *in = &p->info;
+	struct pctrst a, b;
+	char reason[128];
+	double t0, t1, secs;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	printf("device    %s (ABI %u)\n", PCTR_DEVICE, in->pi_abi_version);
+	printf("backend   %s", in->pi_backend);
+	if (in->pi_backend_id == PCTR_BACKEND_NONE)
+		printf(" (no PMU: %s)", pctr_backend_reason(reason,
+							   sizeof(reason)));
+	printf("\ncpu       %s family %u model %u\n",
+	       in->pi_vendor[0] ? in->pi_vendor : "unknown", in->pi_cpu_family,
+	       in->pi_cpu_model);
+	if (in->pi_version)
+		printf("perfmon   version %u\n", in->pi_version);
+	printf("counters  %u general (%u bits), %u fixed (%u bits)\n",
+	       in->pi_ngeneral, in->pi_width, in->pi_nfixed,
+	       in->pi_fixed_width);
+	printf("caps     ");
+	print_caps(in->pi_caps);
+
+	/* A short sample: how fast the TSC runs and how idle the CPUs are. */
+	t0 = now_sec();
+	if (pctr_read_all(p, &a) < 0)
+		die("PCIOCRD");
+	usleep(200000);
+	if (pctr_read_all(p, &b) < 0)
+		die("PCIOCRD");
+	t1 = now_sec();
+	secs = t1 - t0;
+	printf("tsc       %llu (%.1f MHz measured", (unsigned long long)b.pctr_tsc,
+	       (b.pctr_tsc - a.pctr_tsc) / secs / 1e6);
+	if (in->pi_tsc_khz)
+		printf(", kernel says %.1f MHz", in->pi_tsc_khz / 1e3);
+	printf(")\n");
+	printf("idle      %.3f s since boot; %.0f%% of %ld CPUs over %.0f ms\n",
+	       b.pctr_idl / 1e9,
+	       100.0 * (b.pctr_idl - a.pctr_idl) / 1e9 / secs / ncpu, ncpu,
+	       secs * 1e3);
+	return 0;
+}
+
+static int cmd_read(pctr_t *p)
+{
+	struct pctrst st;
+	unsigned int i;
+
+	if (pctr_read_all(p, &st) < 0)
+		die("PCIOCRD");
+	printf("tsc   %20llu\n", (unsigned long long)st.pctr_tsc);
+	printf("idle  %20llu ns\n", (unsigned long long)st.pctr_idl);
+	for (i = 0; i < PCTR_NUM; i++) {
+		if (!st.pctr_fn[i])
+			continue;
+		printf("%s%-3u %20llu  fn %#llx\n",
+		       i < PCTR_FIXED_BASE ? "pmc" : "fix",
+		       i < PCTR_FIXED_BASE ? i : i - PCTR_FIXED_BASE,
+		       (unsigned long long)st.pctr_hwc[i],
+		       (unsigned long long)st.pctr_fn[i]);
+	}
+	return 0;
+}
+
+/* --- OpenBSD pctr(1)'s options and output ------------------------------ */
+
+/* What OpenBSD's options asked for: -s with its modifiers, or -l. */
+struct obsd_req {
+	int		list;		/* -l */
+	int		ctr;		/* -s, or -1 */
+	unsigned long	fn, umask, thr;	/* -f, -m, -t */
+	int		k, u, e, i;
+};
+
+/* The backend's name for a function's event and unit mask, or "-". */
+static const char *obsd_name(pctr_t *p, unsigned int slot, uint64_t fn,
+			     char *buf, size_t len)
+{
+	const uint64_t ev_sel = PCTR_EVENT_HI_MASK | 0xff, um_sel = 0xff00;
+	struct pctr_event ev;
+	unsigned int i;
+
+	snprintf(buf, len, "-");
+	if (!fn)
+		return buf;
+	for (i = 0; i < p->info.pi_nevents; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.pe_index = i;
+		if (ioctl(p->fd, PCIOCEVENT, &ev) < 0)
+			break;
+		/* An event's unit mask, where it names one, must match. */
+		if ((ev.pe_fn & ev_sel) == (fn & ev_sel) &&
+		    (!(ev.pe_fn & um_sel) ||
+		     (ev.pe_fn & um_sel) == (fn & um_sel)) &&
+		    (!ev.pe_slots || (ev.pe_slots & (1ULL << slot)))) {
+			snprintf(buf, len, "%s", ev.pe_name);
+			break;
+		}
+	}
+	return buf;
+}
+
+/* A function's event select, AMD's high event bits included. */
+static unsigned int obsd_event(uint64_t fn)
+{
+	return (fn & 0xff) | ((fn & PCTR_EVENT_HI_MASK) >> 24);
+}
+
+/*
+ * OpenBSD's output: every general counter, and each fixed one that has
+ * a function, as " ctrN = value  [iekU event umask +threshold name]",
+ * then the TSC.  The flags are i (invert), e (edge), k (kernel), u
+ * (user), '-' for each not set.
+ */
+static int obsd_print(pctr_t *p)
+{
+	struct pctrst st;
+	char name[64];
+	unsigned int s;
+	uint64_t fn;
+
+	if (pctr_read_all(p, &st) < 0)
+		die("PCIOCRD");
+	for (s = 0; s < PCTR_NUM; s++) {
+		fn = st.pctr_fn[s];
+		if (s < PCTR_FIXED_BASE ? s >= p->info.pi_ngeneral : !fn)
+			continue;
+		printf(" ctr%u = %16llu  [%c%c%c%c %02x %02x +%u %s]\n", s,
+		       (unsigned long long)st.pctr_hwc[s],
+		       fn & PCTR_I ? 'i' : '-', fn & PCTR_E ? 'e' : '-',
+		       fn & PCTR_K ? 'k' : '-', fn & PCTR_U ? 'u' : '-',
+		       obsd_event(fn), (unsigned int)(fn >> PCTR_UM_SHIFT) & 0xff,
+		       (unsigned int)(fn >> PCTR_CM_SHIFT) & 0xff,
+		       obsd_name(p, s, fn, name, sizeof(name)));
+	}
+	printf("  tsc = %16llu\n", (unsigned long long)st.pctr_tsc);
+	return 0;
+}
+
+/* -l: the backend's named events, "event umask  name  description". */
+static int obsd_list(pctr_t *p)
+{
+	struct pctr_event ev;
+	unsigned int i;
+
+	for (i = 0; i < p->info.pi_nevents; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.pe_index = i;
+		if (ioctl(p->fd, PCIOCEVENT, &ev) < 0)
+			die("PCIOCEVENT");
+		printf("%02x %02x  %-32s %s\n", obsd_event(ev.pe_fn),
+		       (unsigned int)(ev.pe_fn >> PCTR_UM_SHIFT) & 0xff,
+		       ev.pe_name, ev.pe_desc);
+	}
+	return 0;
+}
+
+/*
+ * -s: the function composed as OpenBSD's pctr(1) composes it (kernel
+ * and user when neither -k nor -u), set for the whole machine.  Only in
+ * system mode: in thread mode the setting would end with this process.
+ */
+static int obsd_set(pctr_t *p, const struct obsd_req *r)
+{
+	uint64_t fn = 0;
+
+	if (!(p->info.pi_caps & PCTR_CAP_SYSTEM)) {
+		fprintf(stderr,
+			"%s: -s: the module is in thread mode, where counters belong to the thread that sets them and a setting ends with this process; load it with mode=system (sudo pctr load mode=system) to set counters for the whole machine\n",
+			prog);
+		return 1;
+	}
+	if (r->fn || r->umask || r->thr || r->k || r->u || r->e || r->i) {
+		fn = PCTR_FN(r->fn, r->umask, PCTR_EN) |
+		     (uint64_t)r->thr << PCTR_CM_SHIFT;
+		if (r->k)
+			fn |= PCTR_K;
+		if (r->u)
+			fn |= PCTR_U;
+		if (!r->k && !r->u)
+			fn |= PCTR_K | PCTR_U;
+		if (r->e)
+			fn |= PCTR_E;
+		if (r->i)
+			fn |= PCTR_I;
+	}
+	if (ioctl(p->fd, PCIOCS64(r->ctr), &fn) < 0) {
+		if (errno == EPERM)
+			fprintf(stderr,
+				"%s: PCIOCS%d: setting counters in system mode needs CAP_PERFMON (or root)\n",
+				prog, r->ctr);
+		else
+			fprintf(stderr, "%s: PCIOCS%d: %s\n", prog, r->ctr,
+				pctr_strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* A number in [0, @max] (hex with 0x, or as @base says), else -1. */
+static long obsd_num(const char *s, int base, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, base);
+	if (errno || !*s || *end || *s == '-' || v > max)
+		return -1;
+	return v;
+}
+
+static int usage(FILE *f, int status);
+
+/* Parse OpenBSD's options; 0, or a usage error (exit 2). */
+static int obsd_parse(int argc, char **argv, struct obsd_req *r)
+{
+	int ch, mods = 0;
+	long v;
+
+	memset(r, 0, sizeof(*r));
+	r->ctr = -1;
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "+ef:ikls:t:m:u")) != -1) {
+		switch (ch) {
+		case 'l':
+			r->list = 1;
+			continue;
+		case 's':
+			v = obsd_num(optarg, 10, PCTR_NUM - 1);
+			r->ctr = v;
+			break;
+		case 'f':
+			/* An event: 8 bits, 12 on AMD. */
+			v = obsd_num(optarg, 16, 0xfff);
+			r->fn = v;
+			break;
+		case 'm':
+			v = obsd_num(optarg, 16, 0xff);
+			r->umask = v;
+			break;
+		case 't':
+			v = obsd_num(optarg, 0, 0xff);
+			r->thr = v;
+			break;
+		case 'k':
+			v = r->k = 1;
+			break;
+		case 'u':
+			v = r->u = 1;
+			break;
+		case 'e':
+			v = r->e = 1;
+			break;
+		case 'i':
+			v = r->i = 1;
+			break;
+		default:
+			return 2;
+		}
+		if (v < 0) {
+			fprintf(stderr, "%s: -%c %s: not a valid value\n",
+				prog, ch, optarg);
+			return 2;
+		}
+		if (ch != 's')
+			mods = 1;
+	}
+	if (optind != argc || (r->list && (r->ctr >= 0 || mods)) ||
+	    (!r->list && r->ctr < 0))
+		return 2;
+	return 0;
+}
+
+static int obsd_main(int argc, char **argv)
+{
+	struct obsd_req r;
+	pctr_t *p;
+	int ret;
+
+	if (obsd_parse(argc, argv, &r))
+		return usage(stderr, 2);
+	p = pctr_open(r.ctr >= 0 ? O_RDWR : O_RDONLY);
+	if (!p)
+		die("open " PCTR_DEVICE);
+	ret = r.list ? obsd_list(p) : obsd_set(p, &r);
+	pctr_close(p);
+	return ret;
+}
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f,
+		"usage: %s [info | read | selfcheck [--loops N] [--no-perf] [-v] | help]\n"
+		"       %s stat [-e EVENT[,EVENT...]] [-I MSEC] [-t] [-x SEP | --json] [-o FILE] {[--] COMMAND [ARGS...] | -p PID}\n"
+		"       %s record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-o FILE] [--] COMMAND [ARGS...]\n"
+		"       %s report [-i FILE] [-g] [--folded]\n"
+		"       %s -s CTR [-f FN] [-k] [-u] [-e] [-i] [-t THR] [-m UMASK] | -l\n"
+		"  info       the backend, the CPU, its counters, the TSC and idle time (default)\n"
+		"  read       one snapshot of the calling thread's counters (PCIOCRD)\n"
+		"  selfcheck  calibrated loops checked against expected counts\n"
+		"  stat       count COMMAND (or PID), its threads and children (pctr stat --help)\n"
+		"  record     run COMMAND and sample it (pctr record --help)\n"
+		"  report     the profile pctr record wrote (pctr report --help)\n"
+		"  load [FILE.ko] [PARAM=VALUE...], unload, status\n"
+		"             load, unload and show the module (pctr load --help)\n"
+		"  help       this text (also -h, --help)\n"
+		"  -s CTR     set counter CTR for the whole machine (mode=system), OpenBSD's pctr(1)\n"
+		"  -l         list the events; with no argument in mode=system, pctr prints the\n"
+		"             counters of the current CPU as OpenBSD's pctr(1) does\n"
+		"See pctr(1).\n", prog, prog, prog, prog, prog);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "info";
+	int (*run)(pctr_t *p);
+	pctr_t *p;
+	int ret;
+
+	/* The whole command line is checked before the device is opened. */
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") ||
+	    !strcmp(cmd, "--help"))
+		return argc > 2 ? usage(stderr, 2) : usage(stdout, 0);
+	if (!strcmp(cmd, "selfcheck"))
+		return pctr_selfcheck(argc - 1, argv + 1);
+	if (!strcmp(cmd, "stat"))
+		return pctr_stat(argc - 1, argv + 1);
+	if (pctr_is_admin(cmd))
+		return pctr_admin(argc - 1, argv + 1);
+	if (!strcmp(cmd, "record"))
+		return pctr_record(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return pctr_report(argc - 1, argv + 1);
+	/* OpenBSD pctr(1)'s options: they start with '-', subcommands do not. */
+	if (cmd[0] == '-')
+		return obsd_main(argc, argv);
+	if (!strcmp(cmd, "info"))
+		run = cmd_info;
+	else if (!strcmp(cmd, "read"))
+		run = cmd_read;
+	else
+		return usage(stderr, 2);
+	if (argc > 2)
+		return usage(stderr, 2);
+	p = pctr_open(O_RDONLY);
+	if (!p)
+		die("open " PCTR_DEVICE);
+	/* Bare "pctr" in system mode: OpenBSD's output, as there. */
+	if (argc == 1 && (p->info.pi_caps & PCTR_CAP_SYSTEM))
+		run = obsd_print;
+	ret = run(p);
+	pctr_close(p);
+	return ret;
+}
