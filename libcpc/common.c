@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "impl.h"
+#include "cpc_private.h"
 
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK	18

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pctx_impl.h"
+#include "pctx_private.h"
 
 /* --- errors ------------------------------------------------------------ */
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * libpctx internals: the handle, the threads of the controlled process,
- * and what libcpc's cpc_bind_pctx() (pctx.c) asks of them.
+ * libpctx's private header (never installed; the public one is
+ * libpctx.h): the handle, the threads of the controlled process, and
+ * what libcpc's cpc_bind_pctx() (../libcpc/pctx.c) asks of them.
  *
  *   pctx.c         (libcpc) cpc_bind_pctx and its binding ops
  *   pctx_run.c     the event loop: callbacks, ticks
@@ -14,8 +15,8 @@
  * requests come from the tracer thread): the callbacks run in it, and
  * so do the binds they make.
  */
-#ifndef _LIBPCTX_IMPL_H
-#define _LIBPCTX_IMPL_H
+#ifndef _LIBPCTX_PRIVATE_H
+#define _LIBPCTX_PRIVATE_H
 
 #include <signal.h>
 #include <sys/types.h>
@@ -99,4 +100,4 @@ char pctx_stat_state_(const char *stat);
 void pctx_terminate_running_(void);
 
 
-#endif /* _LIBPCTX_IMPL_H */
+#endif /* _LIBPCTX_PRIVATE_H */
