@@ -19,6 +19,7 @@
 #define _LIBPCTX_PRIVATE_H
 
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/types.h>
 
 #include "libpctx.h"
@@ -78,6 +79,9 @@ struct __pctx {
 
 void pctx_error_(pctx_t *pctx, const char *fn, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The default handlers' "<prefix><fn>: <message>" (libcpc's too). */
+void pctx_print_error_(const char *prefix, const char *fn, const char *fmt,
+		       va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* pctx_proc.c: the threads. */
 struct pctx_thread *pctx_thread_(pctx_t *pctx, pid_t tid);
