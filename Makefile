@@ -58,7 +58,8 @@ TOOLS		:= $(B)/tools/pctr $(B)/tools/cputrack $(B)/tools/cpustat
 # installed.
 BENCHES		:= $(B)/bench/ctxsw_bench $(B)/bench/read_bench $(B)/bench/sample_bench
 SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_test.c))
-# libcpc, the Solaris interface (libcpc/: libcpc.h, libpctx.h), with
+# libcpc, the Solaris interface (libcpc/: libcpc.h, libcpc_impl.h), and
+# libpctx, its process contexts (libpctx/: libpctx.h), in one library, with
 # libpfm4's event names when its header is installed (CPC_PFM=0 leaves
 # them out).  Shared (libcpc.so.<major>, symbol version LIBCPC_<major>,
 # NEEDED libpctr.so.1) and static; its version and ABI rules are
@@ -66,15 +67,19 @@ SELFTESTS	:= $(patsubst selftests/%.c,$(B)/selftests/%,$(wildcard selftests/*_te
 CPC_VERSION	:= 1.0.0
 CPC_MAJOR	:= $(firstword $(subst ., ,$(CPC_VERSION)))
 CPC_SONAME	:= libcpc.so.$(CPC_MAJOR)
-CPC_SRCS	:= $(wildcard libcpc/*.c)
-CPC_OBJS	:= $(patsubst libcpc/%.c,$(B)/libcpc/%.o,$(CPC_SRCS))
-# The installed headers: lib*.h (the internals are named otherwise).
-CPC_HDRS	:= $(wildcard libcpc/lib*.h)
+# libpctx's objects go with libcpc's (build/libcpc): they are one library.
+CPC_SRCS	:= $(wildcard libcpc/*.c) $(wildcard libpctx/*.c)
+CPC_OBJS	:= $(patsubst %.c,$(B)/libcpc/%.o,$(notdir $(CPC_SRCS)))
+# The installed headers, each named; the private ones are *_private.h
+# and never installed (testing/pkgtest checks both).
+CPC_HDRS	:= libcpc/libcpc.h libcpc/libcpc_impl.h libpctx/libpctx.h
+CPC_PRIVATE_HDRS := $(wildcard libcpc/*_private.h libpctx/*_private.h)
 CPC_SO		:= $(B)/lib/libcpc.so.$(CPC_VERSION)
 CPC_LIBS	:= $(B)/lib/libcpc.a $(CPC_SO) $(B)/lib/$(CPC_SONAME) \
 		   $(B)/lib/libcpc.so $(B)/lib/libcpc.pc
 CPC_PFM		?= $(if $(wildcard /usr/include/perfmon/pfmlib.h),1,0)
-CPC_CPPFLAGS	:= -I$(CURDIR)/libcpc $(if $(filter 1,$(CPC_PFM)),-DCPC_HAVE_PFM)
+CPC_INC		:= -I$(CURDIR)/libcpc -I$(CURDIR)/libpctx
+CPC_CPPFLAGS	:= $(CPC_INC) $(if $(filter 1,$(CPC_PFM)),-DCPC_HAVE_PFM)
 CPC_LDLIBS	:= $(if $(filter 1,$(CPC_PFM)),-lpfm)
 MAN3		:= $(wildcard Documentation/man/*.3)
 MAN4		:= $(wildcard Documentation/man/*.4)
@@ -187,7 +192,12 @@ libcpc: $(CPC_LIBS) $(LIBPCTX_LIBS)
 
 # As libpctr's: one set of position-independent objects for both
 # libraries, exporting only what the headers mark CPC_API.
-$(B)/libcpc/%.o: libcpc/%.c $(wildcard libcpc/*.h) lib/pctr.h \
+$(B)/libcpc/%.o: libcpc/%.c $(CPC_HDRS) $(CPC_PRIVATE_HDRS) lib/pctr.h \
+		 uapi/linux/pctr.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(B)/libcpc/%.o: libpctx/%.c $(CPC_HDRS) $(CPC_PRIVATE_HDRS) lib/pctr.h \
 		 uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
@@ -225,7 +235,7 @@ examples: $(EXAMPLES)
 
 $(B)/examples/%: examples/%.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(CURDIR)/libcpc $(CFLAGS) -o $@ $< \
+	$(CC) $(CPPFLAGS) $(CPC_INC) $(CFLAGS) -o $@ $< \
 		$(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
 tools: $(TOOLS)

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "impl.h"
+#include "cpc_private.h"
 
 cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 {

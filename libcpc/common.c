@@ -4,7 +4,8 @@
  * knows it, what the binding kinds (lwp.c, cpu.c, pctx.c) share, and the
  * calls that act on a set whatever it is bound to (cpc_set_sample,
  * cpc_unbind), through the set's binding ops.  It calls no other file of
- * libcpc; the binding kinds only through those ops.
+ * libcpc (the binding kinds only through those ops), and of libpctx, the
+ * library below, only its error printer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "impl.h"
+#include "cpc_private.h"
+#include "pctx_private.h"
 
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK	18
@@ -28,20 +30,12 @@
 
 /*
  * The default handler: "libcpc: function: message" on stderr, in one
- * write so that messages from several threads do not mix.  The message
- * ends with its newline, as every message given to a handler does.
+ * write, as libpctx's default (pctx_print_error_) writes its own.
  */
 static void cpc_default_errfn(const char *fn, int subcode, const char *fmt,
 			      va_list ap)
 {
-	char msg[600];
-	int n;
-
-	n = snprintf(msg, sizeof(msg), "libcpc: %s: ", fn);
-	if (n < 0 || (size_t)n >= sizeof(msg))
-		n = 0;
-	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
-	fputs(msg, stderr);
+	pctx_print_error_("libcpc: ", fn, fmt, ap);
 }
 
 /*

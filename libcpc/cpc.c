@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * libcpc: the handle (cpc_open, cpc_close) and what the CPU offers
- * (cpc_caps, cpc_cciname, cpc_cpuref).  The top of libcpc: see impl.h.
+ * (cpc_caps, cpc_cciname, cpc_cpuref).  The top of libcpc: see cpc_private.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "impl.h"
-#include "events.h"
+#include "cpc_private.h"
+#include "events_private.h"
 
 static void cpc_make_cciname(cpc_t *cpc)
 {

@@ -21,7 +21,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "impl.h"
+#include "cpc_private.h"
 
 static const struct cpc_binding cpc_cpu_binding;
 

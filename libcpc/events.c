@@ -16,8 +16,8 @@
 #include <perfmon/pfmlib.h>
 #endif
 
-#include "impl.h"
-#include "events.h"
+#include "cpc_private.h"
+#include "events_private.h"
 
 /* The bits of a function that select what a general counter counts. */
 #define CPC_FN_EVENT_BITS	(PCTR_EVENT_MASK | PCTR_UM_MASK | PCTR_E | \

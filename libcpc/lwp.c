@@ -30,7 +30,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "impl.h"
+#include "cpc_private.h"
 
 static const struct cpc_binding cpc_lwp_binding;
 

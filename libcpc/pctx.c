@@ -42,8 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "impl.h"
-#include "pctx_impl.h"
+#include "cpc_private.h"
+#include "pctx_private.h"
 
 static const struct cpc_binding cpc_pctx_binding;
 

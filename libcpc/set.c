@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "impl.h"
-#include "events.h"
+#include "cpc_private.h"
+#include "events_private.h"
 
 #define CPC_FLAGS_KNOWN	(CPC_OVF_NOTIFY_EMT | CPC_COUNT_USER | CPC_COUNT_SYSTEM)
 

@@ -38,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pctx_impl.h"
+#include "pctx_private.h"
 
 /*
  * The handles pctx_run() runs, for cpc_terminate() from a signal

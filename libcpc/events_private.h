@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * libcpc internals: what events.c offers the files above it (set.c,
- * cpc.c): the handle's event table and a request's pctr function.
+ * libcpc's events, private (never installed): what events.c offers the
+ * files above it (set.c, cpc.c): the handle's event table and a
+ * request's pctr function.
  */
-#ifndef _LIBCPC_EVENTS_H
-#define _LIBCPC_EVENTS_H
+#ifndef _LIBCPC_EVENTS_PRIVATE_H
+#define _LIBCPC_EVENTS_PRIVATE_H
 
-#include "impl.h"
+#include "cpc_private.h"
 
 /* The backend's events into cpc->events; -1 with errno on failure. */
 int cpc_load_events(cpc_t *cpc);
@@ -18,4 +19,4 @@ int cpc_load_events(cpc_t *cpc);
  */
 int cpc_resolve(cpc_t *cpc, const char *fn, struct cpc_request *req);
 
-#endif /* _LIBCPC_EVENTS_H */
+#endif /* _LIBCPC_EVENTS_PRIVATE_H */

@@ -24,21 +24,33 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pctx_impl.h"
+#include "pctx_private.h"
 
 /* --- errors ------------------------------------------------------------ */
 
-/* Solaris's default: "libpctx: pctx_<fn>: <message>" on stderr. */
-static void pctx_default_errfn(const char *fn, const char *fmt, va_list ap)
+/*
+ * The default handlers' output, libpctx's and libcpc's (common.c):
+ * "<prefix><fn>: <message>" on stderr, in one write so that messages
+ * from several threads do not mix.  The message ends with its newline,
+ * as every message given to a handler does.
+ */
+void pctx_print_error_(const char *prefix, const char *fn, const char *fmt,
+		       va_list ap)
 {
-	char msg[512];
+	char msg[600];
 	int n;
 
-	n = snprintf(msg, sizeof(msg), "libpctx: pctx_%s: ", fn);
+	n = snprintf(msg, sizeof(msg), "%s%s: ", prefix, fn);
 	if (n < 0 || (size_t)n >= sizeof(msg))
 		n = 0;
 	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
 	fputs(msg, stderr);
+}
+
+/* Solaris's default: "libpctx: pctx_<fn>: <message>" on stderr. */
+static void pctx_default_errfn(const char *fn, const char *fmt, va_list ap)
+{
+	pctx_print_error_("libpctx: pctx_", fn, fmt, ap);
 }
 
 /*

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * libcpc internals: the handle, sets, requests and buffers, the binding
- * ops, and the bottom layer (common.c) every other file builds on.
+ * libcpc's private header (never installed; the public ones are
+ * libcpc.h and libcpc_impl.h): the handle, sets, requests and buffers,
+ * the binding ops, and the bottom layer (common.c) every other file
+ * builds on.
  *
  * The files are layered; each calls only the ones below it (and the
  * binding kinds only through a set's ops):
@@ -9,12 +11,13 @@
  *   cpc.c                   the handle: open, close, what the CPU offers
  *   set.c                   sets and requests
  *   lwp.c cpu.c pctx.c      one binding kind each, with its ops table
+ *                           (pctx.c on libpctx, ../libpctx/)
  *   events.c  buf.c         event names to pctr functions; buffers
  *   common.c                errors, the calling thread, what every
  *                           binding shares, sample and unbind by the ops
  */
-#ifndef _LIBCPC_IMPL_H
-#define _LIBCPC_IMPL_H
+#ifndef _LIBCPC_PRIVATE_H
+#define _LIBCPC_PRIVATE_H
 
 #include <stdint.h>
 
@@ -179,4 +182,4 @@ void cpc_set_take(cpc_set_t *set, pctr_t *p, const int *slot, pid_t tid,
 		  const struct cpc_binding *kind);
 uint64_t cpc_ns_to_ticks(const cpc_t *cpc, uint64_t ns);
 
-#endif /* _LIBCPC_IMPL_H */
+#endif /* _LIBCPC_PRIVATE_H */

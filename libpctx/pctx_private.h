@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * libpctx internals: the handle, the threads of the controlled process,
- * and what libcpc's cpc_bind_pctx() (pctx.c) asks of them.
+ * libpctx's private header (never installed; the public one is
+ * libpctx.h): the handle, the threads of the controlled process, and
+ * what libcpc's cpc_bind_pctx() (../libcpc/pctx.c) asks of them.
  *
  *   pctx.c         (libcpc) cpc_bind_pctx and its binding ops
  *   pctx_run.c     the event loop: callbacks, ticks
@@ -14,10 +15,11 @@
  * requests come from the tracer thread): the callbacks run in it, and
  * so do the binds they make.
  */
-#ifndef _LIBPCTX_IMPL_H
-#define _LIBPCTX_IMPL_H
+#ifndef _LIBPCTX_PRIVATE_H
+#define _LIBPCTX_PRIVATE_H
 
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/types.h>
 
 #include "libpctx.h"
@@ -77,6 +79,9 @@ struct __pctx {
 
 void pctx_error_(pctx_t *pctx, const char *fn, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The default handlers' "<prefix><fn>: <message>" (libcpc's too). */
+void pctx_print_error_(const char *prefix, const char *fn, const char *fmt,
+		       va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* pctx_proc.c: the threads. */
 struct pctx_thread *pctx_thread_(pctx_t *pctx, pid_t tid);
@@ -99,4 +104,4 @@ char pctx_stat_state_(const char *stat);
 void pctx_terminate_running_(void);
 
 
-#endif /* _LIBPCTX_IMPL_H */
+#endif /* _LIBPCTX_PRIVATE_H */
