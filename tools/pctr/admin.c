@@ -17,7 +17,6 @@
  * Exit status: 0 done, 1 failed (the message says what to do), 2 usage;
  * status exits 3 when the module is not loaded.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <libkmod.h>
@@ -358,60 +357,29 @@ usage:
 	return admin_usage(stderr, EXIT_USAGE);
 }
 
+/* Whether descriptor @fd, whose link is @target, is /dev/pctr. */
+static int is_device(const char *fd, const char *target, void *arg)
+{
+	const struct stat *dev = arg;
+	struct stat st;
+
+	if (!strcmp(target, "/dev/pctr"))
+		return 1;
+	return dev->st_rdev && !stat(fd, &st) && S_ISCHR(st.st_mode) &&
+	       st.st_rdev == dev->st_rdev;
+}
+
 /*
  * The processes with /dev/pctr open, as /proc shows them to us (all of
  * them to root): "pid (comm)" each, into @buf; their number.
  */
 static int device_users(char *buf, size_t len)
 {
-	DIR *proc = opendir("/proc"), *fds;
-	struct dirent *p, *f;
-	struct stat dev, st;
-	int users = 0;
+	struct stat dev;
 
-	buf[0] = '\0';
-	if (!proc)
-		return 0;
 	if (stat("/dev/pctr", &dev) < 0)
 		dev.st_rdev = 0;
-	while ((p = readdir(proc))) {
-		char dir[300], fp[600], comm[64];
-		int hit = 0;
-
-		if (!isdigit((unsigned char)p->d_name[0]))
-			continue;
-		snprintf(dir, sizeof(dir), "/proc/%s/fd", p->d_name);
-		fds = opendir(dir);
-		if (!fds)
-			continue;
-		while (!hit && (f = readdir(fds))) {
-			char target[64];
-			ssize_t n;
-
-			snprintf(fp, sizeof(fp), "%s/%s", dir, f->d_name);
-			n = readlink(fp, target, sizeof(target) - 1);
-			if (n <= 0)
-				continue;
-			target[n] = '\0';
-			if (!strcmp(target, "/dev/pctr"))
-				hit = 1;
-			else if (dev.st_rdev && !stat(fp, &st) &&
-				 S_ISCHR(st.st_mode) &&
-				 st.st_rdev == dev.st_rdev)
-				hit = 1;
-		}
-		closedir(fds);
-		if (!hit)
-			continue;
-		snprintf(fp, sizeof(fp), "/proc/%s/comm", p->d_name);
-		pctr_read_line(fp, comm, sizeof(comm));
-		if (strlen(buf) + strlen(comm) + 32 < len)
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s (%s)",
-				 users ? ", " : "", p->d_name, comm);
-		users++;
-	}
-	closedir(proc);
-	return users;
+	return pctr_fd_users(is_device, &dev, "", INT_MAX, buf, len);
 }
 
 /* Why unload cannot go on now: who uses the module. */
