@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "events.h"
 #include "pctr_internal.h"
 
 #define SYSMOD	"/sys/module/pctr"
@@ -155,31 +156,6 @@ static struct kmod_module *from_modules_dep(struct kmod_ctx *ctx)
 	return found;
 }
 
-/* Levenshtein distance, short strings only. */
-static unsigned int distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	unsigned int d[64][64];
-
-	if (la > 63 || lb > 63)
-		return 99;
-	for (i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (i = 1; i <= la; i++)
-		for (j = 1; j <= lb; j++) {
-			unsigned int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			d[i][j] = c;
-		}
-	return d[la][lb];
-}
-
 /*
  * Every PARAM=VALUE names a parameter the file declares ("parm" in
  * modinfo): the kernel would ignore an unknown one with only a log line.
@@ -206,29 +182,27 @@ static int check_params(struct kmod_module *mod, char **params, int n)
 	kmod_module_info_free_list(list);
 	for (i = 0; i < n; i++) {
 		char name[64], *tok, copy[sizeof(known)], *save;
-		char best[64] = "";
 		size_t k = strcspn(params[i], "=");
-		unsigned int d, bd = ~0U;
+		const char *best;
+		struct nearest nr;
 		int found = 0;
 
 		snprintf(name, sizeof(name), "%.*s", (int)k, params[i]);
 		strcpy(copy, known);
+		nearest_init(&nr, name);
 		for (tok = strtok_r(copy, " ", &save); tok;
 		     tok = strtok_r(NULL, " ", &save)) {
 			if (!strcmp(tok, name)) {
 				found = 1;
 				break;
 			}
-			d = distance(name, tok);
-			if (d < bd) {
-				bd = d;
-				snprintf(best, sizeof(best), "%s", tok);
-			}
+			nearest_add(&nr, tok);
 		}
 		if (found)
 			continue;
 		bad = 1;
-		if (best[0] && bd <= strlen(name) / 2 + 1)
+		best = nearest_best(&nr);
+		if (best)
 			fprintf(stderr, "%s: load: unknown parameter '%s': did you mean '%s'?\n",
 				prog, name, best);
 		else

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "pctr.h"
 #include "selfcheck.h"
 
@@ -86,6 +87,7 @@ struct sc {
 	cpu_set_t	saved;		/* affinity before pinning */
 	bool		have_saved;
 	bool		hinted;		/* sc_errhint() said its piece */
+	struct event_table events;	/* the backend's, once read */
 	unsigned int	passed, failed, skipped;
 };
 
@@ -259,20 +261,15 @@ static void sc_free_all(struct sc *sc)
 }
 
 /* The backend's event called @name, if it lists one. */
-static bool sc_find_event(struct sc *sc, const char *name,
-			  struct pctr_event *ev)
+static const struct pctr_event *sc_find_event(struct sc *sc, const char *name)
 {
-	unsigned int i;
+	unsigned int failed;
 
-	for (i = 0; i < 1024; i++) {
-		memset(ev, 0, sizeof(*ev));
-		ev->pe_index = i;
-		if (ioctl(sc->p->fd, PCIOCEVENT, ev) < 0)
-			return false;
-		if (!strcmp(ev->pe_name, name))
-			return true;
-	}
-	return false;
+	/* Once; a refusal of PCIOCEVENT ends the list. */
+	if (!sc->events.ev)
+		event_table_load(&sc->events, sc->p->fd, sc->p->info.pi_nevents,
+				 &failed);
+	return event_find(&sc->events, name);
 }
 
 static uint64_t sc_general_slots(const struct sc *sc)
@@ -355,13 +352,13 @@ struct sc_meas {
 static void sc_want_event(struct sc *sc, struct sc_meas *m, const char *name,
 			  uint64_t code, uint64_t mode)
 {
-	struct pctr_event ev;
+	const struct pctr_event *ev = sc_find_event(sc, name);
 
 	m->wanted = true;
-	if (sc_find_event(sc, name, &ev)) {
-		snprintf(m->event, sizeof(m->event), "%s", ev.pe_name);
-		m->fn = ev.pe_fn | mode;
-		m->slots = ev.pe_slots & sc_general_slots(sc);
+	if (ev) {
+		snprintf(m->event, sizeof(m->event), "%s", ev->pe_name);
+		m->fn = ev->pe_fn | mode;
+		m->slots = ev->pe_slots & sc_general_slots(sc);
 	} else {
 		snprintf(m->event, sizeof(m->event), "event 0x%02llx/0x%02llx",
 			 (unsigned long long)(code & PCTR_EVENT_MASK),
@@ -386,14 +383,14 @@ static void sc_want_fixed(struct sc *sc, struct sc_meas *m, unsigned int i,
 {
 	const struct pctr_info *in = &sc->p->info;
 	unsigned int slot = PCTR_FIXED(i);
-	struct pctr_event ev;
+	const struct pctr_event *ev;
 
 	m->wanted = true;
 	m->fn = mode;
 	m->slots = 1ULL << slot;
 	snprintf(m->event, sizeof(m->event), "%s", label);
-	if (name && sc_find_event(sc, name, &ev)) {
-		if (!(ev.pe_slots & m->slots))
+	if (name && (ev = sc_find_event(sc, name))) {
+		if (!(ev->pe_slots & m->slots))
 			m->skip = "the backend lists the event on another slot";
 	} else if (name && in->pi_nevents) {
 		m->skip = "the backend lists no such fixed counter";
@@ -1550,6 +1547,7 @@ int pctr_selfcheck(int argc, char **argv)
 	if (sc_open(&sc) < 0)
 		return 1;
 	sc_run(&sc);
+	event_table_free(&sc.events);
 	pctr_close(sc.p);
 	printf("selfcheck: %u passed, %u failed, %u skipped\n", sc.passed,
 	       sc.failed, sc.skipped);
