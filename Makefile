@@ -244,11 +244,12 @@ ADMIN_LDLIBS	:= -lkmod
 # (report symbolises with elfutils' libdwfl).
 # events.c: the event names every subcommand reads.
 PCTR_SRCS	:= tools/pctr/pctr.c tools/pctr/events.c \
-		   tools/pctr/selfcheck.c \
+		   tools/pctr/selfcheck.c tools/pctr/selfcheck_measure.c \
+		   tools/pctr/selfcheck_perf.c tools/pctr/selfcheck_backends.c \
 		   tools/pctr/stat.c tools/pctr/stat_count.c tools/pctr/stat_print.c \
 		   tools/pctr/record.c tools/pctr/report.c
 PCTR_HDRS	:= tools/pctr/events.h tools/pctr/fail.h tools/pctr/record.h \
-		   tools/pctr/selfcheck.h \
+		   tools/pctr/selfcheck.h tools/pctr/selfcheck_internal.h \
 		   tools/pctr/stat.h tools/pctr/stat_internal.h
 $(B)/tools/pctr: $(PCTR_SRCS) $(PCTR_HDRS) $(ADMIN_SRCS) \
 		 $(B)/lib/libcpc.a $(CPC_HDRS) \
