@@ -55,6 +55,8 @@
 #include "stat.h"
 #include "stat_internal.h"
 
+const char *const stat_prog = "pctr stat";
+
 /* What each backend counts when no -e is given. */
 static const char *default_events(unsigned int backend)
 {

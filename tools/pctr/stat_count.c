@@ -17,8 +17,6 @@
 
 #include "stat_internal.h"
 
-const char *const stat_prog = "pctr stat";
-
 struct shared {
 	atomic_uint	nrecs;
 	atomic_uint	lost;		/* threads beyond MAX_RECS */
