@@ -47,9 +47,7 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "events.h"
 #include "stat.h"
