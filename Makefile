@@ -252,14 +252,21 @@ ADMIN_LDLIBS	:= -lkmod
 
 # pctr(1) and its selfcheck, stat, record, report and admin subcommands
 # (report symbolises with elfutils' libdwfl).
-$(B)/tools/pctr: tools/pctr/pctr.c tools/pctr/selfcheck.c tools/pctr/selfcheck.h \
-		 tools/pctr/stat.c tools/pctr/stat.h tools/pctr/record.c tools/pctr/report.c \
-		 tools/pctr/record.h tools/pctr/fail.h $(ADMIN_SRCS) \
+# events.c: the event names every subcommand reads.
+PCTR_SRCS	:= tools/pctr/pctr.c tools/pctr/events.c \
+		   tools/pctr/selfcheck.c tools/pctr/selfcheck_measure.c \
+		   tools/pctr/selfcheck_perf.c tools/pctr/selfcheck_backends.c \
+		   tools/pctr/stat.c tools/pctr/stat_count.c tools/pctr/stat_print.c \
+		   tools/pctr/record.c tools/pctr/report.c
+PCTR_HDRS	:= tools/pctr/events.h tools/pctr/fail.h tools/pctr/record.h \
+		   tools/pctr/selfcheck.h tools/pctr/selfcheck_internal.h \
+		   tools/pctr/stat.h tools/pctr/stat_internal.h
+$(B)/tools/pctr: $(PCTR_SRCS) $(PCTR_HDRS) $(ADMIN_SRCS) \
 		 $(B)/lib/libcpc.a $(CPC_HDRS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ tools/pctr/pctr.c tools/pctr/selfcheck.c \
-		tools/pctr/stat.c tools/pctr/record.c tools/pctr/report.c $(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
+	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ $(PCTR_SRCS) \
+		$(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
 		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf
 
 # cputrack and cpustat: libcpc, libpctx, the -c parser and the setup

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the benchmarks (ctxsw_bench, read_bench, sample_bench) share:
- * their command line, the clock and the median they measure with, the
- * lines they leave for bench/bench at the end of a run, and the verdict
- * on one target, printed the same way by each.
+ * their command line, the device, the clock and the median they measure
+ * with, the retries while perf or pctr gives the PMU back, the lines
+ * they leave for bench/bench at the end of a run, and the verdict on one
+ * target, printed the same way by each.
  */
 #ifndef PCTR_TOOLS_BENCH_H
 #define PCTR_TOOLS_BENCH_H
 
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <sched.h>		/* CPU_SET: the includer defines _GNU_SOURCE */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "pctr.h"
 
 /*
  * The command line each takes: [-i] [COUNT] [ROUNDS], -i first.  -i (the
@@ -53,6 +61,68 @@ static inline int bench_pin_cpu0(void)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * /dev/pctr opened with @flags, or NULL after "open /dev/pctr: reason";
+ * *@hw: whether the backend is a hardware PMU's (intel or amd).
+ */
+static inline pctr_t *bench_open(int flags, int *hw)
+{
+	pctr_t *p = pctr_open(flags);
+
+	if (!p) {
+		fprintf(stderr, "open /dev/pctr: %s\n", pctr_strerror(errno));
+		return NULL;
+	}
+	*hw = p->info.pi_backend_id == PCTR_BACKEND_INTEL ||
+	      p->info.pi_backend_id == PCTR_BACKEND_AMD;
+	return p;
+}
+
+/* Tries while the other user of the PMU has not given it back yet. */
+#define BENCH_BUSY_TRIES	2000	/* 1 ms apart */
+
+/*
+ * After a failure: whether to try again, 1 ms later.  Yes while errno
+ * is EBUSY (any error, if @any) and *@tries, counted here, are fewer
+ * than BENCH_BUSY_TRIES.  errno stays.
+ */
+static inline bool bench_again(int *tries, bool any)
+{
+	int err = errno;
+
+	if ((!any && err != EBUSY) || ++*tries >= BENCH_BUSY_TRIES)
+		return false;
+	usleep(1000);
+	errno = err;
+	return true;
+}
+
+/*
+ * perf_event_open(@attr) for this thread on any CPU, in @group (-1:
+ * none), tried again as bench_again() says.  The descriptor, or -1 with
+ * errno set.
+ */
+static inline int bench_perf_open(struct perf_event_attr *attr, int group,
+				  bool any)
+{
+	int tries = 0, fd;
+
+	while ((fd = syscall(SYS_perf_event_open, attr, 0, -1, group, 0)) < 0 &&
+	       bench_again(&tries, any))
+		;
+	return fd;
+}
+
+/* @attr zeroed, then of @type and @config. */
+static inline void bench_perf_attr(struct perf_event_attr *attr,
+				   uint32_t type, uint64_t config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = config;
 }
 
 static inline double bench_now_ns(void)

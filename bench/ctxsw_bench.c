@@ -90,50 +90,37 @@ static const char *mode_name(enum mode m)
 	return m == PCTR_1 && !hw ? "pctr" : modes[m].name;
 }
 
-/* Retry while the other user of the PMU has not given it back yet. */
-#define BUSY_TRIES	2000	/* of 1 ms */
-
 static int pctr_program(struct side *s, unsigned int slot, uint64_t fn)
 {
-	int i;
+	int tries = 0;
 
-	for (i = 0; i < BUSY_TRIES; i++) {
-		if (!ioctl(s->pctr_fd, PCIOCS64(slot), &fn))
-			return 0;
-		if (errno != EBUSY)
-			break;
-		usleep(1000);
+	while (ioctl(s->pctr_fd, PCIOCS64(slot), &fn)) {
+		if (!bench_again(&tries, false)) {
+			s->why = "pctr PCIOCS64";
+			return -errno;
+		}
 	}
-	s->why = "pctr PCIOCS64";
-	return -errno;
+	return 0;
 }
 
 static int perf_open(struct side *s, unsigned int i, uint32_t type,
 		     uint64_t config, int group)
 {
 	struct perf_event_attr attr;
-	int k, fd;
+	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = type;
-	attr.config = config;
+	bench_perf_attr(&attr, type, config);
 	/* On the PMU the whole run, or in error (read() says 0). */
 	attr.pinned = type == PERF_TYPE_HARDWARE && group < 0;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING;
-	for (k = 0; k < BUSY_TRIES; k++) {
-		fd = syscall(SYS_perf_event_open, &attr, 0, -1, group, 0);
-		if (fd >= 0) {
-			s->perf_fd[i] = fd;
-			return 0;
-		}
-		if (errno != EBUSY)
-			break;
-		usleep(1000);
+	fd = bench_perf_open(&attr, group, false);
+	if (fd < 0) {
+		s->why = "perf_event_open";
+		return -errno;
 	}
-	s->why = "perf_event_open";
-	return -errno;
+	s->perf_fd[i] = fd;
+	return 0;
 }
 
 static int counters_on(struct side *s)
@@ -248,21 +235,13 @@ static void *pong(void *arg)
 static void pmu_settle(void)
 {
 	struct perf_event_attr attr;
-	int k, fd;
+	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	bench_perf_attr(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
 	attr.disabled = 1;
-	for (k = 0; k < BUSY_TRIES; k++) {
-		fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-		if (fd >= 0) {
-			close(fd);
-			return;
-		}
-		usleep(1000);
-	}
+	fd = bench_perf_open(&attr, -1, true);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* One run: ns per context switch, or a negative errno (*why: what). */
@@ -360,13 +339,9 @@ int main(int argc, char **argv)
 	unit = icount ? "insns" : "ns";
 	if (bench_pin_cpu0())
 		return 1;
-	p = pctr_open(O_RDWR);
-	if (!p) {
-		fprintf(stderr, "open /dev/pctr: %s\n", pctr_strerror(errno));
+	p = bench_open(O_RDWR, &hw);
+	if (!p)
 		return 1;
-	}
-	hw = p->info.pi_backend_id == PCTR_BACKEND_INTEL ||
-	     p->info.pi_backend_id == PCTR_BACKEND_AMD;
 	if (hw) {
 		if (event_fn(p, insns, &fn_insns, &ev_i) ||
 		    event_fn(p, cycles, &fn_cycles, &ev_c)) {

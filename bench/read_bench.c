@@ -378,9 +378,6 @@ static double run(struct bench *b, enum method m, long n)
 	return (t1 - t0) / n;
 }
 
-/* Retry while the other user of the PMU has not given it back yet. */
-#define BUSY_TRIES	2000	/* of 1 ms */
-
 /*
  * The event every general slot counts: instructions with a hardware PMU
  * (what perf's hardware event counts), else the backend's first named
@@ -420,17 +417,11 @@ static unsigned int pctr_half_on(struct bench *b, const struct pctr_event *ev,
 {
 	uint64_t fn = ev->pe_fn | PCTR_U | PCTR_K | PCTR_EN;
 	unsigned int i;
-	int k;
+	int tries = 0;
 
-	for (k = 0; k < BUSY_TRIES; k++) {
-		if (!pctr_set(b->p, 0, fn))
-			break;
-		if (errno != EBUSY)
+	while (pctr_set(b->p, 0, fn))
+		if (!bench_again(&tries, false))
 			return 0;
-		usleep(1000);
-	}
-	if (k == BUSY_TRIES)
-		return 0;
 	for (i = 1; i < b->p->info.pi_ngeneral && i < PCTR_MAX_GENERAL; i++) {
 		if (ev->pe_slots && !(ev->pe_slots & (1ULL << i)))
 			break;
@@ -454,10 +445,7 @@ static int perf_open(struct bench *b)
 	struct perf_event_attr attr;
 	void *pc;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	bench_perf_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	b->perf_fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
 	if (b->perf_fd < 0)
 		return -errno;
@@ -478,28 +466,20 @@ static int perf_half_on(struct bench *b)
 {
 	struct perf_event_attr attr;
 	void *pc;
-	int k;
+	int err;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	bench_perf_attr(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
 	attr.pinned = 1;
-	for (k = 0; k < BUSY_TRIES; k++) {
-		b->hw_fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-		if (b->hw_fd >= 0 || errno != EBUSY)
-			break;
-		usleep(1000);
-	}
+	b->hw_fd = bench_perf_open(&attr, -1, false);
 	if (b->hw_fd < 0)
 		return -errno;
 	pc = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
 		  b->hw_fd, 0);
 	if (pc == MAP_FAILED) {
-		k = -errno;
+		err = -errno;
 		close(b->hw_fd);
 		b->hw_fd = -1;
-		return k;
+		return err;
 	}
 	b->hw_pc = pc;
 	/* The page is brought up to date when the event is scheduled. */
@@ -654,15 +634,11 @@ int main(int argc, char **argv)
 	unit = icount ? "insns" : "ns";
 	if (bench_pin_cpu0())
 		return 1;
-	b.p = pctr_open(O_RDWR);
-	if (!b.p) {
-		fprintf(stderr, "open /dev/pctr: %s\n", pctr_strerror(errno));
+	b.p = bench_open(O_RDWR, &hw);
+	if (!b.p)
 		return 1;
-	}
 	khz = icount ? 0 : b.p->info.pi_tsc_khz;
 	sim = b.p->info.pi_backend_id == PCTR_BACKEND_SIM;
-	hw = b.p->info.pi_backend_id == PCTR_BACKEND_INTEL ||
-	     b.p->info.pi_backend_id == PCTR_BACKEND_AMD;
 	if (choose_event(&b, hw, &ev))
 		return 1;
 

@@ -202,13 +202,9 @@ int main(int argc, char **argv)
 		return 2;
 	snprintf(count_arg, sizeof(count_arg), "%ld", n);
 	unit = icount ? "insns" : "ns";
-	p = pctr_open(O_RDONLY);
-	if (!p) {
-		fprintf(stderr, "open /dev/pctr: %s\n", pctr_strerror(errno));
+	p = bench_open(O_RDONLY, &hw);
+	if (!p)
 		return 1;
-	}
-	hw = p->info.pi_backend_id == PCTR_BACKEND_INTEL ||
-	     p->info.pi_backend_id == PCTR_BACKEND_AMD;
 	printf("sampling overhead: sample_work count %ld, alone and sampled on instructions:u\n"
 	       "by pctr record and perf record --no-bpf-event (each writing a file in /tmp), at periods\n"
 	       "%lu, %lu and %lu instructions; pctr backend %s; median of %d interleaved rounds\n",

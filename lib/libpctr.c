@@ -262,8 +262,10 @@ static const char *pctr_msg_eacces(char *msg, size_t len)
 	return msg;
 }
 
-/* The processes with a perf event open, as /proc lets us see them. */
-static int pctr_perf_users(char *buf, size_t len)
+int pctr_fd_users(int (*match)(const char *fd, const char *target,
+				void *arg),
+		  void *arg, const char *prefix, int max, char *buf,
+		  size_t len)
 {
 	DIR *proc = opendir("/proc"), *fds;
 	struct dirent *p, *f;
@@ -272,7 +274,7 @@ static int pctr_perf_users(char *buf, size_t len)
 	buf[0] = '\0';
 	if (!proc)
 		return 0;
-	while ((p = readdir(proc)) && n < 4) {
+	while ((p = readdir(proc)) && n < max) {
 		char dir[300], fp[600], t[64], comm[32];
 		int hit = 0;
 		ssize_t l;
@@ -288,7 +290,7 @@ static int pctr_perf_users(char *buf, size_t len)
 			l = readlink(fp, t, sizeof(t) - 1);
 			if (l > 0) {
 				t[l] = '\0';
-				hit = !strcmp(t, "anon_inode:[perf_event]");
+				hit = match(fp, t, arg);
 			}
 		}
 		closedir(fds);
@@ -298,12 +300,23 @@ static int pctr_perf_users(char *buf, size_t len)
 		pctr_read_line(fp, comm, sizeof(comm));
 		if (strlen(buf) + strlen(comm) + 32 < len)
 			snprintf(buf + strlen(buf), len - strlen(buf),
-				 "%spid %.12s (%.16s)", n ? ", " : "", p->d_name,
-				 comm);
+				 "%s%s%.12s (%.16s)", n ? ", " : "", prefix,
+				 p->d_name, comm);
 		n++;
 	}
 	closedir(proc);
 	return n;
+}
+
+static int pctr_is_perf_event(const char *fd, const char *target, void *arg)
+{
+	return !strcmp(target, "anon_inode:[perf_event]");
+}
+
+/* The processes with a perf event open, as /proc lets us see them. */
+static int pctr_perf_users(char *buf, size_t len)
+{
+	return pctr_fd_users(pctr_is_perf_event, NULL, "pid ", 4, buf, len);
 }
 
 /*

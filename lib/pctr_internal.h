@@ -17,4 +17,16 @@
  */
 const char *pctr_read_line(const char *path, char *buf, size_t len);
 
+/*
+ * The processes that have a file open that @match accepts, as /proc
+ * lets us see them (all of them to root), at most @max: @match gets the
+ * descriptor's /proc path, where its link points and @arg.  Into @buf
+ * of @len bytes, "@prefix PID (comm)" each, separated by ", ", while
+ * they fit; returns how many there are.
+ */
+int pctr_fd_users(int (*match)(const char *fd, const char *target,
+				void *arg),
+		  void *arg, const char *prefix, int max, char *buf,
+		  size_t len);
+
 #endif

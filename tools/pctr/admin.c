@@ -17,7 +17,6 @@
  * Exit status: 0 done, 1 failed (the message says what to do), 2 usage;
  * status exits 3 when the module is not loaded.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <libkmod.h>
@@ -30,6 +29,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "events.h"
 #include "pctr_internal.h"
 
 #define SYSMOD	"/sys/module/pctr"
@@ -156,31 +156,6 @@ static struct kmod_module *from_modules_dep(struct kmod_ctx *ctx)
 	return found;
 }
 
-/* Levenshtein distance, short strings only. */
-static unsigned int distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	unsigned int d[64][64];
-
-	if (la > 63 || lb > 63)
-		return 99;
-	for (i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (i = 1; i <= la; i++)
-		for (j = 1; j <= lb; j++) {
-			unsigned int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			d[i][j] = c;
-		}
-	return d[la][lb];
-}
-
 /*
  * Every PARAM=VALUE names a parameter the file declares ("parm" in
  * modinfo): the kernel would ignore an unknown one with only a log line.
@@ -207,29 +182,27 @@ static int check_params(struct kmod_module *mod, char **params, int n)
 	kmod_module_info_free_list(list);
 	for (i = 0; i < n; i++) {
 		char name[64], *tok, copy[sizeof(known)], *save;
-		char best[64] = "";
 		size_t k = strcspn(params[i], "=");
-		unsigned int d, bd = ~0U;
+		const char *best;
+		struct nearest nr;
 		int found = 0;
 
 		snprintf(name, sizeof(name), "%.*s", (int)k, params[i]);
 		strcpy(copy, known);
+		nearest_init(&nr, name);
 		for (tok = strtok_r(copy, " ", &save); tok;
 		     tok = strtok_r(NULL, " ", &save)) {
 			if (!strcmp(tok, name)) {
 				found = 1;
 				break;
 			}
-			d = distance(name, tok);
-			if (d < bd) {
-				bd = d;
-				snprintf(best, sizeof(best), "%s", tok);
-			}
+			nearest_add(&nr, tok);
 		}
 		if (found)
 			continue;
 		bad = 1;
-		if (best[0] && bd <= strlen(name) / 2 + 1)
+		best = nearest_best(&nr);
+		if (best)
 			fprintf(stderr, "%s: load: unknown parameter '%s': did you mean '%s'?\n",
 				prog, name, best);
 		else
@@ -358,60 +331,29 @@ usage:
 	return admin_usage(stderr, EXIT_USAGE);
 }
 
+/* Whether descriptor @fd, whose link is @target, is /dev/pctr. */
+static int is_device(const char *fd, const char *target, void *arg)
+{
+	const struct stat *dev = arg;
+	struct stat st;
+
+	if (!strcmp(target, "/dev/pctr"))
+		return 1;
+	return dev->st_rdev && !stat(fd, &st) && S_ISCHR(st.st_mode) &&
+	       st.st_rdev == dev->st_rdev;
+}
+
 /*
  * The processes with /dev/pctr open, as /proc shows them to us (all of
  * them to root): "pid (comm)" each, into @buf; their number.
  */
 static int device_users(char *buf, size_t len)
 {
-	DIR *proc = opendir("/proc"), *fds;
-	struct dirent *p, *f;
-	struct stat dev, st;
-	int users = 0;
+	struct stat dev;
 
-	buf[0] = '\0';
-	if (!proc)
-		return 0;
 	if (stat("/dev/pctr", &dev) < 0)
 		dev.st_rdev = 0;
-	while ((p = readdir(proc))) {
-		char dir[300], fp[600], comm[64];
-		int hit = 0;
-
-		if (!isdigit((unsigned char)p->d_name[0]))
-			continue;
-		snprintf(dir, sizeof(dir), "/proc/%s/fd", p->d_name);
-		fds = opendir(dir);
-		if (!fds)
-			continue;
-		while (!hit && (f = readdir(fds))) {
-			char target[64];
-			ssize_t n;
-
-			snprintf(fp, sizeof(fp), "%s/%s", dir, f->d_name);
-			n = readlink(fp, target, sizeof(target) - 1);
-			if (n <= 0)
-				continue;
-			target[n] = '\0';
-			if (!strcmp(target, "/dev/pctr"))
-				hit = 1;
-			else if (dev.st_rdev && !stat(fp, &st) &&
-				 S_ISCHR(st.st_mode) &&
-				 st.st_rdev == dev.st_rdev)
-				hit = 1;
-		}
-		closedir(fds);
-		if (!hit)
-			continue;
-		snprintf(fp, sizeof(fp), "/proc/%s/comm", p->d_name);
-		pctr_read_line(fp, comm, sizeof(comm));
-		if (strlen(buf) + strlen(comm) + 32 < len)
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s (%s)",
-				 users ? ", " : "", p->d_name, comm);
-		users++;
-	}
-	closedir(proc);
-	return users;
+	return pctr_fd_users(is_device, &dev, "", INT_MAX, buf, len);
 }
 
 /* Why unload cannot go on now: who uses the module. */

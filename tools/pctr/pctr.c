@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "events.h"
 #include "pctr.h"
 #include "record.h"
 #include "selfcheck.h"
@@ -144,28 +145,25 @@ struct obsd_req {
 	int		k, u, e, i;
 };
 
-/* The backend's name for a function's event and unit mask, or "-". */
-static const char *obsd_name(pctr_t *p, unsigned int slot, uint64_t fn,
-			     char *buf, size_t len)
+/* @t's name for a function's event and unit mask, or "-". */
+static const char *obsd_name(const struct event_table *t, unsigned int slot,
+			     uint64_t fn, char *buf, size_t len)
 {
 	const uint64_t ev_sel = PCTR_EVENT_HI_MASK | 0xff, um_sel = 0xff00;
-	struct pctr_event ev;
+	const struct pctr_event *ev;
 	unsigned int i;
 
 	snprintf(buf, len, "-");
 	if (!fn)
 		return buf;
-	for (i = 0; i < p->info.pi_nevents; i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.pe_index = i;
-		if (ioctl(p->fd, PCIOCEVENT, &ev) < 0)
-			break;
+	for (i = 0; i < t->n; i++) {
+		ev = &t->ev[i];
 		/* An event's unit mask, where it names one, must match. */
-		if ((ev.pe_fn & ev_sel) == (fn & ev_sel) &&
-		    (!(ev.pe_fn & um_sel) ||
-		     (ev.pe_fn & um_sel) == (fn & um_sel)) &&
-		    (!ev.pe_slots || (ev.pe_slots & (1ULL << slot)))) {
-			snprintf(buf, len, "%s", ev.pe_name);
+		if ((ev->pe_fn & ev_sel) == (fn & ev_sel) &&
+		    (!(ev->pe_fn & um_sel) ||
+		     (ev->pe_fn & um_sel) == (fn & um_sel)) &&
+		    (!ev->pe_slots || (ev->pe_slots & (1ULL << slot)))) {
+			snprintf(buf, len, "%s", ev->pe_name);
 			break;
 		}
 	}
@@ -186,6 +184,7 @@ static unsigned int obsd_event(uint64_t fn)
  */
 static int obsd_print(pctr_t *p)
 {
+	struct event_table t;
 	struct pctrst st;
 	char name[64];
 	unsigned int s;
@@ -193,6 +192,8 @@ static int obsd_print(pctr_t *p)
 
 	if (pctr_read_all(p, &st) < 0)
 		die("PCIOCRD");
+	/* The names PCIOCEVENT gives; a refusal ends the list. */
+	event_table_load(&t, p->fd, p->info.pi_nevents, &s);
 	for (s = 0; s < PCTR_NUM; s++) {
 		fn = st.pctr_fn[s];
 		if (s < PCTR_FIXED_BASE ? s >= p->info.pi_ngeneral : !fn)
@@ -203,27 +204,33 @@ static int obsd_print(pctr_t *p)
 		       fn & PCTR_K ? 'k' : '-', fn & PCTR_U ? 'u' : '-',
 		       obsd_event(fn), (unsigned int)(fn >> PCTR_UM_SHIFT) & 0xff,
 		       (unsigned int)(fn >> PCTR_CM_SHIFT) & 0xff,
-		       obsd_name(p, s, fn, name, sizeof(name)));
+		       obsd_name(&t, s, fn, name, sizeof(name)));
 	}
 	printf("  tsc = %16llu\n", (unsigned long long)st.pctr_tsc);
+	event_table_free(&t);
 	return 0;
 }
 
 /* -l: the backend's named events, "event umask  name  description". */
 static int obsd_list(pctr_t *p)
 {
-	struct pctr_event ev;
+	const struct pctr_event *ev;
+	struct event_table t;
 	unsigned int i;
+	int err;
 
-	for (i = 0; i < p->info.pi_nevents; i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.pe_index = i;
-		if (ioctl(p->fd, PCIOCEVENT, &ev) < 0)
-			die("PCIOCEVENT");
-		printf("%02x %02x  %-32s %s\n", obsd_event(ev.pe_fn),
-		       (unsigned int)(ev.pe_fn >> PCTR_UM_SHIFT) & 0xff,
-		       ev.pe_name, ev.pe_desc);
+	err = event_table_load(&t, p->fd, p->info.pi_nevents, &i) ? errno : 0;
+	for (i = 0; i < t.n; i++) {
+		ev = &t.ev[i];
+		printf("%02x %02x  %-32s %s\n", obsd_event(ev->pe_fn),
+		       (unsigned int)(ev->pe_fn >> PCTR_UM_SHIFT) & 0xff,
+		       ev->pe_name, ev->pe_desc);
 	}
+	if (err) {
+		errno = err;
+		die("PCIOCEVENT");
+	}
+	event_table_free(&t);
 	return 0;
 }
 

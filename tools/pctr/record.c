@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "pctr.h"
 #include "record.h"
 #include "fail.h"
@@ -94,39 +95,25 @@ static uint64_t ms_now(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-/* Generic names, with the backend names that count them, best first. */
-static const char *const generic[][4] = {
-	{ "instructions", "INST_RETIRED.ANY", "INSTRUCTION_RETIRED",
-	  "RETIRED_INSTRUCTIONS" },
-	{ "cycles", "CPU_CLK_UNHALTED.THREAD", "UNHALTED_CORE_CYCLES",
-	  "CYCLES_NOT_IN_HALT" },
-};
-
-/* One backend event by name: its function and a slot that counts it. */
-static int find_event(int fd, const struct pctr_info *in, const char *name,
+/*
+ * One backend event by name, from @t: its function and a slot that
+ * counts it.
+ */
+static int find_event(const struct event_table *t, const char *name,
 		      uint64_t *fn, unsigned int *slot)
 {
-	struct pctr_event ev;
-	unsigned int i;
+	const struct pctr_event *ev = event_find(t, name);
 	uint64_t can;
 
-	for (i = 0; i < in->pi_nevents; i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.pe_index = i;
-		if (ioctl(fd, PCIOCEVENT, &ev))
-			return -1;
-		ev.pe_name[sizeof(ev.pe_name) - 1] = '\0';
-		if (strcasecmp(ev.pe_name, name))
-			continue;
-		*fn = ev.pe_fn;
-		can = ev.pe_slots ? ev.pe_slots : 1;
-		/* A general counter where it can: fixed ones may not interrupt. */
-		if (can & ((1ULL << PCTR_FIXED_BASE) - 1))
-			can &= (1ULL << PCTR_FIXED_BASE) - 1;
-		*slot = __builtin_ctzll(can);
-		return 0;
-	}
-	return -1;
+	if (!ev)
+		return -1;
+	*fn = ev->pe_fn;
+	can = ev->pe_slots ? ev->pe_slots : 1;
+	/* A general counter where it can: fixed ones may not interrupt. */
+	if (can & ((1ULL << PCTR_FIXED_BASE) - 1))
+		can &= (1ULL << PCTR_FIXED_BASE) - 1;
+	*slot = __builtin_ctzll(can);
+	return 0;
 }
 
 static void parse_event(int fd, const struct pctr_info *in, char *spec,
@@ -134,17 +121,13 @@ static void parse_event(int fd, const struct pctr_info *in, char *spec,
 {
 	uint64_t mode = PCTR_U;
 	char *colon = strchr(spec, ':'), *end;
-	unsigned int g, k;
+	const struct generic_event *gen;
+	struct event_table t;
+	unsigned int k;
 
 	if (colon) {
 		*colon++ = '\0';
-		if (!strcmp(colon, "u"))
-			mode = PCTR_U;
-		else if (!strcmp(colon, "k"))
-			mode = PCTR_K;
-		else if (!strcmp(colon, "uk") || !strcmp(colon, "ku"))
-			mode = PCTR_U | PCTR_K;
-		else
+		if (event_mode(colon, &mode))
 			fail(EXIT_USAGE, "event '%s': unknown mode ':%s' (u, k or uk)",
 			     spec, colon);
 	}
@@ -154,20 +137,21 @@ static void parse_event(int fd, const struct pctr_info *in, char *spec,
 			fail(EXIT_USAGE, "raw event '%s' is not a hex number", spec);
 		*slot = 0;
 	} else {
-		for (g = 0; g < sizeof(generic) / sizeof(generic[0]); g++)
-			if (!strcasecmp(spec, generic[g][0]))
-				break;
-		if (g < sizeof(generic) / sizeof(generic[0])) {
-			for (k = 1; k < 4 && generic[g][k]; k++)
-				if (!find_event(fd, in, generic[g][k], fn, slot))
+		/* The events PCIOCEVENT gives; a refusal ends the list. */
+		event_table_load(&t, fd, in->pi_nevents, &k);
+		gen = generic_event_find(spec);
+		if (gen) {
+			for (k = 0; gen->backend[k]; k++)
+				if (!find_event(&t, gen->backend[k], fn, slot))
 					break;
-			if (k == 4 || !generic[g][k])
+			if (!gen->backend[k])
 				fail(EXIT_USAGE, "event '%s': the %s backend does not count it (pctr stat -l lists its events)",
 				     spec, in->pi_backend);
-		} else if (find_event(fd, in, spec, fn, slot)) {
+		} else if (find_event(&t, spec, fn, slot)) {
 			fail(EXIT_USAGE, "unknown event '%s' (pctr stat -l lists them)",
 			     spec);
 		}
+		event_table_free(&t);
 	}
 	*fn |= mode | PCTR_EN;
 }
