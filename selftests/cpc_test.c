@@ -36,11 +36,6 @@
 #define U	CPC_COUNT_USER
 #define US	(CPC_COUNT_USER | CPC_COUNT_SYSTEM)
 
-static int reload(const char *params)
-{
-	return unload_wait() ?: load(params);
-}
-
 /* An error handler that records the last error instead of printing. */
 static int last_subcode = -1, nerrors;
 static char last_fn[64], last_msg[256];
@@ -70,8 +65,7 @@ FIXTURE_SETUP(cpc)
 	self->kid = 0;
 	if (geteuid() != 0)
 		SKIP(return, "reloading the module needs root");
-	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
-		self->params[0] = '\0';
+	bench_params(self->params, sizeof(self->params));
 	ASSERT_EQ(0, reload("pmu=sim sim_div=64"));
 	p = pctr_open(O_RDONLY);
 	ASSERT_NE(NULL, p);

@@ -269,6 +269,25 @@ static inline int unload_wait(void)
 	return -1;
 }
 
+/* Unload and load again with @params: 0, or -1 (errno). */
+static inline int reload(const char *params)
+{
+	return unload_wait() ?: load(params);
+}
+
+/*
+ * Switch-ins since load (sysfs "starts"): those that kept the registers
+ * as they were, and those that loaded them anew.
+ */
+static inline void starts(unsigned long *kept, unsigned long *loaded)
+{
+	char buf[128];
+
+	*kept = *loaded = 0;
+	if (!read_text(PCTR_SYSFS "/starts", buf, sizeof(buf)))
+		sscanf(buf, "kept %lu loaded %lu", kept, loaded);
+}
+
 /*
  * In a child: exec this program again as "@argv0 @flag @fd", which its
  * main() answers; exit 21 if the exec fails.
@@ -332,6 +351,17 @@ static inline uint32_t pctr_caps(int fd)
 	struct pctr_info info;
 
 	return pctr_get_info(fd, &info) ? 0 : info.pi_caps;
+}
+
+/* Does the module run the Intel or the AMD backend? */
+static inline int x86_backend(int fd)
+{
+	struct pctr_info info;
+
+	if (pctr_get_info(fd, &info))
+		return 0;
+	return info.pi_backend_id == PCTR_BACKEND_INTEL ||
+	       info.pi_backend_id == PCTR_BACKEND_AMD;
 }
 
 /* No function and no value in any slot of a PCIOCRD result. */
