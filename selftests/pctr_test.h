@@ -28,7 +28,15 @@
 
 #include <linux/pctr.h>
 #include "pctr.h"
+
+/*
+ * The harness may be in one file of a program only: a program's other
+ * files (notify_bind_stress_test's stressors) define PCTR_TEST_NO_HARNESS
+ * and go without it and the helpers that use it.
+ */
+#ifndef PCTR_TEST_NO_HARNESS
 #include "kselftest_harness.h"
+#endif
 
 #define PCTR_DEV	"/dev/pctr"
 #define PCTR_SYSFS	"/sys/class/misc/pctr"
@@ -577,6 +585,7 @@ struct reloaded {
 	int		ready;		/* the setup got to its end */
 };
 
+#ifndef PCTR_TEST_NO_HARNESS
 /*
  * Reload the module with @params and open it; remember what to restore.
  * With PCTR_NO_SIM in the environment a reload onto the simulated PMU
@@ -633,6 +642,7 @@ static inline void reload_restore(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, unload_wait());
 	EXPECT_EQ(0, load(m->params));
 }
+#endif /* PCTR_TEST_NO_HARNESS */
 
 /*
  * A fixture @name whose tests run on the module loaded with @params:
@@ -709,6 +719,7 @@ static inline const char *backend_absent(const struct backend *be)
 	return NULL;
 }
 
+#ifndef PCTR_TEST_NO_HARNESS
 /*
  * reload_with() for backend @be: skips, restoring the bench's module,
  * unless the module then runs that backend.
@@ -735,6 +746,7 @@ static inline void backend_reload(struct __test_metadata *_metadata,
 		     info.pi_backend);
 	}
 }
+#endif /* PCTR_TEST_NO_HARNESS */
 
 /*
  * @n iterations of dec; jnz: 2 @n user-mode instructions, @n branches.
