@@ -272,7 +272,10 @@ $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/li
 	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ \
 		$(filter %.c,$^) $(B)/lib/libpctr.a
 
-$(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test \
+CPC_TESTS	:= $(B)/selftests/cpc_test $(B)/selftests/cpc_inherit_test \
+		   $(B)/selftests/cpc_bind_test
+$(CPC_TESTS): selftests/cpc_test.h
+$(CPC_TESTS) $(B)/selftests/cpc_headers_test \
 $(B)/selftests/pctx_test: $(B)/selftests/%: \
 			 selftests/%.c selftests/pctr_test.h \
 			 $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS) \
