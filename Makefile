@@ -281,12 +281,18 @@ $(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/cpc/%.c \
 
 selftests: $(SELFTESTS)
 
+# A test is its own .c file and any other .c file given it as a
+# prerequisite below.
 $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/linux/pctr.h
 	@test -n "$(KSFT)" || { echo "kselftest harness not found: run testing/vm/install-deps" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ $< $(B)/lib/libpctr.a
+	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ \
+		$(filter %.c,$^) $(B)/lib/libpctr.a
 
-$(B)/selftests/cpc_test $(B)/selftests/cpc_headers_test \
+CPC_TESTS	:= $(B)/selftests/cpc_test $(B)/selftests/cpc_inherit_test \
+		   $(B)/selftests/cpc_bind_test
+$(CPC_TESTS): selftests/cpc_test.h
+$(CPC_TESTS) $(B)/selftests/cpc_headers_test \
 $(B)/selftests/pctx_test: $(B)/selftests/%: \
 			 selftests/%.c selftests/pctr_test.h \
 			 $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS) \
@@ -295,6 +301,11 @@ $(B)/selftests/pctx_test: $(B)/selftests/%: \
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
+
+# One test, its stressors in a file each.
+$(B)/selftests/notify_bind_stress_test: selftests/nb_stress.h \
+	selftests/nb_workers.c selftests/nb_inheritor.c \
+	selftests/nb_cpu_binder.c selftests/nb_thread_binder.c
 
 # The tests that run the tools share their runner.
 $(B)/selftests/cputrack_test $(B)/selftests/stat_test: selftests/run_tool.h

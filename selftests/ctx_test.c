@@ -377,15 +377,6 @@ TEST_F_TIMEOUT(sim, migration_keeps_counting, 60)
 	EXPECT_LT(last, expected_events(self, cpu) * 1.05);
 }
 
-static void starts(unsigned long *kept, unsigned long *loaded)
-{
-	char buf[64];
-
-	*kept = *loaded = 0;
-	if (!read_text(PCTR_SYSFS "/starts", buf, sizeof(buf)))
-		sscanf(buf, "kept %lu loaded %lu", kept, loaded);
-}
-
 /*
  * A thread that sleeps and wakes on one CPU, with nothing else counting
  * there, finds its registers as it left them: the switch-in re-enables

@@ -90,7 +90,7 @@ TEST(probe_without_pmu_offers_tsc_only)
 #endif
 	if (cpu_has_flag("arch_perfmon") || cpu_has_flag("perfctr_core"))
 		SKIP(return, "this CPU exposes a PMU");
-	read_text("/pctr/params.used", params, sizeof(params));
+	bench_params(params, sizeof(params));
 	if (strstr(params, "pmu=") && !strstr(params, "pmu=auto"))
 		SKIP(return, "module loaded with %s", params);
 	fd = open(PCTR_DEV, O_RDONLY);

@@ -19,17 +19,6 @@
 
 #define FN(ev)	PCTR_FN(ev, 0, PCTR_U | PCTR_K | PCTR_EN)
 
-static int reload(const char *params)
-{
-	return unload_wait() ?: load(params);
-}
-
-static void saved_params(char *buf, size_t len)
-{
-	if (read_text("/pctr/params.used", buf, len))
-		buf[0] = '\0';
-}
-
 /* --- no counters: ENODEV with the reason --------------------------- */
 
 FIXTURE(nopmu) {
@@ -56,7 +45,7 @@ FIXTURE_SETUP(nopmu)
 {
 	if (geteuid() != 0)
 		SKIP(return, "reloading the module needs root");
-	saved_params(self->params, sizeof(self->params));
+	bench_params(self->params, sizeof(self->params));
 	ASSERT_EQ(0, reload(variant->params));
 }
 
@@ -148,7 +137,7 @@ FIXTURE_SETUP(owner)
 	self->p = NULL;
 	if (geteuid() != 0)
 		SKIP(return, "reloading the module needs root");
-	saved_params(self->params, sizeof(self->params));
+	bench_params(self->params, sizeof(self->params));
 	ASSERT_EQ(0, reload("pmu=sim"));
 	self->p = pctr_open(O_RDWR);
 	ASSERT_NE(NULL, self->p);

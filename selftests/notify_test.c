@@ -259,6 +259,8 @@ static int in_exec_mapping(const void *addr, char *where, size_t len)
  * signal @islot reads 0 and @oslot exactly @P (the first period
  * excepted: @oslot started before the preset).  Then, frozen, nothing
  * moves; blocked, the signal waits while the counters stay frozen.
+ * be.exact_periods_general and be.exact_periods_fixed run it on each
+ * backend, the sim's included.
  */
 static void exact_periods(struct __test_metadata *_metadata, int fd,
 			  uint64_t P, unsigned int islot, uint64_t ifn,
@@ -357,21 +359,6 @@ static void exact_periods(struct __test_metadata *_metadata, int fd,
 	/* And free: no signal comes any more. */
 	ASSERT_EQ(0, set(fd, islot, 0));
 	ASSERT_EQ(0, set(fd, oslot, 0));
-}
-
-TEST_F_TIMEOUT(sim, exact_periods_general, 120)
-{
-	RETURN_IF_SKIPPED();
-	exact_periods(_metadata, self->m.fd, EXACT_P_SIM, 0, FN(EV_DIV), 1,
-		      FN(EV_DIV));
-}
-
-/* The notifying slot a fixed counter, the other a general one. */
-TEST_F_TIMEOUT(sim, exact_periods_fixed, 120)
-{
-	RETURN_IF_SKIPPED();
-	exact_periods(_metadata, self->m.fd, EXACT_P_SIM, FIX_DIV, FIXFN, 0,
-		      FN(EV_DIV));
 }
 
 /* The handler restarts: signals keep coming, one per P events of CPU. */
@@ -496,6 +483,11 @@ static int page_copy(const volatile struct pctr_page *pg, struct pctr_page *out)
 	return -1;
 }
 
+/*
+ * The page of a frozen context, on the sim: besides what
+ * be.page_shows_frozen checks on each backend, the slots' ps_mask (live
+ * while running, none while frozen) and PCIOCRD at the freeze.
+ */
 TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
 {
 	const uint64_t P = 200000;

@@ -28,7 +28,15 @@
 
 #include <linux/pctr.h>
 #include "pctr.h"
+
+/*
+ * The harness may be in one file of a program only: a program's other
+ * files (notify_bind_stress_test's stressors) define PCTR_TEST_NO_HARNESS
+ * and go without it and the helpers that use it.
+ */
+#ifndef PCTR_TEST_NO_HARNESS
 #include "kselftest_harness.h"
+#endif
 
 #define PCTR_DEV	"/dev/pctr"
 #define PCTR_SYSFS	"/sys/class/misc/pctr"
@@ -269,6 +277,25 @@ static inline int unload_wait(void)
 	return -1;
 }
 
+/* Unload and load again with @params: 0, or -1 (errno). */
+static inline int reload(const char *params)
+{
+	return unload_wait() ?: load(params);
+}
+
+/*
+ * Switch-ins since load (sysfs "starts"): those that kept the registers
+ * as they were, and those that loaded them anew.
+ */
+static inline void starts(unsigned long *kept, unsigned long *loaded)
+{
+	char buf[128];
+
+	*kept = *loaded = 0;
+	if (!read_text(PCTR_SYSFS "/starts", buf, sizeof(buf)))
+		sscanf(buf, "kept %lu loaded %lu", kept, loaded);
+}
+
 /*
  * In a child: exec this program again as "@argv0 @flag @fd", which its
  * main() answers; exit 21 if the exec fails.
@@ -332,6 +359,17 @@ static inline uint32_t pctr_caps(int fd)
 	struct pctr_info info;
 
 	return pctr_get_info(fd, &info) ? 0 : info.pi_caps;
+}
+
+/* Does the module run the Intel or the AMD backend? */
+static inline int x86_backend(int fd)
+{
+	struct pctr_info info;
+
+	if (pctr_get_info(fd, &info))
+		return 0;
+	return info.pi_backend_id == PCTR_BACKEND_INTEL ||
+	       info.pi_backend_id == PCTR_BACKEND_AMD;
 }
 
 /* No function and no value in any slot of a PCIOCRD result. */
@@ -547,6 +585,7 @@ struct reloaded {
 	int		ready;		/* the setup got to its end */
 };
 
+#ifndef PCTR_TEST_NO_HARNESS
 /*
  * Reload the module with @params and open it; remember what to restore.
  * With PCTR_NO_SIM in the environment a reload onto the simulated PMU
@@ -603,6 +642,7 @@ static inline void reload_restore(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, unload_wait());
 	EXPECT_EQ(0, load(m->params));
 }
+#endif /* PCTR_TEST_NO_HARNESS */
 
 /*
  * A fixture @name whose tests run on the module loaded with @params:
@@ -679,6 +719,7 @@ static inline const char *backend_absent(const struct backend *be)
 	return NULL;
 }
 
+#ifndef PCTR_TEST_NO_HARNESS
 /*
  * reload_with() for backend @be: skips, restoring the bench's module,
  * unless the module then runs that backend.
@@ -705,6 +746,7 @@ static inline void backend_reload(struct __test_metadata *_metadata,
 		     info.pi_backend);
 	}
 }
+#endif /* PCTR_TEST_NO_HARNESS */
 
 /*
  * @n iterations of dec; jnz: 2 @n user-mode instructions, @n branches.

@@ -364,9 +364,8 @@ FIXTURE_SETUP(libpctx)
 	cpc = NULL;
 	if (geteuid() != 0)
 		SKIP(return, "reloading the module needs root");
-	if (read_text("/pctr/params.used", self->params, sizeof(self->params)))
-		self->params[0] = '\0';
-	ASSERT_EQ(0, unload_wait() ?: load("pmu=sim sim_div=64"));
+	bench_params(self->params, sizeof(self->params));
+	ASSERT_EQ(0, reload("pmu=sim sim_div=64"));
 	p = pctr_open(O_RDONLY);
 	ASSERT_NE(NULL, p);
 	khz = p->info.pi_tsc_khz;
@@ -388,7 +387,7 @@ FIXTURE_TEARDOWN(libpctx)
 	if (cpc)
 		EXPECT_EQ(0, cpc_close(cpc));
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
-	EXPECT_EQ(0, unload_wait() ?: load(self->params));
+	EXPECT_EQ(0, reload(self->params));
 }
 
 /* The first entry from @from on with event @ev (and LWP @lwp if > 0). */

@@ -23,15 +23,6 @@
 
 RELOAD_FIXTURE(pm, "pmu=sim");
 
-static void starts(unsigned long *kept, unsigned long *loaded)
-{
-	char buf[64];
-
-	*kept = *loaded = 0;
-	if (!read_text(PCTR_SYSFS "/starts", buf, sizeof(buf)))
-		sscanf(buf, "kept %lu loaded %lu", kept, loaded);
-}
-
 static int write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY);

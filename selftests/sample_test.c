@@ -195,22 +195,14 @@ static int start_sampling(struct ring *r, uint32_t flags, uint64_t period)
 	return ioctl(r->fd, PCIOCENABLE);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static volatile uint64_t sink;
 
 static void burn(double secs, int syscalls)
 {
-	double end = now() + secs;
+	double end = now_sec() + secs;
 	unsigned int i;
 
-	while (now() < end)
+	while (now_sec() < end)
 		for (i = 0; i < 10000; i++) {
 			sink += i;
 			if (syscalls && !(i % 64))
@@ -311,11 +303,11 @@ TEST_F(sample, tiny_ring_loses)
 	 */
 	cap = r.ra.ra_ncpu * (r.ra.ra_data_size /
 			      sizeof(struct pctr_sample_rec));
-	t0 = now();
+	t0 = now_sec();
 	do {
 		burn(0.1, 0);
 		ASSERT_EQ(0, ioctl(r.fd, PCIOCRD, &st));
-	} while (st.pctr_hwc[1] / TINY_PERIOD <= 2 * cap && now() - t0 < 60);
+	} while (st.pctr_hwc[1] / TINY_PERIOD <= 2 * cap && now_sec() - t0 < 60);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRD, &st));
 	drain(&r, &s);
@@ -449,8 +441,8 @@ TEST_F(sample, forged_frame_ends_the_chain)
 	if (!sampling_ok(r.fd))
 		SKIP(return, "backend cannot interrupt");
 	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, PERIOD));
-	end = now() + 0.5;
-	while (now() < end)
+	end = now_sec() + 0.5;
+	while (now_sec() < end)
 		forged_frame_spin(frame, 1000000);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
 	drain(&r, &s);

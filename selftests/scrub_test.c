@@ -18,14 +18,12 @@
 /* Instructions retired: 0xc0 on Intel (architectural) and AMD alike. */
 #define INSNS_U		PCTR_FN(0xc0, 0, PCTR_U | PCTR_EN)
 
-static int x86_backend(int fd)
+/* The Intel or AMD backend, with the two general counters used here. */
+static int x86_two_counters(int fd)
 {
 	struct pctr_info info;
 
-	if (pctr_get_info(fd, &info))
-		return 0;
-	return (info.pi_backend_id == PCTR_BACKEND_INTEL ||
-		info.pi_backend_id == PCTR_BACKEND_AMD) &&
+	return x86_backend(fd) && !pctr_get_info(fd, &info) &&
 	       info.pi_ngeneral >= 2;
 }
 
@@ -39,7 +37,7 @@ FIXTURE_SETUP(x86)
 	self->ready = 0;
 	self->fd = open(PCTR_DEV, O_RDWR);
 	ASSERT_LE(0, self->fd);
-	if (!x86_backend(self->fd))
+	if (!x86_two_counters(self->fd))
 		SKIP(return, "no Intel or AMD backend here");
 	self->ready = 1;
 }
@@ -133,7 +131,7 @@ TEST_F(rdpmc_off, rdpmc_faults_and_the_page_says_so)
 	pid_t pid;
 
 	RETURN_IF_SKIPPED();
-	if (!x86_backend(self->m.fd))
+	if (!x86_two_counters(self->m.fd))
 		SKIP(return, "no Intel or AMD backend here");
 	ASSERT_EQ(0, pctr_get_info(self->m.fd, &info));
 	EXPECT_TRUE(info.pi_caps & PCTR_CAP_RDPMC_OFF);

@@ -34,7 +34,6 @@ static int fixed0;
 #define USER_UID	1000
 #define TAKEN		PCTR_SYSFS "/taken"
 #define CONTEXTS	PCTR_SYSFS "/contexts"
-#define STARTS		PCTR_SYSFS "/starts"
 #define ALLOW_KERNEL	"/sys/module/pctr/parameters/allow_kernel"
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 
@@ -120,9 +119,7 @@ FIXTURE_SETUP(sec)
 		SKIP(return, "no %s PMU here (%s is not in /proc/cpuinfo)",
 		     be->name, be->flag);
 	if (self->root) {
-		if (read_text("/pctr/params.used", self->params,
-			      sizeof(self->params)))
-			self->params[0] = '\0';
+		bench_params(self->params, sizeof(self->params));
 		ASSERT_EQ(0, unload_wait());
 		self->ready = -1;	/* the teardown restores the module */
 		ASSERT_EQ(0, load(be->params)) TH_LOG("insmod %s: %s",
@@ -567,16 +564,6 @@ TEST_F(sec, failed_cpu_binding_changes_nothing)
 	EXPECT_EQ(0, set_err(fd, 1, UFN));
 	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
 	close(fd);
-}
-
-/* Kept-or-loaded counts of every switch-in since load. */
-static void starts(unsigned long *kept, unsigned long *loaded)
-{
-	char buf[128];
-
-	*kept = *loaded = 0;
-	if (!read_text(STARTS, buf, sizeof(buf)))
-		sscanf(buf, "kept %lu loaded %lu", kept, loaded);
 }
 
 /*

@@ -498,16 +498,6 @@ RELOAD_FIXTURE(sysx86_off, "pmu=auto mode=system user_rdpmc=0");
 
 #define INSNS	PCTR_FN(0xc0, 0, PCTR_U | PCTR_K | PCTR_EN)
 
-static int x86_backend(int fd)
-{
-	struct pctr_info info;
-
-	if (pctr_get_info(fd, &info))
-		return 0;
-	return info.pi_backend_id == PCTR_BACKEND_INTEL ||
-	       info.pi_backend_id == PCTR_BACKEND_AMD;
-}
-
 /* Branches retired, a general-counter event: Intel 0xc4, AMD 0xc2. */
 static unsigned int branch_event(int fd)
 {

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the libcpc tests share (cpc_test.c, cpc_inherit_test.c,
+ * cpc_bind_test.c): the fixture, on the simulated PMU, and the helpers
+ * they use.
+ */
+#ifndef _CPC_TEST_H
+#define _CPC_TEST_H
+
+#include "pctr_test.h"
+
+#include <grp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#ifdef CPC_HAVE_PFM
+#include <perfmon/pfmlib.h>
+#endif
+
+#include "libcpc.h"
+#include "libpctx.h"
+#include "kselftest_harness.h"
+
+/* The sim's events (driver/arch/sim/sim.h). */
+#define SIM_EV_TICKS		0x01
+#define SIM_EV_TICKS_DIV	0x02
+#define SIM_DIV			64
+#define SIM_GENERAL		4
+#define SIM_FIXED		2
+
+#define U	CPC_COUNT_USER
+#define US	(CPC_COUNT_USER | CPC_COUNT_SYSTEM)
+
+/* An error handler that records the last error instead of printing. */
+static int last_subcode = -1, nerrors;
+static char last_fn[64], last_msg[256];
+
+static void quiet_errfn(const char *fn, int subcode, const char *fmt,
+			va_list ap)
+{
+	nerrors++;
+	last_subcode = subcode;
+	snprintf(last_fn, sizeof(last_fn), "%s", fn);
+	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+}
+
+FIXTURE(cpc) {
+	char		params[256];
+	cpc_t		*cpc;
+	cpc_set_t	*set;
+	uint64_t	khz;
+	pid_t		kid;		/* a child to kill at the end */
+};
+
+FIXTURE_SETUP(cpc)
+{
+	pctr_t *p;
+
+	self->cpc = NULL;
+	self->kid = 0;
+	if (geteuid() != 0)
+		SKIP(return, "reloading the module needs root");
+	bench_params(self->params, sizeof(self->params));
+	ASSERT_EQ(0, reload("pmu=sim sim_div=64"));
+	p = pctr_open(O_RDONLY);
+	ASSERT_NE(NULL, p);
+	self->khz = p->info.pi_tsc_khz;
+	pctr_close(p);
+	ASSERT_NE(0, self->khz);
+	self->cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, self->cpc);
+	cpc_seterrhndlr(self->cpc, quiet_errfn);
+	self->set = cpc_set_create(self->cpc);
+	ASSERT_NE(NULL, self->set);
+}
+
+FIXTURE_TEARDOWN(cpc)
+{
+	int status;
+
+	/* Its counters would keep the module: gone before the reload. */
+	if (self->kid > 0) {
+		kill(self->kid, SIGKILL);
+		waitpid(self->kid, &status, 0);
+	}
+	if (self->cpc)
+		EXPECT_EQ(0, cpc_close(self->cpc));
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
+	EXPECT_EQ(0, reload(self->params));
+}
+
+/* A buffer for @set in each cpc_buf_t ** given, up to NULL; 0 if all made. */
+static inline int make_bufs(cpc_t *cpc, cpc_set_t *set, ...)
+{
+	cpc_buf_t **b;
+	va_list ap;
+	int ret = 0;
+
+	va_start(ap, set);
+	while ((b = va_arg(ap, cpc_buf_t **)))
+		if (!(*b = cpc_buf_create(cpc, set)))
+			ret = -1;
+	va_end(ap);
+	return ret;
+}
+
+/* Reap forked child @pid (its status in @status): it exited 0. */
+#define EXPECT_CHILD_OK(pid, status) do {				\
+		ASSERT_EQ(pid, waitpid(pid, &(status), 0));		\
+		EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x",	\
+						      status);		\
+		EXPECT_EQ(0, WEXITSTATUS(status));			\
+	} while (0)
+
+/* errno and the handler's subcode of a call expected to fail. */
+#define EXPECT_FAIL(call, err, sub) do {				\
+		nerrors = 0;						\
+		errno = 0;						\
+		EXPECT_EQ(-1, (call));					\
+		EXPECT_EQ(err, errno);					\
+		EXPECT_EQ(1, nerrors);					\
+		EXPECT_EQ(sub, last_subcode) TH_LOG("%s: %s", last_fn,	\
+						    last_msg);		\
+	} while (0)
+
+/* --- overflow signals (CPC_OVF_NOTIFY_EMT) ---------------------------- */
+
+/*
+ * Request 0 of @set counts @event from @preset and signals at the wrap;
+ * request 1 counts the same from 0.  A buffer for the set, or NULL.
+ */
+static inline cpc_buf_t *add_signalling_pair(cpc_t *cpc, cpc_set_t *set,
+					     const char *event, uint64_t preset)
+{
+	if (cpc_set_add_request(cpc, set, event, preset,
+				U | CPC_OVF_NOTIFY_EMT, 0, NULL) != 0 ||
+	    cpc_set_add_request(cpc, set, event, 0, U, 0, NULL) != 1)
+		return NULL;
+	return cpc_buf_create(cpc, set);
+}
+
+/* @fn catches SIGEMT (SA_SIGINFO, SA_RESTART); the old action in *@old. */
+static inline int catch_emt(void (*fn)(int, siginfo_t *, void *),
+			    struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	return sigaction(SIGEMT, &sa, old);
+}
+
+/* A cpc_walk_requests() callback: request 0's preset into *@arg. */
+static inline void note_preset0(void *arg, int index, const char *event,
+				uint64_t preset, uint_t flags, int nattrs,
+				const cpc_attr_t *attrs)
+{
+	if (index == 0)
+		*(uint64_t *)arg = preset;
+}
+
+#endif /* _CPC_TEST_H */

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86 conformance (x86_conformance.h): overflow interrupts
+ * (PCTR_PMU_NOTIFY) on each CPU that has them.
+ */
+#include "x86_conformance.h"
+
+static bool need_notify(struct __test_metadata *_metadata,
+			const struct cpu_expect *v, int probe_ret)
+{
+	if (!need_pmu(_metadata, v, probe_ret))
+		return false;
+	if (!has_notify(v))
+		SKIP(return false, "%s has no overflow status: no notification",
+		     v->cfg->name);
+	return true;
+}
+
+/* The counter register of @slot, as the model holds it. */
+static u64 model_ctr(struct x86_model *m, unsigned int slot)
+{
+	if (slot >= PCTR_FIXED_BASE)
+		return m->fixed_ctr[slot - PCTR_FIXED_BASE];
+	return m->ctr[slot];
+}
+
+/* reserve() turns the PMI on (or fails with it, unwound), release() off. */
+TEST_F(x86, reserve_turns_pmi_on)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct x86_model *m = &self->m;
+
+	if (!need_pmu(_metadata, v, self->probe_ret))
+		return;
+	ASSERT_EQ(0, self->ops->reserve(&self->pmu));
+	EXPECT_EQ(has_notify(v) ? 1 : 0, model_pmi_on);
+	EXPECT_EQ(0, model_pmi_off);
+	self->ops->release(&self->pmu);
+	EXPECT_EQ(has_notify(v) ? 1 : 0, model_pmi_off);
+	EXPECT_EQ(0, model_reserved_count(m));
+	if (!has_notify(v))
+		return;
+	model_pmi_on_ret = -EINVAL;
+	EXPECT_EQ(-EINVAL, self->ops->reserve(&self->pmu));
+	EXPECT_EQ(0, model_reserved_count(m));
+	EXPECT_EQ(1, model_pmi_off);
+	model_pmi_on_ret = 0;
+}
+
+/* Without a local APIC there is no PMI: no notification. */
+TEST_F(x86, no_apic_no_notify)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct pctr_pmu pmu = { 0 };
+
+	if (!need_pmu(_metadata, v, self->probe_ret))
+		return;
+	model_init(&self->m, v->cfg);
+	model_no_apic = true;
+	ASSERT_EQ(0, pctr_arch.probe(&pmu, &self->cpu));
+	EXPECT_FALSE(pmu.caps & PCTR_CAP_NOTIFY);
+	EXPECT_FALSE(pmu.flags & PCTR_PMU_NOTIFY);
+}
+
+/*
+ * A slot the core asks to interrupt after P events (hw->left) is loaded
+ * with -P and its INT bit, and hw->val says so; the others as given.
+ * P - 1 events raise nothing, the P-th one PMI and the overflow status
+ * of that slot alone, which the ack clears.  Every general counter and
+ * every fixed one, in turn.
+ */
+TEST_F(x86, overflow_interrupt_at_left)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct x86_model *m = &self->m;
+	const u64 P = 1000;
+	unsigned int s, o, w;
+	u32 event, umask, slots = all_slots(v);
+	u64 fn;
+
+	if (!need_notify(_metadata, v, self->probe_ret))
+		return;
+	for (s = 0; s < PCTR_NUM; s++) {
+		struct pctr_hw hw = { 0 };
+
+		if (!(slots & BIT(s)))
+			continue;
+		fn = s < PCTR_FIXED_BASE ? PCTR_FN(0x10, 1, UKE) : UKE;
+		ASSERT_EQ(0, set_slot(&self->pmu, &hw, s, fn, 77));
+		/* Another slot counts the same, unarmed. */
+		o = s == 0 ? 1 : 0;
+		ASSERT_EQ(0, set_slot(&self->pmu, &hw, o, PCTR_FN(0x10, 1, UKE),
+				      5));
+		hw.left[s] = P;
+		m->pmis = 0;
+		model_pmi_late = 0;
+		self->ops->start(&self->pmu, &hw);
+		w = s < PCTR_FIXED_BASE ? v->width : v->fixed_width;
+		EXPECT_EQ(-P & width_mask(w), hw.val[s]) TH_LOG("slot %u", s);
+		EXPECT_EQ(-P & width_mask(w), model_ctr(m, s));
+		EXPECT_EQ(5, hw.val[o]);
+		EXPECT_EQ(5, m->ctr[o]);
+		if (s < PCTR_FIXED_BASE) {
+			EXPECT_EQ(hw.ctl[s] | PCTR_INT, m->evtsel[s]);
+		} else {
+			EXPECT_EQ(8, (m->fixed_ctrl >> (4 * (s - PCTR_FIXED_BASE)))
+				  & 8);
+		}
+		EXPECT_EQ(hw.ctl[o], m->evtsel[o]);
+		EXPECT_EQ(0, self->ops->overflow_status(&self->pmu));
+
+		if (s < PCTR_FIXED_BASE) {
+			event = 0x10;
+			umask = 1;
+		} else {
+			model_fixed_event(s - PCTR_FIXED_BASE, &event, &umask);
+		}
+		model_retire(m, event, umask, P - 1);
+		EXPECT_EQ(0, m->pmis) TH_LOG("slot %u", s);
+		EXPECT_EQ(0, self->ops->overflow_status(&self->pmu));
+		model_retire(m, event, umask, 1);
+		EXPECT_EQ(1, m->pmis) TH_LOG("slot %u", s);
+		EXPECT_EQ(BIT(s), self->ops->overflow_status(&self->pmu) &
+				  BIT(s));
+		EXPECT_EQ(0, model_ctr(m, s));
+		/* stop() saw the overflow: its PMI may come after it. */
+		self->ops->stop(&self->pmu, &hw);
+		EXPECT_EQ(0, hw.val[s]);
+		EXPECT_EQ(1, model_pmi_late) TH_LOG("slot %u", s);
+		self->ops->overflow_ack(&self->pmu, BIT(s));
+		if (v->cfg->amd && !v->cfg->perfmon_v2)
+			continue;	/* legacy: the counter is the status */
+		EXPECT_EQ(0, self->ops->overflow_status(&self->pmu) & BIT(s));
+	}
+}
+
+/*
+ * A distance beyond what the counter can be armed for arms it as far as
+ * it goes: 2^31 through a legacy Intel PMCx (32-bit writes), else half
+ * the width, so a legacy AMD counter's top bit is set while armed.  The
+ * interrupt then comes early, and the core arms again.
+ */
+TEST_F(x86, overflow_arms_within_reach)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct x86_model *m = &self->m;
+	struct pctr_hw hw = { 0 };
+	u64 reach;
+
+	if (!need_notify(_metadata, v, self->probe_ret))
+		return;
+	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 0, PCTR_FN(0x10, 1, UKE), 0));
+	hw.left[0] = 1ULL << 60;
+	self->ops->start(&self->pmu, &hw);
+	reach = !v->cfg->amd && !(v->caps & PCTR_CAP_FULL_WIDTH) ?
+		1ULL << 31 : 1ULL << (v->width - 1);
+	EXPECT_EQ(-reach & width_mask(v->width), hw.val[0]);
+	EXPECT_EQ(-reach & width_mask(v->width), m->ctr[0]);
+	model_retire(m, 0x10, 1, reach - 1);
+	EXPECT_EQ(0, m->pmis);
+	model_retire(m, 0x10, 1, 1);
+	EXPECT_EQ(1, m->pmis);
+	EXPECT_EQ(1, self->ops->overflow_status(&self->pmu) & 1);
+	self->ops->stop(&self->pmu, &hw);
+}
+
+/*
+ * A slot armed while kept (the core's keep shortcut) is written anyway:
+ * the distance changed.  Unarmed, no slot has its INT bit, and nothing
+ * says an overflow is ours: a wrap of a plain counter is no PMI.
+ */
+TEST_F(x86, overflow_arming_overrides_keep)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct x86_model *m = &self->m;
+	struct pctr_hw hw = { 0 };
+
+	if (!need_notify(_metadata, v, self->probe_ret))
+		return;
+	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 0, PCTR_FN(0x10, 1, UKE), 9));
+	self->ops->start(&self->pmu, &hw);
+	EXPECT_EQ(hw.ctl[0], m->evtsel[0]);
+	self->ops->stop(&self->pmu, &hw);
+	hw.keep = 1;
+	hw.left[0] = 3;
+	self->ops->start(&self->pmu, &hw);
+	EXPECT_EQ(-3ULL & width_mask(v->width), m->ctr[0]);
+	EXPECT_EQ(hw.ctl[0] | PCTR_INT, m->evtsel[0]);
+	self->ops->stop(&self->pmu, &hw);
+	hw.left[0] = 0;
+	hw.val[0] = width_mask(v->width);
+	hw.keep = 0;
+	self->ops->start(&self->pmu, &hw);
+	model_retire(m, 0x10, 1, 2);
+	EXPECT_EQ(0, m->pmis);
+	EXPECT_EQ(0, self->ops->overflow_status(&self->pmu) &
+		     (v->cfg->amd && !v->cfg->perfmon_v2 ? ~0U : 0));
+	self->ops->stop(&self->pmu, &hw);
+	EXPECT_EQ(0, model_pmi_late);
+}
+
+TEST_HARNESS_MAIN
