@@ -78,6 +78,7 @@ struct pctr_ctx {
 	bool		ovf_queued;	/* ovf_work waits to run */
 	struct llist_node ovf_node;	/* queued from an NMI: ctx.c */
 	struct callback_head end_work;	/* a thread binding's end */
+	struct callback_head exit_work;	/* its thread's exit waits for the PMU */
 	u32		sampling;	/* slots in sampling mode (sample.c) */
 	struct pctr_sampler *smp;	/* their ring and periods, or NULL */
 };

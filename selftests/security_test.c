@@ -349,6 +349,43 @@ TEST_F(sec, counters_free_once_the_counting_process_is_reaped)
 	}
 }
 
+/*
+ * The same, for a program that maps the page, reads it and closes
+ * everything itself before it exits, as pctr_close() does (make run's
+ * loop --pctr, then perf stat: perf was refused every time).  No close
+ * comes in its exit to wait for the hand-back: the exit itself must.
+ */
+static int counts_closes_and_exits(void)
+{
+	volatile struct pctr_page *pg;
+	int fd = open(PCTR_DEV, O_RDWR);
+
+	if (fd < 0)
+		return 1;
+	if (set_err(fd, 0, UFN) || read_long(TAKEN) != 1)
+		return 2;
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (pg == MAP_FAILED)
+		return 3;
+	spin(0.001);
+	if (pg->pg_version != PCTR_PAGE_VERSION || !pg->pg_slot[0].ps_mask)
+		return 4;
+	munmap((void *)pg, PCTR_PAGE_SIZE);
+	close(fd);
+	return 0;
+}
+
+TEST_F(sec, counters_free_once_a_process_that_closed_first_is_reaped)
+{
+	int i;
+
+	SEC_START();
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, in_child(counts_closes_and_exits, 0));
+		ASSERT_EQ(0, read_long(TAKEN)) TH_LOG("round %d", i);
+	}
+}
+
 /* --- the page ----------------------------------------------------------- */
 
 /* The VmFlags line of the mapping at @addr in /proc/self/smaps. */
