@@ -206,5 +206,8 @@ struct page *prog_page(struct pctr_ctx *ctx);
 unsigned int pctr_rights(void);
 int pctr_policy_fn(u64 fn, unsigned int rights);
 bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder);
+struct user_struct;
+int pctr_charge_ring(struct user_struct *user, unsigned long pages);
+void pctr_uncharge_ring(struct user_struct *user, unsigned long pages);
 
 #endif /* _PCTR_CTX_H */
