@@ -78,6 +78,7 @@ struct pctr_ctx {
 	bool		ovf_queued;	/* ovf_work waits to run */
 	struct llist_node ovf_node;	/* queued from an NMI: ctx.c */
 	struct callback_head end_work;	/* a thread binding's end */
+	struct callback_head exit_work;	/* its thread's exit waits for the PMU */
 	u32		sampling;	/* slots in sampling mode (sample.c) */
 	struct pctr_sampler *smp;	/* their ring and periods, or NULL */
 };
@@ -205,5 +206,8 @@ struct page *prog_page(struct pctr_ctx *ctx);
 unsigned int pctr_rights(void);
 int pctr_policy_fn(u64 fn, unsigned int rights);
 bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder);
+struct user_struct;
+int pctr_charge_ring(struct user_struct *user, unsigned long pages);
+void pctr_uncharge_ring(struct user_struct *user, unsigned long pages);
 
 #endif /* _PCTR_CTX_H */

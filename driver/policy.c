@@ -18,6 +18,11 @@
  * - Binding a CPU needs CAP_PERFMON (EACCES).
  * - Binding a thread of another process needs the caller's process to
  *   be its ptrace tracer (EPERM).
+ * - Sampling rings are memory that cannot be swapped out.  Each user may
+ *   hold ring_kb KiB of them per online CPU (perf's perf_event_mlock_kb,
+ *   516 by default) plus its RLIMIT_MEMLOCK, counted in the user's
+ *   locked_vm as perf and io_uring count theirs; CAP_IPC_LOCK lifts the
+ *   limit.  Refused: EPERM, as perf refuses a ring over its allowance.
  *
  * Rights are taken from the thread that makes the call (the binder, for
  * a binding), when it makes it.
@@ -25,12 +30,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cpumask.h>
 #include <linux/moduleparam.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/string.h>
 
 #include "ctx.h"
@@ -38,6 +46,10 @@
 static bool allow_kernel;
 module_param(allow_kernel, bool, 0644);
 MODULE_PARM_DESC(allow_kernel, "Let every user count kernel-mode events (default: only as perf allows, else CAP_PERFMON)");
+
+static unsigned int ring_kb = 516;
+module_param(ring_kb, uint, 0644);
+MODULE_PARM_DESC(ring_kb, "KiB of sampling ring each user may hold per online CPU, beyond its RLIMIT_MEMLOCK (default 516, as perf_event_mlock_kb)");
 
 /* Kernel-mode counting: perf's rule where it is exported, else the cap. */
 static bool may_count_kernel(void)
@@ -96,4 +108,30 @@ bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder)
 	ok = tracer && task_tgid(tracer) == binder;
 	rcu_read_unlock();
 	return ok;
+}
+
+/*
+ * A sampling ring of @pages pages is made for @user: charge them to its
+ * locked memory.  0, or -EPERM over its allowance.
+ */
+int pctr_charge_ring(struct user_struct *user, unsigned long pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK);
+	unsigned long locked;
+
+	limit = limit == RLIM_INFINITY ? ULONG_MAX : limit >> PAGE_SHIFT;
+	limit = size_add(limit, ((unsigned long)READ_ONCE(ring_kb) *
+				 num_online_cpus()) >> (PAGE_SHIFT - 10));
+	locked = atomic_long_add_return(pages, &user->locked_vm);
+	if (locked > limit && !capable(CAP_IPC_LOCK)) {
+		atomic_long_sub(pages, &user->locked_vm);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The ring is freed. */
+void pctr_uncharge_ring(struct user_struct *user, unsigned long pages)
+{
+	atomic_long_sub(pages, &user->locked_vm);
 }

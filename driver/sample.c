@@ -30,6 +30,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/irq_work.h>
@@ -44,6 +45,7 @@
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/task_stack.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -69,8 +71,9 @@ struct ring_kcpu {
 
 struct pctr_ring {
 	refcount_t		ref;
-	void			*base;		/* vmalloc_user(): mapped */
+	void			*base;		/* vmalloc: mapped */
 	unsigned long		size;		/* bytes mapped */
+	struct user_struct	*user;		/* its size is charged to */
 	u32			ncpu;
 	u32			ctl_size;
 	u64			data_size;	/* per CPU, a power of two */
@@ -114,6 +117,45 @@ static void ring_get(struct pctr_ring *r)
 	refcount_inc(&r->ref);
 }
 
+/*
+ * The ring's memory: charged to its maker's user (policy.c's allowance)
+ * and to its memory cgroup.  Where a page's user and kernel mappings
+ * must share a cache colour (SHMLBA larger than a page: UltraSPARC's
+ * virtually indexed cache), vmalloc_user() aligns the kernel's; there the
+ * cgroup is not charged.
+ */
+static int ring_alloc(struct pctr_ring *r, unsigned long size)
+{
+	int ret;
+
+	r->kcpu = kcalloc(r->ncpu, sizeof(*r->kcpu), GFP_KERNEL_ACCOUNT);
+	if (!r->kcpu)
+		return -ENOMEM;
+	r->user = get_current_user();
+	ret = pctr_charge_ring(r->user, size >> PAGE_SHIFT);
+	if (ret) {
+		free_uid(r->user);
+		r->user = NULL;
+		return ret;
+	}
+	if (SHMLBA > PAGE_SIZE)
+		r->base = vmalloc_user(size);
+	else
+		r->base = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	return r->base ? 0 : -ENOMEM;
+}
+
+static void ring_release(struct pctr_ring *r)
+{
+	if (r->user) {
+		pctr_uncharge_ring(r->user, r->size >> PAGE_SHIFT);
+		free_uid(r->user);
+	}
+	kfree(r->kcpu);
+	vfree(r->base);
+	kfree(r);
+}
+
 /* Once a wake-up in flight is done. */
 static void ring_free(struct work_struct *w)
 {
@@ -121,9 +163,7 @@ static void ring_free(struct work_struct *w)
 
 	irq_work_sync(&r->wake);
 	put_pid_ns(r->ns);
-	kfree(r->kcpu);
-	vfree(r->base);
-	kfree(r);
+	ring_release(r);
 }
 
 /* Any context but NMI. */
@@ -161,12 +201,14 @@ int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra)
 	u64 size;
 	int ret;
 
+	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
+		return -EOPNOTSUPP;
 	if (ra->ra_reserved[0] || ra->ra_reserved[1])
 		return -EINVAL;
 	if (!ra->ra_pages || ra->ra_pages > SAMPLE_MAX_PAGES ||
 	    !is_power_of_2(ra->ra_pages))
 		return -EINVAL;
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
 	r->ncpu = nr_cpu_ids;
@@ -181,9 +223,8 @@ int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra)
 	if (size > SAMPLE_MAX_BYTES)
 		goto free;
 	r->size = size;
-	r->kcpu = kcalloc(r->ncpu, sizeof(*r->kcpu), GFP_KERNEL);
-	r->base = vmalloc_user(size);
-	if (!r->kcpu || !r->base)
+	ret = ring_alloc(r, size);
+	if (ret)
 		goto free;
 	ctl = r->base;
 	ctl->rg_version = PCTR_RING_VERSION;
@@ -217,9 +258,7 @@ int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra)
 inval:
 	ret = -EINVAL;
 free:
-	kfree(r->kcpu);
-	vfree(r->base);
-	kfree(r);
+	ring_release(r);
 	return ret;
 }
 
@@ -230,6 +269,9 @@ free:
  */
 int sample_mmap(struct pctr_ring *r, struct vm_area_struct *vma)
 {
+	unsigned long off;
+	int ret;
+
 	if (!r)
 		return -ENXIO;
 	if (vma->vm_end - vma->vm_start != r->size)
@@ -240,7 +282,14 @@ int sample_mmap(struct pctr_ring *r, struct vm_area_struct *vma)
 		return -EINVAL;
 	vm_flags_clear(vma, VM_MAYEXEC);
 	vm_flags_set(vma, VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	return remap_vmalloc_range(vma, r->base, 0);
+	/* Page by page: __vmalloc() memory is not VM_USERMAP. */
+	for (off = 0; off < r->size; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(r->base + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* POLLIN when a CPU's ring holds its watermark. */

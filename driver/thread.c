@@ -451,9 +451,44 @@ static void thread_gone(struct task_struct *p)
 		prog_destroy(ctx);
 }
 
+/*
+ * In the exiting thread, in process context, before its parent is told
+ * of the exit: the hand-back of the counters that the end of its context
+ * queued is finished.
+ */
+static void thread_exit_settle(struct callback_head *work)
+{
+	struct pctr_ctx *ctx = container_of(work, struct pctr_ctx, exit_work);
+
+	pctr_pmu_settle();
+	ctx_put(ctx);
+}
+
+/*
+ * A thread's exit.  This is atomic context, so the end of a context that
+ * held the PMU can only queue the hand-back; the close of a descriptor
+ * waits for it, but a program may have closed its descriptors before it
+ * exited.  A task_work, which do_exit() runs after this and before the
+ * parent can reap the process, waits for the hand-back instead: perf
+ * started right after a process that counted finds the counters free.
+ */
 static void thread_probe_exit(void *data, struct task_struct *p)
 {
-	thread_gone(p);
+	struct pctr_ctx *ctx;
+
+	if (p != current)
+		return;
+	ctx = ctx_current();
+	if (!ctx)
+		return;
+	if (ctx->pmu) {
+		ctx_get(ctx);
+		ctx_note_task_work();
+		init_task_work(&ctx->exit_work, thread_exit_settle);
+		if (task_work_add(p, &ctx->exit_work, TWA_NONE))
+			ctx_put(ctx);
+	}
+	prog_destroy(ctx);
 }
 
 /* Sampling asked to follow exec goes on, for a program one may trace. */

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include "kselftest_harness.h"
 
@@ -344,6 +345,150 @@ TEST_F(sec, counters_free_once_the_counting_process_is_reaped)
 		ASSERT_EQ(0, in_child(counts_and_exits, 0));
 		ASSERT_EQ(0, read_long(TAKEN)) TH_LOG("round %d", i);
 	}
+}
+
+/*
+ * The same, for a program that maps the page, reads it and closes
+ * everything itself before it exits, as pctr_close() does (make run's
+ * loop --pctr, then perf stat: perf was refused every time).  No close
+ * comes in its exit to wait for the hand-back: the exit itself must.
+ */
+static int counts_closes_and_exits(void)
+{
+	volatile struct pctr_page *pg;
+	int fd = open(PCTR_DEV, O_RDWR);
+
+	if (fd < 0)
+		return 1;
+	if (set_err(fd, 0, UFN) || read_long(TAKEN) != 1)
+		return 2;
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (pg == MAP_FAILED)
+		return 3;
+	spin(0.001);
+	if (pg->pg_version != PCTR_PAGE_VERSION || !pg->pg_slot[0].ps_mask)
+		return 4;
+	munmap((void *)pg, PCTR_PAGE_SIZE);
+	close(fd);
+	return 0;
+}
+
+TEST_F(sec, counters_free_once_a_process_that_closed_first_is_reaped)
+{
+	int i;
+
+	SEC_START();
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, in_child(counts_closes_and_exits, 0));
+		ASSERT_EQ(0, read_long(TAKEN)) TH_LOG("round %d", i);
+	}
+}
+
+/* --- sampling rings ------------------------------------------------------ */
+
+#define RING_KB		"/sys/module/pctr/parameters/ring_kb"
+#define RING_FDS	64
+
+/*
+ * Sampling rings are memory nobody can swap out: an ordinary user may
+ * hold ring_kb KiB per online CPU plus its RLIMIT_MEMLOCK, then EPERM.
+ * Rings of at most half that allowance on up to RING_FDS descriptors
+ * (32 allowances where nothing refuses them: a few hundred MiB at the
+ * defaults, which a guest survives): the refusal must come, and the
+ * rings held must fit the allowance.  Once they are closed (rings are
+ * freed by a work item), the allowance is back.
+ */
+static int ring_budget(void)
+{
+	struct pctr_ring_attr ra = { .ra_pages = 1024 };
+	unsigned long long held = 0, limit;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	long kb = read_long(RING_KB);
+	int fd[RING_FDS], n, i, err = 0, ret = 0;
+	struct rlimit rl;
+
+	if (kb < 0)
+		kb = 516;	/* the module's default, perf's too */
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 1;
+	limit = (unsigned long long)kb * 1024 * sysconf(_SC_NPROCESSORS_ONLN) +
+		rl.rlim_cur;
+	while (ra.ra_pages > 1 &&
+	       (ncpu * ra.ra_pages + 1ULL) * PCTR_PAGE_SIZE > limit / 2)
+		ra.ra_pages /= 2;
+	for (n = 0; n < RING_FDS; n++) {
+		fd[n] = open(PCTR_DEV, O_RDWR);
+		if (fd[n] < 0)
+			return 2;
+		if (ioctl(fd[n], PCIOCRING, &ra)) {
+			err = errno;
+			n++;
+			break;
+		}
+		held += ra.ra_mmap_size;
+	}
+	if (err != EPERM || held > limit) {
+		fprintf(stderr, "# %u-page rings: %llu bytes held of %llu, then %s\n",
+			ra.ra_pages, held, limit, err ? strerror(err) : "no refusal");
+		ret = 3;
+	}
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	if (ret)
+		return ret;
+	/* The rings are freed by a work item: give it a little time. */
+	for (i = 0; i < 200; i++) {
+		fd[0] = open(PCTR_DEV, O_RDWR);
+		if (fd[0] < 0)
+			return 4;
+		err = ioctl(fd[0], PCIOCRING, &ra) ? errno : 0;
+		close(fd[0]);
+		if (!err)
+			return 0;
+		usleep(10000);
+	}
+	fprintf(stderr, "# the allowance did not come back: %s\n", strerror(err));
+	return 5;
+}
+
+TEST_F(sec, ring_memory_is_charged_to_its_user)
+{
+	struct pctr_info in;
+	int fd;
+
+	SEC_START();
+	fd = open(PCTR_DEV, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ioctl(fd, PCIOCINFO, &in));
+	close(fd);
+	if (!(in.pi_caps & PCTR_CAP_NOTIFY))
+		SKIP(return, "no sampling on this backend");
+	EXPECT_EQ(0, as_user(ring_budget));
+}
+
+/*
+ * Without overflow notification there is no ring to make (the sim
+ * without its overflow interrupt; the teardown loads the variant's
+ * backend again).
+ */
+TEST_F(sec, no_ring_without_sampling)
+{
+	struct pctr_ring_attr ra = { .ra_pages = 1 };
+	struct pctr_info in;
+	int fd;
+
+	SEC_START();
+	if (!self->root)
+		SKIP(return, "reloads the module");
+	ASSERT_EQ(0, unload_wait());
+	ASSERT_EQ(0, load("pmu=sim sim_overflow=0"));
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ioctl(fd, PCIOCINFO, &in));
+	ASSERT_EQ(0, in.pi_caps & PCTR_CAP_NOTIFY);
+	EXPECT_EQ(-1, ioctl(fd, PCIOCRING, &ra));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	close(fd);
 }
 
 /* --- the page ----------------------------------------------------------- */

@@ -423,7 +423,10 @@ int pctr_record(int argc, char **argv)
 		fail(EXIT_FAIL, "cannot make the ring: PCIOCRING: %s%s",
 		     pctr_strerror(errno), errno == ENOTTY ?
 		     " (a module without sampling: load this version's)" :
-		     errno == EINVAL ? " (-w larger than the ring?)" : "");
+		     errno == EINVAL ? " (-w larger than the ring?)" :
+		     errno == EPERM ? " (over your locked-memory allowance for rings: "
+		     "a smaller -m, or an admin raises the module's ring_kb or your "
+		     "RLIMIT_MEMLOCK, ulimit -l)" : "");
 	r.base = mmap(NULL, r.ra.ra_mmap_size, PROT_READ | PROT_WRITE,
 		      MAP_SHARED, fd, PCTR_RING_OFFSET);
 	if (r.base == MAP_FAILED)
