@@ -116,33 +116,29 @@ static size_t utf8_seq(const unsigned char *s)
 /* A JSON string of @s, each byte that is not valid UTF-8 as U+FFFD. */
 static json_object *json_text(const char *s)
 {
-	static const char fffd[] = "\xef\xbf\xbd";
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = strlen(s), i, n, o = 0;
 	json_object *j;
 	char *buf;
 
-	for (i = 0; i < len; i += n)
-		if (!(n = utf8_seq(p + i)))
-			break;
-	if (i == len)
-		return json_object_new_string(s);
-	buf = malloc(len * 3 + 1);
+	buf = malloc(len * 3 + 1);	/* a U+FFFD is 3 bytes */
 	if (!buf)
-		return NULL;
+		fail(EXIT_FAIL, "out of memory for the JSON output");
 	for (i = 0; i < len; i += n) {
 		n = utf8_seq(p + i);
 		if (n) {
 			memcpy(buf + o, s + i, n);
 			o += n;
 		} else {
-			memcpy(buf + o, fffd, 3);
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
 			o += 3;
 			n = 1;
 		}
 	}
-	j = json_object_new_string_len(buf, o);
+	j = json_object_new_string_len(buf, (int)o);
 	free(buf);
+	if (!j)
+		fail(EXIT_FAIL, "out of memory for the JSON output");
 	return j;
 }
 
