@@ -251,7 +251,7 @@ ADMIN_SRCS	:= tools/pctr/admin.c tools/pctr/admin.h lib/pctr_internal.h
 ADMIN_LDLIBS	:= -lkmod
 
 # pctr(1) and its selfcheck, stat, record, report and admin subcommands
-# (report symbolises with elfutils' libdwfl).
+# (report symbolises with elfutils' libdwfl; stat writes JSON with json-c).
 # events.c: the event names every subcommand reads.
 PCTR_SRCS	:= tools/pctr/pctr.c tools/pctr/events.c \
 		   tools/pctr/selfcheck.c tools/pctr/selfcheck_measure.c \
@@ -267,7 +267,7 @@ $(B)/tools/pctr: $(PCTR_SRCS) $(PCTR_HDRS) $(ADMIN_SRCS) \
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ $(PCTR_SRCS) \
 		$(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
-		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf
+		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf -ljson-c
 
 # cputrack and cpustat: libcpc, libpctx, the -c parser and the setup
 # they share.

@@ -149,14 +149,14 @@ TEST_F(sim, json_fields)
 	ASSERT_EQ(0, run(0, "stat --json -e sim_ticks_div,0x01 -- true 2>&1",
 			 out, sizeof(out)));
 	EXPECT_EQ('{', out[0]) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "\"command\": [\"true\"]")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"command\": [ \"true\" ]")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"exit_status\": 0,"));
 	EXPECT_NE(NULL, strstr(out, "\"scope\": \"threads-and-children\""));
 	EXPECT_NE(NULL, strstr(out, "\"backend\": \"sim\""));
 	EXPECT_NE(NULL, strstr(out, "\"late_start\": false"));
-	c = strstr(out, "{\"event\": \"sim_ticks_div:u\", \"slot\": \"pmc0\", \"function\": \"0x410002\", \"count\": ");
+	c = strstr(out, "{ \"event\": \"sim_ticks_div:u\", \"slot\": \"pmc0\", \"function\": \"0x410002\", \"count\": ");
 	ASSERT_NE(NULL, c) TH_LOG("%s", out);
-	c = strstr(out, "{\"event\": \"0x01:u\", \"slot\": \"pmc1\", \"function\": \"0x410001\", \"count\": ");
+	c = strstr(out, "{ \"event\": \"0x01:u\", \"slot\": \"pmc1\", \"function\": \"0x410001\", \"count\": ");
 	ASSERT_NE(NULL, c) TH_LOG("%s", out);
 	EXPECT_EQ(1, sscanf(strstr(c, "\"count\": "), "\"count\": %llu", &n));
 	EXPECT_LT(0, n);
@@ -164,7 +164,69 @@ TEST_F(sim, json_fields)
 	EXPECT_NE(NULL, strstr(out, "\"seconds_user\": "));
 	EXPECT_NE(NULL, strstr(out, "\"seconds_sys\": "));
 	EXPECT_EQ(NULL, strstr(out, "\"ipc\""));
-	EXPECT_NE(NULL, strstr(out, "}\n"));
+	EXPECT_NE(NULL, strstr(out, " }\n"));
+}
+
+/* Whether @s is valid UTF-8 (RFC 3629); else where it goes wrong. */
+static const char *bad_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int cp, n, i;
+
+	while (*p) {
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		if (*p >= 0xc2 && *p <= 0xdf)
+			n = 2, cp = *p & 0x1f;
+		else if (*p >= 0xe0 && *p <= 0xef)
+			n = 3, cp = *p & 0x0f;
+		else if (*p >= 0xf0 && *p <= 0xf4)
+			n = 4, cp = *p & 0x07;
+		else
+			return (const char *)p;
+		for (i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return (const char *)p;
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		if ((n == 3 && cp < 0x800) || (cp >= 0xd800 && cp <= 0xdfff) ||
+		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+			return (const char *)p;
+		p += n;
+	}
+	return NULL;
+}
+
+/*
+ * --json of a command line that is not UTF-8 (any bytes are a valid
+ * argument): each byte that is not valid UTF-8 becomes U+FFFD, valid
+ * UTF-8 stays, so that JSON parsers take the output.  testing/json-check
+ * gives the same output to Python's json module.
+ */
+TEST_F(sim, json_invalid_utf8_as_fffd)
+{
+	char out[8192], *bad;
+
+	RETURN_IF_SKIPPED();
+	/* ff fe; an overlong '/' (c0 af); a lone surrogate; then é, valid. */
+	ASSERT_EQ(0, run(0, "stat --json -e sim_ticks -- sh -c 'exit 0' "
+			 "\"$(printf '\\377\\376')\" "
+			 "\"$(printf 'a\\300\\257b')\" "
+			 "\"$(printf '\\355\\240\\200')\" "
+			 "\"$(printf '\\303\\251')\" 2>&1",
+			 out, sizeof(out)));
+	bad = (char *)bad_utf8(out);
+	EXPECT_EQ(NULL, bad) TH_LOG("not UTF-8 at byte %ld: %s",
+				    bad ? (long)(bad - out) : 0L, out);
+	EXPECT_NE(NULL, strstr(out, "\"command\": [ \"sh\", \"-c\", \"exit 0\", "
+			       "\"\xef\xbf\xbd\xef\xbf\xbd\", "
+			       "\"a\xef\xbf\xbd\xef\xbf\xbd" "b\", "
+			       "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\", "
+			       "\"\xc3\xa9\" ]"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"exit_status\": 0,"));
 }
 
 /*

@@ -2,16 +2,19 @@
 /*
  * pctr stat's output (stat.c has the subcommand): the counts as a table
  * for people, as SEP-separated fields (-x) or as one JSON object
- * (--json), and the lines of each -I interval as they pass.  Every line
- * goes to stderr or -o FILE, so that the command's own output stays as
- * it is.
+ * (--json, through json-c), and the lines of each -I interval as they
+ * pass.  Every line goes to stderr or -o FILE, so that the command's own
+ * output stays as it is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include "events.h"
 #include "stat_internal.h"
@@ -70,20 +73,93 @@ int ipc_of(const struct pctr_info *in, const struct ev *evs, unsigned int n,
 	return 1;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
+/*
+ * The JSON goes through json-c.  json-c escapes quotes, backslashes and
+ * control characters but copies every byte from 0x80 up as it is, valid
+ * UTF-8 or not, and a command line can hold any bytes: json_text() makes
+ * strings valid first.
+ */
+#define JSON_FLAGS	(JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+/*
+ * The length of the UTF-8 sequence @s begins, or 0 if it is not one
+ * (RFC 3629: no overlong forms, surrogates or code points past
+ * U+10FFFF).
+ */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	unsigned int cp;
+	size_t n, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* the NUL stops here too */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	fputc('"', f);
+	if ((n == 3 && cp < 0x800) || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* A JSON string of @s, each byte that is not valid UTF-8 as U+FFFD. */
+static json_object *json_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), i, n, o = 0;
+	json_object *j;
+	char *buf;
+
+	buf = malloc(len * 3 + 1);	/* a U+FFFD is 3 bytes */
+	if (!buf)
+		fail(EXIT_FAIL, "out of memory for the JSON output");
+	for (i = 0; i < len; i += n) {
+		n = utf8_seq(p + i);
+		if (n) {
+			memcpy(buf + o, s + i, n);
+			o += n;
+		} else {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			n = 1;
+		}
+	}
+	j = json_object_new_string_len(buf, (int)o);
+	free(buf);
+	if (!j)
+		fail(EXIT_FAIL, "out of memory for the JSON output");
+	return j;
+}
+
+/* @v as a JSON number written "%.*f", as the text formats have it. */
+static json_object *json_fixed(double v, int decimals)
+{
+	char b[64];
+
+	snprintf(b, sizeof(b), "%.*f", decimals, v);
+	return json_object_new_double_s(v, b);
+}
+
+/* @o on a line of @f; json-c returns NULL when out of memory. */
+static void json_print(FILE *f, json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_FLAGS);
+
+	if (!s)
+		fail(EXIT_FAIL, "out of memory for the JSON output");
+	fprintf(f, "%s\n", s);
+	json_object_put(o);
 }
 
 static void print_target(FILE *f, const struct result *r)
@@ -187,54 +263,70 @@ void print_sep(FILE *f, const char *sep, const struct ev *evs,
 void print_json(FILE *f, const struct pctr_info *in, const struct ev *evs,
 		unsigned int n, const struct result *r, int per_thread)
 {
+	json_object *o = json_object_new_object(), *a, *c, *t;
 	unsigned int i, k, nr = r->nrecs;
-	char sb[16];
+	char sb[16], fn[24];
 
-	fprintf(f, "{");
+	if (!o)
+		fail(EXIT_FAIL, "out of memory for the JSON output");
 	if (r->argv) {
-		fprintf(f, "\"command\": [");
-		for (i = 0; r->argv[i]; i++) {
-			if (i)
-				fprintf(f, ", ");
-			json_str(f, r->argv[i]);
-		}
-		fprintf(f, "], \"exit_status\": %d, ", r->code);
+		a = json_object_new_array();
+		for (i = 0; r->argv[i]; i++)
+			json_object_array_add(a, json_text(r->argv[i]));
+		json_object_object_add(o, "command", a);
+		json_object_object_add(o, "exit_status",
+				       json_object_new_int(r->code));
 	}
-	fprintf(f, "\"pid\": %d, ", r->pid);
-	fprintf(f, "\"scope\": \"threads-and-children\", \"backend\": ");
-	json_str(f, in->pi_backend);
-	fprintf(f, ", \"late_start\": %s, \"threads\": %u, \"processes\": %u, \"counters\": [",
-		r->attached ? "true" : "false", r->nthreads, r->nprocs);
+	json_object_object_add(o, "pid", json_object_new_int(r->pid));
+	json_object_object_add(o, "scope",
+			       json_object_new_string("threads-and-children"));
+	json_object_object_add(o, "backend", json_text(in->pi_backend));
+	json_object_object_add(o, "late_start",
+			       json_object_new_boolean(r->attached));
+	json_object_object_add(o, "threads",
+			       json_object_new_int64(r->nthreads));
+	json_object_object_add(o, "processes",
+			       json_object_new_int64(r->nprocs));
+	a = json_object_new_array();
 	for (i = 0; i < n; i++) {
-		fprintf(f, "%s{\"event\": ", i ? ", " : "");
-		json_str(f, evs[i].label);
-		fprintf(f, ", \"slot\": \"%s\", \"function\": \"%#llx\", \"count\": %llu}",
-			slot_name(evs[i].slot, sb, sizeof(sb)),
-			(unsigned long long)evs[i].fn,
-			(unsigned long long)r->val[i]);
+		c = json_object_new_object();
+		json_object_object_add(c, "event", json_text(evs[i].label));
+		json_object_object_add(c, "slot", json_object_new_string(
+			slot_name(evs[i].slot, sb, sizeof(sb))));
+		snprintf(fn, sizeof(fn), "%#llx", (unsigned long long)evs[i].fn);
+		json_object_object_add(c, "function",
+				       json_object_new_string(fn));
+		json_object_object_add(c, "count",
+				       json_object_new_uint64(r->val[i]));
+		json_object_array_add(a, c);
 	}
-	fprintf(f, "]");
+	json_object_object_add(o, "counters", a);
 	if (per_thread) {
-		fprintf(f, ", \"per_thread\": [");
+		a = json_object_new_array();
 		for (k = 0; k < nr; k++) {
-			fprintf(f, "%s{\"pid\": %d, \"lwp\": %d, \"counts\": [",
-				k ? ", " : "", r->rec[k].pid,
-				r->rec[k].lwp);
+			c = json_object_new_object();
+			json_object_object_add(c, "pid",
+					       json_object_new_int(r->rec[k].pid));
+			json_object_object_add(c, "lwp",
+					       json_object_new_int(r->rec[k].lwp));
+			t = json_object_new_array();
 			for (i = 0; i < n; i++)
-				fprintf(f, "%s%llu", i ? ", " : "",
-					(unsigned long long)r->rec[k].val[i]);
-			fprintf(f, "]}");
+				json_object_array_add(t,
+					json_object_new_uint64(r->rec[k].val[i]));
+			json_object_object_add(c, "counts", t);
+			json_object_array_add(a, c);
 		}
-		fprintf(f, "]");
+		json_object_object_add(o, "per_thread", a);
 	}
 	if (r->have_ipc)
-		fprintf(f, ", \"ipc\": %.4f", r->ipc);
-	fprintf(f, ", \"seconds_elapsed\": %.9f, \"seconds_on_cpu\": %.9f",
-		r->elapsed, r->oncpu);
-	if (r->have_rusage)
-		fprintf(f, ", \"seconds_user\": %.9f, \"seconds_sys\": %.9f",
-			r->user, r->sys);
-	fprintf(f, "}\n");
+		json_object_object_add(o, "ipc", json_fixed(r->ipc, 4));
+	json_object_object_add(o, "seconds_elapsed", json_fixed(r->elapsed, 9));
+	json_object_object_add(o, "seconds_on_cpu", json_fixed(r->oncpu, 9));
+	if (r->have_rusage) {
+		json_object_object_add(o, "seconds_user", json_fixed(r->user, 9));
+		json_object_object_add(o, "seconds_sys", json_fixed(r->sys, 9));
+	}
+	json_print(f, o);
 }
 
 static double since(const struct timespec *t0)
@@ -249,6 +341,7 @@ void print_interval(struct interval *iv)
 {
 	uint64_t val[PCTR_NUM], tick, d;
 	double t = since(&iv->t0);
+	json_object *o;
 	unsigned int i;
 
 	count_sum(val, &tick);
@@ -256,10 +349,15 @@ void print_interval(struct interval *iv)
 		d = val[i] >= iv->last[i] ? val[i] - iv->last[i] : 0;
 		iv->last[i] = val[i];
 		if (iv->json) {
-			fprintf(iv->out, "{\"interval\": %.6f, \"event\": ", t);
-			json_str(iv->out, iv->evs[i].label);
-			fprintf(iv->out, ", \"count\": %llu}\n",
-				(unsigned long long)d);
+			o = json_object_new_object();
+			if (!o)
+				fail(EXIT_FAIL, "out of memory for the JSON output");
+			json_object_object_add(o, "interval", json_fixed(t, 6));
+			json_object_object_add(o, "event",
+					       json_text(iv->evs[i].label));
+			json_object_object_add(o, "count",
+					       json_object_new_uint64(d));
+			json_print(iv->out, o);
 		} else if (iv->sep) {
 			fprintf(iv->out, "%.6f%s%llu%s%s\n", t, iv->sep,
 				(unsigned long long)d, iv->sep,
