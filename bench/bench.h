@@ -80,6 +80,24 @@ static inline pctr_t *bench_open(int flags, int *hw)
 	return p;
 }
 
+/*
+ * How the timing benches (ctxsw_bench, read_bench) begin: their command
+ * line (bench_args), CPU 0 (bench_pin_cpu0), and /dev/pctr open for
+ * writing in *@p (bench_open).  0, or the status main returns: 2 for a
+ * bad command line, 1 when the rest failed (said on stderr).
+ */
+static inline int bench_start(int argc, char **argv, int *icount, long *count,
+			      int *rounds, const char *usage, pctr_t **p,
+			      int *hw)
+{
+	if (bench_args(argc, argv, icount, count, rounds, usage))
+		return 2;
+	if (bench_pin_cpu0())
+		return 1;
+	*p = bench_open(O_RDWR, hw);
+	return *p ? 0 : 1;
+}
+
 /* Tries while the other user of the PMU has not given it back yet. */
 #define BENCH_BUSY_TRIES	2000	/* 1 ms apart */
 

@@ -333,15 +333,11 @@ int main(int argc, char **argv)
 	int rounds = 7;
 	pctr_t *p;
 
-	if (bench_args(argc, argv, &icount, &trips, &rounds,
-		       "ctxsw_bench [-i] [round-trips] [rounds]"))
-		return 2;
+	r = bench_start(argc, argv, &icount, &trips, &rounds,
+			"ctxsw_bench [-i] [round-trips] [rounds]", &p, &hw);
+	if (r)
+		return r;
 	unit = icount ? "insns" : "ns";
-	if (bench_pin_cpu0())
-		return 1;
-	p = bench_open(O_RDWR, &hw);
-	if (!p)
-		return 1;
 	if (hw) {
 		if (event_fn(p, insns, &fn_insns, &ev_i) ||
 		    event_fn(p, cycles, &fn_cycles, &ev_c)) {

@@ -86,40 +86,47 @@ typedef uint64_t (*loop_fn)(struct bench *b, long n);
 /* Where every loop's sum of the values it read ends up. */
 static volatile uint64_t sink;
 
-static __attribute__((noinline)) uint64_t loop_rdtsc(struct bench *b, long n)
-{
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++)
-		sum += rdtsc();
-	return sum;
+/*
+ * Each method's loop is a function of its own, not inlined into run(), so
+ * the figures are the loop's alone (-icount checks its instructions per
+ * read).  SUM_LOOP sums @expr over @n reads; READ_LOOP sums @n read(2)s
+ * of b->@fd, stopping at the first that fails.
+ */
+#define SUM_LOOP(name, expr)						\
+static __attribute__((noinline)) uint64_t name(struct bench *b, long n)	\
+{									\
+	uint64_t sum = 0;						\
+	long i;								\
+									\
+	for (i = 0; i < n; i++)						\
+		sum += expr;						\
+	return sum;							\
 }
 
-static __attribute__((noinline)) uint64_t loop_vtsc(struct bench *b, long n)
-{
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++)
-		sum += pctr_vtsc(b->p);
-	return sum;
+#define READ_LOOP(name, fd)						\
+static __attribute__((noinline)) uint64_t name(struct bench *b, long n)	\
+{									\
+	uint64_t v, sum = 0;						\
+	long i;								\
+									\
+	for (i = 0; i < n; i++) {					\
+		if (read(b->fd, &v, sizeof(v)) != sizeof(v)) {		\
+			b->err = errno ? errno : EIO;			\
+			break;						\
+		}							\
+		sum += v;						\
+	}								\
+	return sum;							\
 }
+
+SUM_LOOP(loop_rdtsc, rdtsc())
+SUM_LOOP(loop_vtsc, pctr_vtsc(b->p))
 
 /*
  * The two inline reads without their check that the caller mapped the
  * page (one thread-local load and a compare): what the check costs.
  */
-static __attribute__((noinline)) uint64_t loop_vtsc_nc(struct bench *b,
-						       long n)
-{
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++)
-		sum += pctr_vtsc_view_(b->p, b->p->page);
-	return sum;
-}
+SUM_LOOP(loop_vtsc_nc, pctr_vtsc_view_(b->p, b->p->page))
 
 static __attribute__((noinline)) uint64_t loop_read_nc(struct bench *b,
 						       long n)
@@ -136,15 +143,7 @@ static __attribute__((noinline)) uint64_t loop_read_nc(struct bench *b,
 	return sum;
 }
 
-static __attribute__((noinline)) uint64_t loop_read(struct bench *b, long n)
-{
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++)
-		sum += pctr_read(b->p, 0);
-	return sum;
-}
+SUM_LOOP(loop_read, pctr_read(b->p, 0))
 
 static __attribute__((noinline)) uint64_t loop_read_n(struct bench *b, long n)
 {
@@ -179,21 +178,7 @@ static __attribute__((noinline)) uint64_t loop_ioctl(struct bench *b, long n)
 	return sum;
 }
 
-static __attribute__((noinline)) uint64_t loop_perf_read(struct bench *b,
-							 long n)
-{
-	uint64_t v, sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++) {
-		if (read(b->perf_fd, &v, sizeof(v)) != sizeof(v)) {
-			b->err = errno ? errno : EIO;
-			break;
-		}
-		sum += v;
-	}
-	return sum;
-}
+READ_LOOP(loop_perf_read, perf_fd)
 
 /* Count scaled by enabled/running time, as perf_event.h shows it. */
 static uint64_t perf_scale(const volatile struct perf_event_mmap_page *pc,
@@ -259,64 +244,11 @@ static inline uint64_t perf_mmap_read(const volatile struct perf_event_mmap_page
 	return count;
 }
 
-static __attribute__((noinline)) uint64_t loop_perf_mmap(struct bench *b,
-							 long n)
-{
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++)
-		sum += perf_mmap_read(b->pc);
-	return sum;
-}
-
-static __attribute__((noinline)) uint64_t loop_rdpmc(struct bench *b, long n)
-{
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++)
-		sum += rdpmc(b->pmc);
-	return sum;
-}
-
-static __attribute__((noinline)) uint64_t loop_hw_read(struct bench *b,
-						       long n)
-{
-	uint64_t v, sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++) {
-		if (read(b->hw_fd, &v, sizeof(v)) != sizeof(v)) {
-			b->err = errno ? errno : EIO;
-			break;
-		}
-		sum += v;
-	}
-	return sum;
-}
-
-static __attribute__((noinline)) uint64_t loop_hw_mmap(struct bench *b,
-						       long n)
-{
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++)
-		sum += perf_mmap_read(b->hw_pc);
-	return sum;
-}
-
-static __attribute__((noinline)) uint64_t loop_hw_rdpmc(struct bench *b,
-							long n)
-{
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++)
-		sum += rdpmc(b->hw_pmc);
-	return sum;
-}
+SUM_LOOP(loop_perf_mmap, perf_mmap_read(b->pc))
+SUM_LOOP(loop_rdpmc, rdpmc(b->pmc))
+READ_LOOP(loop_hw_read, hw_fd)
+SUM_LOOP(loop_hw_mmap, perf_mmap_read(b->hw_pc))
+SUM_LOOP(loop_hw_rdpmc, rdpmc(b->hw_pmc))
 
 /* pctr's half ends with slot 0 alone programmed (PCTR1), for PCIOCRD. */
 enum half { PCTR_HALF, PCTR1_HALF, PERF_HALF };
@@ -628,15 +560,11 @@ int main(int argc, char **argv)
 	long n = 200000;
 	int rounds = 7;
 
-	if (bench_args(argc, argv, &icount, &n, &rounds,
-		       "read_bench [-i] [reads-per-round] [rounds]"))
-		return 2;
+	rc = bench_start(argc, argv, &icount, &n, &rounds,
+			 "read_bench [-i] [reads-per-round] [rounds]", &b.p, &hw);
+	if (rc)
+		return rc;
 	unit = icount ? "insns" : "ns";
-	if (bench_pin_cpu0())
-		return 1;
-	b.p = bench_open(O_RDWR, &hw);
-	if (!b.p)
-		return 1;
 	khz = icount ? 0 : b.p->info.pi_tsc_khz;
 	sim = b.p->info.pi_backend_id == PCTR_BACKEND_SIM;
 	if (choose_event(&b, hw, &ev))

@@ -6,27 +6,14 @@
  * defaults are the generic PAPI_tot_cyc and PAPI_tot_ins, which libcpc
  * maps to the backend's own events (on the simulated PMU, TSC ticks).
  */
+#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libcpc.h>
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("measure: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
 
 /* The computation to be measured: a little arithmetic on an array. */
 static double work(int iter)
@@ -63,25 +50,25 @@ int main(void)
 
 	cpc = cpc_open(CPC_VER_CURRENT);
 	if (!cpc)
-		error("performance counters unavailable: %s", strerror(errno));
+		errx(1, "performance counters unavailable: %s", strerror(errno));
 	set = cpc_set_create(cpc);
 	if (!set)
-		error("cannot create a set: %s", strerror(errno));
+		errx(1, "cannot create a set: %s", strerror(errno));
 	ind0 = cpc_set_add_request(cpc, set, event0, 0, CPC_COUNT_USER, 0, NULL);
 	if (ind0 < 0)
-		error("cannot count %s: %s", event0, strerror(errno));
+		errx(1, "cannot count %s: %s", event0, strerror(errno));
 	ind1 = cpc_set_add_request(cpc, set, event1, 0, CPC_COUNT_USER, 0, NULL);
 	if (ind1 < 0)
-		error("cannot count %s: %s", event1, strerror(errno));
+		errx(1, "cannot count %s: %s", event1, strerror(errno));
 
 	before = cpc_buf_create(cpc, set);
 	after = cpc_buf_create(cpc, set);
 	diff = cpc_buf_create(cpc, set);
 	if (!before || !after || !diff)
-		error("cannot create buffers: %s", strerror(errno));
+		errx(1, "cannot create buffers: %s", strerror(errno));
 
 	if (cpc_bind_curlwp(cpc, set, 0) < 0)
-		error("cannot bind this thread: %s", strerror(errno));
+		errx(1, "cannot bind this thread: %s", strerror(errno));
 
 	printf("counting %s and %s on %s\n", event0, event1,
 	       cpc_cciname(cpc));
@@ -99,7 +86,7 @@ int main(void)
 		       val1, cpc_buf_tick(cpc, diff));
 	}
 	if (iter <= 20)
-		error("cannot sample: %s", strerror(errno));
+		errx(1, "cannot sample: %s", strerror(errno));
 
 	cpc_unbind(cpc, set);
 	cpc_buf_destroy(cpc, diff);

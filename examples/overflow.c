@@ -22,10 +22,10 @@
  * only calls async-signal-safe functions besides libcpc's.
  */
 #define _GNU_SOURCE
+#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,19 +43,6 @@ static int ind0, ind1;
 static const char *event0;
 static uint64_t preset;
 static volatile sig_atomic_t noverflows, nunexpected;
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("overflow: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
 
 /* A line built in the handler, without stdio. */
 struct line {
@@ -227,43 +214,43 @@ int main(void)
 	errno = 0;
 	period = strtoull(period_s, &end, 0);
 	if (errno || *end || period == 0)
-		error("PERIOD=%s: not a count above 0", period_s);
+		errx(1, "PERIOD=%s: not a count above 0", period_s);
 	preset = UINT64_MAX - (period - 1);	/* wraps after period counts */
 
 	cpc = cpc_open(CPC_VER_CURRENT);
 	if (!cpc)
-		error("performance counters unavailable: %s", strerror(errno));
+		errx(1, "performance counters unavailable: %s", strerror(errno));
 	if (!(cpc_caps(cpc) & CPC_CAP_OVERFLOW_INTERRUPT))
-		error("%s cannot signal counter overflows", cpc_cciname(cpc));
+		errx(1, "%s cannot signal counter overflows", cpc_cciname(cpc));
 	set = cpc_set_create(cpc);
 	if (!set)
-		error("cannot create a set: %s", strerror(errno));
+		errx(1, "cannot create a set: %s", strerror(errno));
 
 	memset(&act, 0, sizeof(act));
 	act.sa_sigaction = emt_handler;
 	sigemptyset(&act.sa_mask);
 	act.sa_flags = SA_RESTART | SA_SIGINFO;
 	if (sigaction(SIGEMT, &act, NULL) < 0)
-		error("sigaction: %s", strerror(errno));
+		errx(1, "sigaction: %s", strerror(errno));
 
 	ind0 = cpc_set_add_request(cpc, set, event0, preset,
 				   CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
 	if (ind0 < 0)
-		error("cannot count %s with overflow signals: %s", event0,
-		      strerror(errno));
+		errx(1, "cannot count %s with overflow signals: %s", event0,
+		     strerror(errno));
 	ind1 = cpc_set_add_request(cpc, set, event0, 0, CPC_COUNT_USER, 0,
 				   NULL);
 	if (ind1 < 0)
-		error("cannot count %s: %s", event0, strerror(errno));
+		errx(1, "cannot count %s: %s", event0, strerror(errno));
 	buf = cpc_buf_create(cpc, set);
 	if (!buf)
-		error("cannot create a buffer: %s", strerror(errno));
+		errx(1, "cannot create a buffer: %s", strerror(errno));
 
 	printf("overflow: %s on %s, a signal every %" PRIu64 " counts\n",
 	       event0, cpc_cciname(cpc), period);
 	fflush(stdout);
 	if (cpc_bind_curlwp(cpc, set, 0) < 0)
-		error("cannot bind lwp %d: %s", gettid(), strerror(errno));
+		errx(1, "cannot bind lwp %d: %s", gettid(), strerror(errno));
 
 	for (iter = 1; iter <= NITER; iter++)
 		sink += work();
@@ -278,9 +265,9 @@ int main(void)
 	       " counts, in %d iterations\n", (int)noverflows, event0, period,
 	       NITER);
 	if (nunexpected)
-		error("%d unexpected signals", (int)nunexpected);
+		errx(1, "%d unexpected signals", (int)nunexpected);
 	if (!noverflows)
-		error("no overflow signal");
+		errx(1, "no overflow signal");
 
 	cpc_buf_destroy(cpc, buf);
 	cpc_set_destroy(cpc, set);

@@ -34,24 +34,27 @@
 
 static int g_fd = -1;
 
+/* A binding of @kind to @id: @ev in slot 0 and slot @fix, U|K. */
+static void bind_init(struct pctr_bind *b, uint32_t kind, uint32_t id,
+		      uint64_t ev, unsigned int fix)
+{
+	memset(b, 0, sizeof(*b));
+	b->pb_kind = kind;
+	b->pb_id = id;
+	b->pb_fn[0] = FN(ev);
+	b->pb_fn[fix] = FIXFN;
+}
+
 /* A CPU binding: event 0x01 in slot 0, fixed counter 0. */
 static void cpu_bind_init(struct pctr_bind *b, unsigned int cpu)
 {
-	memset(b, 0, sizeof(*b));
-	b->pb_kind = PCTR_BIND_CPU;
-	b->pb_id = cpu;
-	b->pb_fn[0] = FN(EV_TICKS);
-	b->pb_fn[FIX_TICKS] = FIXFN;
+	bind_init(b, PCTR_BIND_CPU, cpu, EV_TICKS, FIX_TICKS);
 }
 
 /* A thread binding: event 0x02 in slot 0, fixed counter 1. */
 static void thread_bind_init(struct pctr_bind *b, pid_t tid)
 {
-	memset(b, 0, sizeof(*b));
-	b->pb_kind = PCTR_BIND_THREAD;
-	b->pb_id = tid;
-	b->pb_fn[0] = FN(EV_DIV);
-	b->pb_fn[FIX_DIV] = FIXFN;
+	bind_init(b, PCTR_BIND_THREAD, tid, EV_DIV, FIX_DIV);
 }
 
 /* The same for an unprivileged binder: user mode only. */

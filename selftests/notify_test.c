@@ -484,11 +484,42 @@ static int page_copy(const volatile struct pctr_page *pg, struct pctr_page *out)
 }
 
 /*
- * The page of a frozen context, on the sim: besides what
- * be.page_shows_frozen checks on each backend, the slots' ps_mask (live
- * while running, none while frozen) and PCIOCRD at the freeze.
+ * The page's copy in @c, frozen or running as @frozen says; with @masks,
+ * the slots' ps_mask too: none while frozen, live while running.
  */
-TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
+static void page_state(struct __test_metadata *_metadata,
+		       const volatile struct pctr_page *pg, struct pctr_page *c,
+		       bool frozen, bool masks)
+{
+	int i;
+
+	ASSERT_EQ(0, page_copy(pg, c));
+	if (frozen) {
+		EXPECT_TRUE(c->pg_flags & PCTR_PG_FROZEN)
+			TH_LOG("pg_flags %#x", c->pg_flags);
+	} else {
+		EXPECT_FALSE(c->pg_flags & PCTR_PG_FROZEN)
+			TH_LOG("pg_flags %#x", c->pg_flags);
+	}
+	for (i = 0; masks && i < 2; i++) {
+		if (frozen) {
+			EXPECT_EQ(0, c->pg_slot[i].ps_mask);
+		} else {
+			EXPECT_NE(0, c->pg_slot[i].ps_mask);
+		}
+	}
+}
+
+/*
+ * The page of a frozen context: slots 0 (notifying) and 1 count @fn;
+ * after two overflows of slot 0, the second exact, the page shows the
+ * context frozen with the sums at the freeze, still so a while later,
+ * and running again after PCIOCRESTART.  With @sim also the slots'
+ * ps_mask (live while running, none while frozen) and PCIOCRD at the
+ * freeze.
+ */
+static void frozen_page(struct __test_metadata *_metadata, int fd,
+			uint64_t fn, bool sim)
 {
 	const uint64_t P = 200000;
 	const volatile struct pctr_page *pg;
@@ -497,51 +528,52 @@ TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
 	siginfo_t si;
 	void *m;
 
-	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, on_signal(SIGIO));
 	ASSERT_EQ(0, sig_mask(SIGIO, SIG_BLOCK));
-	ASSERT_EQ(0, set(self->m.fd, 0, FN(EV_DIV) | PCTR_INT));
-	ASSERT_EQ(0, set(self->m.fd, 1, FN(EV_DIV)));
-	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->m.fd, 0);
+	ASSERT_EQ(0, set(fd, 0, fn | PCTR_INT));
+	ASSERT_EQ(0, set(fd, 1, fn));
+	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, m);
 	pg = m;
-	ASSERT_EQ(0, page_copy(pg, &c));
-	EXPECT_FALSE(c.pg_flags & PCTR_PG_FROZEN);
-	EXPECT_NE(0, c.pg_slot[0].ps_mask);
-	EXPECT_NE(0, c.pg_slot[1].ps_mask);
+	if (sim)
+		page_state(_metadata, pg, &c, false, true);
 
-	ASSERT_EQ(0, preset(self->m.fd, 0, -P));
+	ASSERT_EQ(0, preset(fd, 0, -P));
 	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
 	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
-	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
+	ASSERT_EQ(0, ioctl(fd, PCIOCRESTART));
 	/* The second period is exact. */
 	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
 	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
-	ASSERT_EQ(0, page_copy(pg, &c));
-	EXPECT_TRUE(c.pg_flags & PCTR_PG_FROZEN) TH_LOG("pg_flags %#x",
-							c.pg_flags);
-	EXPECT_EQ(0, c.pg_slot[0].ps_mask);
-	EXPECT_EQ(0, c.pg_slot[1].ps_mask);
+	page_state(_metadata, pg, &c, true, sim);
 	EXPECT_EQ(0, c.pg_slot[0].ps_sum);
 	EXPECT_EQ(P, c.pg_slot[1].ps_sum);
-	ASSERT_EQ(0, rd(self->m.fd, &st));
-	EXPECT_EQ(P, st.pctr_hwc[1]);
+	if (sim) {
+		ASSERT_EQ(0, rd(fd, &st));
+		EXPECT_EQ(P, st.pctr_hwc[1]);
+	}
 	/* Still so a while later. */
 	spin(0.05);
-	ASSERT_EQ(0, page_copy(pg, &c));
-	EXPECT_TRUE(c.pg_flags & PCTR_PG_FROZEN);
+	page_state(_metadata, pg, &c, true, false);
 	EXPECT_EQ(P, c.pg_slot[1].ps_sum);
 
 	/* Restarted: running counters again. */
-	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
-	ASSERT_EQ(0, page_copy(pg, &c));
-	EXPECT_FALSE(c.pg_flags & PCTR_PG_FROZEN) TH_LOG("pg_flags %#x",
-							 c.pg_flags);
-	EXPECT_NE(0, c.pg_slot[0].ps_mask);
-	EXPECT_NE(0, c.pg_slot[1].ps_mask);
-	ASSERT_EQ(0, set(self->m.fd, 0, 0));
+	ASSERT_EQ(0, ioctl(fd, PCIOCRESTART));
+	page_state(_metadata, pg, &c, false, sim);
+	ASSERT_EQ(0, set(fd, 0, 0));
+	ASSERT_EQ(0, set(fd, 1, 0));
 	munmap(m, PCTR_PAGE_SIZE);
 	ASSERT_EQ(0, sig_mask(SIGIO, SIG_UNBLOCK));
+}
+
+/*
+ * On the sim, besides what be.page_shows_frozen checks on each backend:
+ * the slots' ps_mask and PCIOCRD at the freeze.
+ */
+TEST_F_TIMEOUT(sim, page_shows_frozen, 120)
+{
+	RETURN_IF_SKIPPED();
+	frozen_page(_metadata, self->m.fd, FN(EV_DIV), true);
 }
 
 /* --- the same on every backend ----------------------------------------- */
@@ -660,43 +692,8 @@ TEST_F_TIMEOUT(be, signals_count_instructions, 120)
 /* The page shows a frozen context, with exact sums at the freeze. */
 TEST_F_TIMEOUT(be, page_shows_frozen, 120)
 {
-	const uint64_t P = 200000;
-	uint64_t fn = be_fn(&variant->be);
-	const volatile struct pctr_page *pg;
-	struct pctr_page c;
-	siginfo_t si;
-	void *m;
-
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, on_signal(SIGIO));
-	ASSERT_EQ(0, sig_mask(SIGIO, SIG_BLOCK));
-	ASSERT_EQ(0, set(self->m.fd, 0, fn | PCTR_INT));
-	ASSERT_EQ(0, set(self->m.fd, 1, fn));
-	m = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->m.fd, 0);
-	ASSERT_NE(MAP_FAILED, m);
-	pg = m;
-	ASSERT_EQ(0, preset(self->m.fd, 0, -P));
-	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
-	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
-	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
-	ASSERT_EQ(0, spin_until_pending(SIGIO, 20.0));
-	EXPECT_EQ(PCTR_SI_OVERFLOW, take_pending(SIGIO, &si));
-	ASSERT_EQ(0, page_copy(pg, &c));
-	EXPECT_TRUE(c.pg_flags & PCTR_PG_FROZEN) TH_LOG("pg_flags %#x",
-							c.pg_flags);
-	EXPECT_EQ(0, c.pg_slot[0].ps_sum);
-	EXPECT_EQ(P, c.pg_slot[1].ps_sum);
-	spin(0.05);
-	ASSERT_EQ(0, page_copy(pg, &c));
-	EXPECT_TRUE(c.pg_flags & PCTR_PG_FROZEN);
-	EXPECT_EQ(P, c.pg_slot[1].ps_sum);
-	ASSERT_EQ(0, ioctl(self->m.fd, PCIOCRESTART));
-	ASSERT_EQ(0, page_copy(pg, &c));
-	EXPECT_FALSE(c.pg_flags & PCTR_PG_FROZEN);
-	ASSERT_EQ(0, set(self->m.fd, 0, 0));
-	ASSERT_EQ(0, set(self->m.fd, 1, 0));
-	munmap(m, PCTR_PAGE_SIZE);
-	ASSERT_EQ(0, sig_mask(SIGIO, SIG_UNBLOCK));
+	frozen_page(_metadata, self->m.fd, be_fn(&variant->be), false);
 }
 
 /* --- options ------------------------------------------------------------ */

@@ -109,9 +109,7 @@ TEST_F(sim, each_form_reads_its_size)
 	*u64 = FIXFNU;
 	EXPECT_EQ(0, ioctl(self->m.fd, PCIOCSF64(0), u64));
 	/* Eight bytes from four before the end: EFAULT, nothing set. */
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->m.fd, PCIOCS64(3), u32));
-	EXPECT_EQ(EFAULT, errno);
+	EXPECT_IOCTL_ERR(EFAULT, self->m.fd, PCIOCS64(3), u32);
 
 	st = rd_st(self->m.fd);
 	EXPECT_EQ(FNU(EV_TICKS), st.pctr_fn[0]);
@@ -148,9 +146,7 @@ TEST_F(sim, unsigned_int_form_ignores_what_follows)
 	RETURN_IF_SKIPPED();
 	arg.u32[0] = FNU(EV_TICKS);
 	arg.u32[1] = 0xffffffff;	/* PCTR_EVENT_HI and more: EINVAL */
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->m.fd, PCIOCS64(0), &arg.u64));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_IOCTL_ERR(EINVAL, self->m.fd, PCIOCS64(0), &arg.u64);
 	EXPECT_EQ(0, ioctl(self->m.fd, PCIOCS(0), &arg.u32[0]));
 	st = rd_st(self->m.fd);
 	EXPECT_EQ((__u64)FNU(EV_TICKS), st.pctr_fn[0]);
@@ -195,20 +191,12 @@ TEST_F(sim, both_forms_checked_alike)
 		EXPECT_EQ(cases[i].err, e64) TH_LOG("%s", cases[i].what);
 	}
 	/* Bad pointers, and a descriptor not open for writing. */
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->m.fd, PCIOCS(0), NULL));
-	EXPECT_EQ(EFAULT, errno);
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->m.fd, PCIOCS(0), (void *)1));
-	EXPECT_EQ(EFAULT, errno);
+	EXPECT_IOCTL_ERR(EFAULT, self->m.fd, PCIOCS(0), NULL);
+	EXPECT_IOCTL_ERR(EFAULT, self->m.fd, PCIOCS(0), (void *)1);
 	ro = open(PCTR_DEV, O_RDONLY);
 	ASSERT_LE(0, ro);
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(ro, PCIOCS0, &v));
-	EXPECT_EQ(EPERM, errno);
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(ro, PCIOCS64(0), &fn));
-	EXPECT_EQ(EPERM, errno);
+	EXPECT_IOCTL_ERR(EPERM, ro, PCIOCS0, &v);
+	EXPECT_IOCTL_ERR(EPERM, ro, PCIOCS64(0), &fn);
 	close(ro);
 }
 

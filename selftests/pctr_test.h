@@ -57,6 +57,14 @@
 #define FNU(ev)		PCTR_FN(ev, 0, PCTR_U | PCTR_EN)
 #define FIXFNU		(PCTR_U | PCTR_EN)
 
+/* ioctl(@fd, ...) fails, with errno @err. */
+#define EXPECT_IOCTL_ERR(err, fd, ...)				\
+	do {							\
+		errno = 0;					\
+		EXPECT_EQ(-1, ioctl(fd, __VA_ARGS__));		\
+		EXPECT_EQ(err, errno);				\
+	} while (0)
+
 /* Read a small text file into buf, without the trailing newline. */
 static inline int read_text(const char *path, char *buf, size_t len)
 {

@@ -34,9 +34,7 @@ TEST_F(perfmon, read_only_descriptor_programs)
 	/* /dev/pctr keeps its rule: read-only cannot program. */
 	ro = open(PCTR_DEV, O_RDONLY);
 	ASSERT_LE(0, ro);
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(ro, PCIOCS64(0), &(uint64_t){ FNU(0x02) }));
-	EXPECT_EQ(EPERM, errno);
+	EXPECT_IOCTL_ERR(EPERM, ro, PCIOCS64(0), &(uint64_t){ FNU(0x02) });
 	close(ro);
 }
 
@@ -48,15 +46,9 @@ TEST_F(perfmon, perfmon_calls_errors)
 	RETURN_IF_SKIPPED();
 	fd = open(PERFMON_DEV, O_RDONLY);
 	ASSERT_LE(0, fd);
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(fd, PCIOCSETPCR64, &pcr));
-	EXPECT_EQ(EOPNOTSUPP, errno);
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(fd, PCIOCGETPCR64, &pcr));
-	EXPECT_EQ(EOPNOTSUPP, errno);
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(fd, PERFMON_FLUSH_CACHE));
-	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_IOCTL_ERR(EOPNOTSUPP, fd, PCIOCSETPCR64, &pcr);
+	EXPECT_IOCTL_ERR(EOPNOTSUPP, fd, PCIOCGETPCR64, &pcr);
+	EXPECT_IOCTL_ERR(ENOTTY, fd, PERFMON_FLUSH_CACHE);
 	close(fd);
 }
 

@@ -90,6 +90,20 @@ static uint64_t ping(struct sleeper *s)
 	return v;
 }
 
+/* Twenty pings, each count above the one before (*@prev, updated). */
+static void pings(struct __test_metadata *_metadata, struct sleeper *s,
+		  uint64_t *prev)
+{
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		v = ping(s);
+		EXPECT_GT(v, *prev);
+		*prev = v;
+	}
+}
+
 TEST_F_TIMEOUT(pm, suspend_cycle_rewrites_registers_once, 300)
 {
 	struct sleeper s = { 0 };
@@ -97,7 +111,7 @@ TEST_F_TIMEOUT(pm, suspend_cycle_rewrites_registers_once, 300)
 	uint64_t v, prev;
 	char buf[128];
 	pthread_t t;
-	int i, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (!self->m.ready)
 		return;
@@ -117,11 +131,7 @@ TEST_F_TIMEOUT(pm, suspend_cycle_rewrites_registers_once, 300)
 	ASSERT_EQ(0, s.err) TH_LOG("sleeper: %s", strerror(s.err));
 	ASSERT_NE(0, prev);
 	starts(&k0, &l0);
-	for (i = 0; i < 20; i++) {
-		v = ping(&s);
-		EXPECT_GT(v, prev);
-		prev = v;
-	}
+	pings(_metadata, &s, &prev);
 	starts(&k1, &l1);
 	TH_LOG("before: %lu kept, %lu loaded", k1 - k0, l1 - l0);
 	ASSERT_GE(k1 - k0, 18);
@@ -150,11 +160,7 @@ TEST_F_TIMEOUT(pm, suspend_cycle_rewrites_registers_once, 300)
 
 	/* And the shortcut is back. */
 	starts(&k2, &l2);
-	for (i = 0; i < 20; i++) {
-		v = ping(&s);
-		EXPECT_GT(v, prev);
-		prev = v;
-	}
+	pings(_metadata, &s, &prev);
 	starts(&k3, &l3);
 	TH_LOG("after: %lu kept, %lu loaded", k3 - k2, l3 - l2);
 	EXPECT_GE(k3 - k2, 18);

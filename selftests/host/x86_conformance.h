@@ -49,139 +49,51 @@ FIXTURE_VARIANT(x86) {
 	struct cpu_expect cpu;
 };
 
-FIXTURE_VARIANT_ADD(x86, intel_v1) {
-	.cpu = {
-		.cfg = &cpu_intel_v1, .has_pmu = true, .ngeneral = 2,
-		.width = 40,
-	},
-};
+/*
+ * The CPUs, one variant each: X86_PMU(name, its model in x86_cpus.c,
+ * general counters, their width, fixed counters' mask and number, caps)
+ * for a CPU whose PMU the probe must find, its fixed counters as wide as
+ * the general ones; X86_NO_PMU(name, model) for one where it finds none.
+ */
+#define X86_PMU(name, model, ng, w, fmask, nfix, c)			\
+	FIXTURE_VARIANT_ADD(x86, name) {				\
+		.cpu = {						\
+			.cfg = &model, .has_pmu = true,			\
+			.ngeneral = ng, .width = w,			\
+			.fixed_mask = fmask, .nfixed = nfix,		\
+			.fixed_width = (nfix) ? (w) : 0, .caps = c,	\
+		},							\
+	}
+#define X86_NO_PMU(name, model)						\
+	FIXTURE_VARIANT_ADD(x86, name) { .cpu = { .cfg = &model } }
 
-FIXTURE_VARIANT_ADD(x86, intel_v2) {
-	.cpu = {
-		.cfg = &cpu_intel_v2, .has_pmu = true, .ngeneral = 2,
-		.width = 40, .fixed_mask = 0x7, .nfixed = 3, .fixed_width = 40,
-		.caps = PCTR_CAP_GLOBAL_CTRL,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, intel_v3) {
-	.cpu = {
-		.cfg = &cpu_intel_v3, .has_pmu = true, .ngeneral = 4,
-		.width = 48, .fixed_mask = 0x7, .nfixed = 3, .fixed_width = 48,
-		.caps = PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_ANYTHREAD,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, intel_v4) {
-	.cpu = {
-		.cfg = &cpu_intel_v4, .has_pmu = true, .ngeneral = 4,
-		.width = 48, .fixed_mask = 0x7, .nfixed = 3, .fixed_width = 48,
-		.caps = PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_ANYTHREAD |
-			PCTR_CAP_FULL_WIDTH,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, intel_v4_8) {
-	.cpu = {
-		.cfg = &cpu_intel_v4_8, .has_pmu = true, .ngeneral = 8,
-		.width = 48, .fixed_mask = 0x7, .nfixed = 3, .fixed_width = 48,
-		.caps = PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_ANYTHREAD,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, intel_v4_8_fw) {
-	.cpu = {
-		.cfg = &cpu_intel_v4_8_fw, .has_pmu = true, .ngeneral = 8,
-		.width = 48, .fixed_mask = 0x7, .nfixed = 3, .fixed_width = 48,
-		.caps = PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_ANYTHREAD |
-			PCTR_CAP_FULL_WIDTH,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, intel_v5) {
-	.cpu = {
-		.cfg = &cpu_intel_v5, .has_pmu = true, .ngeneral = 8,
-		.width = 48, .fixed_mask = 0xf, .nfixed = 4, .fixed_width = 48,
-		.caps = PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_FULL_WIDTH,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, intel_v5_holes) {
-	.cpu = {
-		.cfg = &cpu_intel_v5_holes, .has_pmu = true, .ngeneral = 8,
-		.width = 48, .fixed_mask = 0x9, .nfixed = 4, .fixed_width = 48,
-		.caps = PCTR_CAP_GLOBAL_CTRL,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, amd_k8) {
-	.cpu = {
-		.cfg = &cpu_amd_k8, .has_pmu = true, .ngeneral = 4, .width = 48,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, amd_fam10h) {
-	.cpu = {
-		.cfg = &cpu_amd_fam10h, .has_pmu = true, .ngeneral = 4,
-		.width = 48,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, amd_fam15h) {
-	.cpu = {
-		.cfg = &cpu_amd_fam15h, .has_pmu = true, .ngeneral = 6,
-		.width = 48,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, amd_extcore) {
-	.cpu = {
-		.cfg = &cpu_amd_extcore, .has_pmu = true, .ngeneral = 6,
-		.width = 48,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, amd_perfmon_v2) {
-	.cpu = {
-		.cfg = &cpu_amd_v2, .has_pmu = true, .ngeneral = 6, .width = 48,
-		.caps = PCTR_CAP_GLOBAL_CTRL,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, tcg_intel) {
-	.cpu = {
-		.cfg = &cpu_tcg_intel,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, tcg_amd) {
-	.cpu = {
-		.cfg = &cpu_tcg_amd,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, intel_no_perfmon) {
-	.cpu = {
-		.cfg = &cpu_intel_none,
-	},
-};
-
+X86_PMU(intel_v1, cpu_intel_v1, 2, 40, 0, 0, 0);
+X86_PMU(intel_v2, cpu_intel_v2, 2, 40, 0x7, 3, PCTR_CAP_GLOBAL_CTRL);
+X86_PMU(intel_v3, cpu_intel_v3, 4, 48, 0x7, 3,
+	PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_ANYTHREAD);
+X86_PMU(intel_v4, cpu_intel_v4, 4, 48, 0x7, 3,
+	PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_ANYTHREAD | PCTR_CAP_FULL_WIDTH);
+X86_PMU(intel_v4_8, cpu_intel_v4_8, 8, 48, 0x7, 3,
+	PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_ANYTHREAD);
+X86_PMU(intel_v4_8_fw, cpu_intel_v4_8_fw, 8, 48, 0x7, 3,
+	PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_ANYTHREAD | PCTR_CAP_FULL_WIDTH);
+X86_PMU(intel_v5, cpu_intel_v5, 8, 48, 0xf, 4,
+	PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_FULL_WIDTH);
+X86_PMU(intel_v5_holes, cpu_intel_v5_holes, 8, 48, 0x9, 4,
+	PCTR_CAP_GLOBAL_CTRL);
+X86_PMU(amd_k8, cpu_amd_k8, 4, 48, 0, 0, 0);
+X86_PMU(amd_fam10h, cpu_amd_fam10h, 4, 48, 0, 0, 0);
+X86_PMU(amd_fam15h, cpu_amd_fam15h, 6, 48, 0, 0, 0);
+X86_PMU(amd_extcore, cpu_amd_extcore, 6, 48, 0, 0, 0);
+X86_PMU(amd_perfmon_v2, cpu_amd_v2, 6, 48, 0, 0, PCTR_CAP_GLOBAL_CTRL);
+X86_NO_PMU(tcg_intel, cpu_tcg_intel);
+X86_NO_PMU(tcg_amd, cpu_tcg_amd);
+X86_NO_PMU(intel_no_perfmon, cpu_intel_none);
 /* Hybrid: only the counters both core types have, 6 + 3. */
-FIXTURE_VARIANT_ADD(x86, intel_hybrid_on_p_core) {
-	.cpu = {
-		.cfg = &cpu_intel_hybrid_p, .has_pmu = true, .ngeneral = 6,
-		.width = 48, .fixed_mask = 0x7, .nfixed = 3, .fixed_width = 48,
-		.caps = PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_FULL_WIDTH,
-	},
-};
-
-FIXTURE_VARIANT_ADD(x86, intel_hybrid_on_e_core) {
-	.cpu = {
-		.cfg = &cpu_intel_hybrid_e, .has_pmu = true, .ngeneral = 6,
-		.width = 48, .fixed_mask = 0x7, .nfixed = 3, .fixed_width = 48,
-		.caps = PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_FULL_WIDTH,
-	},
-};
+X86_PMU(intel_hybrid_on_p_core, cpu_intel_hybrid_p, 6, 48, 0x7, 3,
+	PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_FULL_WIDTH);
+X86_PMU(intel_hybrid_on_e_core, cpu_intel_hybrid_e, 6, 48, 0x7, 3,
+	PCTR_CAP_GLOBAL_CTRL | PCTR_CAP_FULL_WIDTH);
 
 FIXTURE_SETUP(x86)
 {

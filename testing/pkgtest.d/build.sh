@@ -15,29 +15,65 @@
 export PKG_CONFIG_SYSROOT_DIR=$stage
 export PKG_CONFIG_PATH=$u/lib/pkgconfig
 export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
-# (read strips the blank pkg-config leaves at the end.)
-read -r cflags < <(pkg-config --cflags libpctr 2>&1)
-read -r libs < <(pkg-config --libs libpctr 2>&1)
-read -r slibs < <(pkg-config --static --libs libpctr 2>&1)
-echo "pkgtest: pkg-config --cflags: $cflags; --libs: $libs"
-check "pkg-config --cflags --libs libpctr point into the staging directory" \
-	test "$cflags" = "-I$u/include" -a "$libs" = "-L$u/lib -lpctr"
-check "pkg-config --modversion libpctr is 1.0.0" \
-	test "$(pkg-config --modversion libpctr 2>&1)" = 1.0.0
+
+# pkg_flags LIB: LIB's --cflags, --libs and --static --libs from
+# pkg-config, in pc_cflags, pc_libs and pc_slibs; they and its version
+# must be the staged install's.
+pkg_flags() {
+	local lib=$1
+	# (read strips the blank pkg-config leaves at the end.)
+	read -r pc_cflags < <(pkg-config --cflags "$lib" 2>&1)
+	read -r pc_libs < <(pkg-config --libs "$lib" 2>&1)
+	read -r pc_slibs < <(pkg-config --static --libs "$lib" 2>&1)
+	echo "pkgtest: pkg-config $lib --cflags: $pc_cflags; --libs: $pc_libs; --static --libs: $pc_slibs"
+	check "pkg-config --cflags --libs $lib point into the staging directory" \
+		test "$pc_cflags" = "-I$u/include" -a \
+		"$pc_libs" = "-L$u/lib -l${lib#lib}"
+	check "pkg-config --modversion $lib is 1.0.0" \
+		test "$(pkg-config --modversion "$lib" 2>&1)" = 1.0.0
+}
+
+pkg_flags libpctr
+cflags=$pc_cflags libs=$pc_libs slibs=$pc_slibs
 
 CC=${CC:-cc}
 warn=(-O2 -Wall -Wextra -Werror)
 
+# built WHAT LOG COMMAND...: ok WHAT if COMMAND (a build) succeeds, else
+# its output, kept in LOG, and bad.
+built() {
+	local what=$1 log=$2
+	shift 2
+	if "$@" >"$log" 2>&1; then
+		ok "$what"
+	else
+		cat "$log"
+		bad "$what"
+	fi
+}
+
+# no_device WHAT STATUS -F|-G PATTERN COMMAND...: COMMAND run on the host
+# with no device must exit STATUS and say PATTERN (grep -F or -G); else
+# its output, and bad.
+no_device() {
+	local what=$1 want=$2 how=$3 pattern=$4 out rc
+	shift 4
+	out=$(PCTR_DEVICE=$work/no-such-device "$@" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -q "$how" -- "$pattern" <<<"$out"; then
+		ok "$what"
+	else
+		echo "$out"
+		bad "$what (exit $rc)"
+	fi
+}
+
 # Shared: libpctr.so.1 sits next to the binary, found through $ORIGIN.
 sh=$work/shared/hotloop
 # shellcheck disable=SC2086,SC2016 # flags lists; $ORIGIN is the linker's
-if $CC "${warn[@]}" $cflags -o "$sh" selftests/pkg/hotloop.c $libs \
-	-Wl,-rpath,'$ORIGIN' >"$work/shared.log" 2>&1; then
-	ok "hotloop builds against the staged libpctr (shared, pkg-config)"
-else
-	cat "$work/shared.log"
-	bad "hotloop builds against the staged libpctr (shared, pkg-config)"
-fi
+built "hotloop builds against the staged libpctr (shared, pkg-config)" \
+	"$work/shared.log" $CC "${warn[@]}" $cflags -o "$sh" \
+	selftests/pkg/hotloop.c $libs -Wl,-rpath,'$ORIGIN'
 cp -L "$u/lib/libpctr.so.1" "$work/shared/libpctr.so.1"
 dyn=$(readelf -d "$sh" 2>&1)
 check "hotloop (shared) NEEDs libpctr.so.1" \
@@ -48,25 +84,16 @@ check "hotloop (shared) resolves libpctr.so.1 beside it" \
 	grep -q "libpctr.so.1 => $work/shared/libpctr.so.1" <(ldd "$sh" 2>&1)
 # Run on the host with no device: it loads the library, and pctr_open
 # and pctr_strerror from it report the missing device.
-out=$(PCTR_DEVICE=$work/no-such-device "$sh" 2>&1)
-rc=$?
-if [ $rc = 2 ] && grep -qF "hotloop: pctr_open: no $work/no-such-device: the pctr module is not loaded (load it: sudo pctr load" <<<"$out"; then
-	ok "hotloop (shared) runs on the host and reports the missing device"
-else
-	echo "$out"
-	bad "hotloop (shared) runs on the host and reports the missing device (exit $rc)"
-fi
+no_device "hotloop (shared) runs on the host and reports the missing device" \
+	2 -F "hotloop: pctr_open: no $work/no-such-device: the pctr module is not loaded (load it: sudo pctr load" \
+	"$sh"
 
 # Static: the whole program, libpctr.a included.
 st=$work/static/hotloop-static
 # shellcheck disable=SC2086
-if $CC "${warn[@]}" -static $cflags -o "$st" selftests/pkg/hotloop.c $slibs \
-	>"$work/static.log" 2>&1; then
-	ok "hotloop builds against the staged libpctr (static, pkg-config --static)"
-else
-	cat "$work/static.log"
-	bad "hotloop builds against the staged libpctr (static, pkg-config --static)"
-fi
+built "hotloop builds against the staged libpctr (static, pkg-config --static)" \
+	"$work/static.log" $CC "${warn[@]}" -static $cflags -o "$st" \
+	selftests/pkg/hotloop.c $slibs
 # shellcheck disable=SC2317 # called through check
 static_ok() {
 	local dyn syms
@@ -78,14 +105,8 @@ check "hotloop-static needs no shared library, pctr_open linked in" static_ok
 
 # --- the libcpc examples, built against the staged libcpc --------------
 # libpctr is libcpc's Requires.private: --libs names libcpc alone.
-read -r ccflags < <(pkg-config --cflags libcpc 2>&1)
-read -r clibs < <(pkg-config --libs libcpc 2>&1)
-read -r cslibs < <(pkg-config --static --libs libcpc 2>&1)
-echo "pkgtest: pkg-config libcpc --cflags: $ccflags; --libs: $clibs; --static --libs: $cslibs"
-check "pkg-config --cflags --libs libcpc point into the staging directory" \
-	test "$ccflags" = "-I$u/include" -a "$clibs" = "-L$u/lib -lcpc"
-check "pkg-config --modversion libcpc is 1.0.0" \
-	test "$(pkg-config --modversion libcpc 2>&1)" = 1.0.0
+pkg_flags libcpc
+ccflags=$pc_cflags clibs=$pc_libs cslibs=$pc_slibs
 # Static linking needs libpctr, and libpfm when libcpc uses it.
 # shellcheck disable=SC2317 # called through check
 static_libs_ok() {
@@ -104,14 +125,10 @@ check "pkg-config --static --libs libcpc adds what libcpc.so NEEDs" \
 cp -L "$u/lib/libcpc.so.1" "$work/shared/libcpc.so.1"
 for ex in measure overflow; do
 	# shellcheck disable=SC2086,SC2016 # flags lists; $ORIGIN is the linker's
-	if $CC "${warn[@]}" $ccflags -o "$work/shared/$ex" "examples/$ex.c" \
-		$clibs -Wl,--disable-new-dtags -Wl,-rpath,'$ORIGIN' \
-		>"$work/$ex.log" 2>&1; then
-		ok "examples/$ex builds against the staged libcpc (shared, pkg-config)"
-	else
-		cat "$work/$ex.log"
-		bad "examples/$ex builds against the staged libcpc (shared, pkg-config)"
-	fi
+	built "examples/$ex builds against the staged libcpc (shared, pkg-config)" \
+		"$work/$ex.log" $CC "${warn[@]}" $ccflags \
+		-o "$work/shared/$ex" "examples/$ex.c" $clibs \
+		-Wl,--disable-new-dtags -Wl,-rpath,'$ORIGIN'
 	check "$ex NEEDs libcpc.so.1" grep -q 'Shared library: \[libcpc.so.1\]' \
 		<(readelf -d "$work/shared/$ex" 2>&1)
 	check "$ex binds cpc_open@LIBCPC_1" grep -q 'cpc_open@LIBCPC_1' \
@@ -122,25 +139,15 @@ for ex in measure overflow; do
 done
 # Run on the host with no device: measure loads the libraries and
 # reports the missing counters.
-out=$(PCTR_DEVICE=$work/no-such-device "$work/shared/measure" 2>&1)
-rc=$?
-if [ $rc = 1 ] && grep -q '^measure: performance counters unavailable' <<<"$out"; then
-	ok "measure (shared) runs on the host and reports the missing device"
-else
-	echo "$out"
-	bad "measure (shared) runs on the host and reports the missing device (exit $rc)"
-fi
+no_device "measure (shared) runs on the host and reports the missing device" \
+	1 -G '^measure: performance counters unavailable' "$work/shared/measure"
 
 # Static: measure with libcpc.a and what pkg-config --static adds.
 st2=$work/static/measure-static
 # shellcheck disable=SC2086
-if $CC "${warn[@]}" -static $ccflags -o "$st2" examples/measure.c $cslibs \
-	>"$work/measure-static.log" 2>&1; then
-	ok "examples/measure builds against the staged libcpc (static, pkg-config --static)"
-else
-	cat "$work/measure-static.log"
-	bad "examples/measure builds against the staged libcpc (static, pkg-config --static)"
-fi
+built "examples/measure builds against the staged libcpc (static, pkg-config --static)" \
+	"$work/measure-static.log" $CC "${warn[@]}" -static $ccflags \
+	-o "$st2" examples/measure.c $cslibs
 # shellcheck disable=SC2317 # called through check
 cpc_static_ok() {
 	! grep -q NEEDED <(readelf -d "$st2" 2>&1) &&
