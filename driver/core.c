@@ -35,9 +35,26 @@ static ushort dev_mode = 0666;
 module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "Permission bits of /dev/pctr (default 0666)");
 
-/* Sun's Perfmon device name: on SPARC, where its programs come from. */
-static bool perfmon = IS_ENABLED(CONFIG_SPARC64);
-module_param(perfmon, bool, 0444);
+/*
+ * Sun's Perfmon device name: by default where its programs come from,
+ * as the arch says (pctr_arch.perfmon); perfmon= decides otherwise.
+ */
+static bool perfmon;
+static bool perfmon_given;
+
+static int perfmon_set(const char *val, const struct kernel_param *kp)
+{
+	perfmon_given = true;
+	return param_set_bool(val, kp);
+}
+
+static const struct kernel_param_ops perfmon_ops = {
+	.flags	= KERNEL_PARAM_OPS_FL_NOARG,
+	.set	= perfmon_set,
+	.get	= param_get_bool,
+};
+module_param_cb(perfmon, &perfmon_ops, &perfmon, 0444);
+__MODULE_PARM_TYPE(perfmon, "bool");
 MODULE_PARM_DESC(perfmon, "Also register /dev/perfmon, the device under Sun Perfmon's name (default: on SPARC)");
 
 /*
@@ -221,6 +238,8 @@ static int __init pctr_init(void)
 	ret = pctr_select_backend();
 	if (ret)
 		return ret;
+	if (!perfmon_given)
+		perfmon = pctr_arch.perfmon;
 	ret = pctr_thread_init();
 	if (ret)
 		goto fail_backend;

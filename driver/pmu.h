@@ -327,6 +327,17 @@ struct pctr_arch {
 	 * leave (each on is matched by one off).  Process context.
 	 */
 	void	(*user_read_mm)(struct mm_struct *mm, bool on);
+	/*
+	 * Optional, needed for call chains in samples (PCTR_SA_CALLCHAIN,
+	 * else EOPNOTSUPP): the user return addresses above @uregs, a
+	 * thread's user-mode registers, innermost first, at most @max into
+	 * @out; how many.  Any context, NMIs included: user memory is read
+	 * with page faults off, and a frame that cannot be read ends it.
+	 */
+	unsigned int (*user_chain)(u64 *out, unsigned int max,
+				   struct pt_regs *uregs);
+	/* Register /dev/perfmon by default (perfmon=): Sun's Perfmon's arch. */
+	bool	perfmon;
 };
 
 extern const struct pctr_arch pctr_arch;
