@@ -59,6 +59,7 @@
 
 #include "ctx.h"
 #include "engine.h"
+#include "page.h"
 #include "pmu.h"
 #include "sample.h"
 
@@ -175,6 +176,13 @@ static void ctx_ack(void)
 {
 	if (pctr_pmu.flags & PCTR_PMU_FREEZE)
 		pmu_ack();
+}
+
+/* Rewrite the context's page, if mapped; @on_cpu: it is what counts here. */
+static __always_inline void ctx_publish(struct pctr_ctx *ctx, bool on_cpu)
+{
+	if (ctx->upage)
+		page_publish(ctx, on_cpu && ctx_counts(ctx), ctx_valid(ctx));
 }
 
 void ctx_get(struct pctr_ctx *ctx)
@@ -330,7 +338,7 @@ static noinline void ctx_hw_failed(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 	pc->last_id = 0;
 	if (pc->cur == ctx)
 		pc->cur = NULL;
-	page_publish(ctx, pc->cur == ctx);
+	ctx_publish(ctx, pc->cur == ctx);
 }
 
 /* Load and start the context's counters on this CPU. */
@@ -429,7 +437,7 @@ static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 	if (pc->cur == ctx && !hrtimer_active(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
-	page_publish(ctx, pc->cur == ctx);
+	ctx_publish(ctx, pc->cur == ctx);
 }
 
 static __always_inline void ctx_stop_(struct pctr_ctx *ctx)
@@ -491,7 +499,7 @@ void ctx_update(struct pctr_ctx *ctx)
 		ctx_fold(ctx);
 		ctx_ack();
 	}
-	page_publish(ctx, pc->cur == ctx);
+	ctx_publish(ctx, pc->cur == ctx);
 }
 
 /* A CPU binding's registers failed: it counts no more (EIO). */
@@ -775,7 +783,7 @@ static void cpub_install_ipi(void *arg)
 	if (cur) {
 		/* Invalidated: its thread is the one interrupted here. */
 		ctx_hw_off(cur, pc);
-		page_publish(cur, pc->cur == cur);
+		ctx_publish(cur, pc->cur == cur);
 	}
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		cb->prev[s] = 0;
