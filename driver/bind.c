@@ -3,10 +3,10 @@
  * Bindings: a descriptor that counts for something other than the
  * calling thread (PCIOCBIND).
  *
- * A CPU binding counts on one CPU whatever runs there.  It needs
- * CAP_PERFMON (or CAP_SYS_ADMIN), one per CPU, and while any exists no
- * thread counts: the engine (ctx.c) invalidates every thread context and
- * refuses new ones, as Solaris does for cpc_bind_cpu().
+ * A CPU binding counts on one CPU whatever runs there (cpu_bind.c).  It
+ * needs CAP_PERFMON (or CAP_SYS_ADMIN), one per CPU, and while any exists
+ * no thread counts: the engine (ctx.c) invalidates every thread context
+ * and refuses new ones, as Solaris does for cpc_bind_cpu().
  *
  * A thread binding counts for a thread of another process that the
  * caller traces with ptrace(2): being its tracer is the proof that the
@@ -69,10 +69,6 @@ void **pctr_bind_sys(struct file *file)
 	return &pf->sys;
 }
 
-/* Serialises CPU bindings: which CPU is taken, and the engine's count. */
-static DEFINE_MUTEX(pctr_cpub_lock);
-static DEFINE_PER_CPU(struct pctr_cpub *, pctr_cpub_of);
-
 int pctr_bind_open(struct file *file)
 {
 	struct pctr_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
@@ -96,40 +92,21 @@ bool pctr_bind_is_bound(struct file *file)
 static int bind_cpu(struct pctr_file *pf, const struct pctr_bind *b,
 		    const struct pctr_prog *prog)
 {
-	unsigned int cpu = b->pb_id;
 	struct pctr_cpub *cb;
-	int ret = 0;
 
 	if (!(pctr_rights() & PCTR_MAY_CPU))
 		return -EACCES;
-	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
-		return -EINVAL;
-	mutex_lock(&pctr_cpub_lock);
-	if (per_cpu(pctr_cpub_of, cpu)) {
-		ret = -EAGAIN;
-		goto unlock;
-	}
-	cb = ctx_cpub_install(cpu, prog);
-	if (IS_ERR(cb)) {
-		ret = PTR_ERR(cb);
-		goto unlock;
-	}
-	per_cpu(pctr_cpub_of, cpu) = cb;
+	cb = cpu_bind(b->pb_id, prog);
+	if (IS_ERR(cb))
+		return PTR_ERR(cb);
 	pf->cpub = cb;
 	WRITE_ONCE(pf->kind, PCTR_BIND_CPU);
-unlock:
-	mutex_unlock(&pctr_cpub_lock);
-	return ret;
+	return 0;
 }
 
 static void unbind_cpu(struct pctr_file *pf)
 {
-	struct pctr_cpub *cb = pf->cpub;
-
-	mutex_lock(&pctr_cpub_lock);
-	per_cpu(pctr_cpub_of, ctx_cpub_cpu(cb)) = NULL;
-	ctx_cpub_remove(cb);
-	mutex_unlock(&pctr_cpub_lock);
+	cpu_unbind(pf->cpub);
 	pf->cpub = NULL;
 }
 
@@ -459,7 +436,7 @@ int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
 	mutex_lock(&pf->lock);
 	*mask = 0;
 	if (pf->kind == PCTR_BIND_CPU)
-		ret = ctx_cpub_read(pf->cpub, fn, val, mask);
+		ret = cpu_bind_read(pf->cpub, fn, val, mask);
 	else if (pf->kind == PCTR_BIND_THREAD)
 		ret = bind_read_thread(pf->ctx, fn, val, mask);
 	mutex_unlock(&pf->lock);

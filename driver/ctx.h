@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The counting engine's internals, in two layers:
+ * The counting engine's internals, from the bottom up:
  *
- *   ctx.c   the mechanism: counting, the scheduler's hooks, the fold
- *           timer and overflow interrupt, the counter page, CPU
- *           bindings' registers;
- *   prog.c  contexts' lives, and prog_load(), the one call that
- *           programs a context: the only one that takes the PMU;
- *   page.c  the counter page, rewritten by ctx.c (below it: page.h);
+ *   page.c   the counter page (page.h), rewritten by ctx.c;
+ *   notify.c a context's references and its overflow signal (notify.h);
+ *   ctx.c    the mechanism: counting, the scheduler's hooks, the fold
+ *            timer and overflow interrupt, and the registers of the
+ *            counters a CPU owns (a CPU binding's, system mode's);
+ *   cpu_bind.c CPU bindings: made, read and ended by IPIs;
+ *   prog.c   contexts' lives, and prog_load(), the one call that
+ *            programs a context: the only one that takes the PMU;
  *   hotplug.c CPU hotplug and suspend, which ctx.c's keep shortcut must
- *           not trust registers across;
- *   policy.c who may do what (prog.c and bind.c ask it).
+ *            not trust registers across;
+ *   policy.c who may do what (prog.c, bind.c and system.c ask it).
  *
  * thread.c (a thread's calls on its own counters, inheritance, the
- * exit/exec/fork hooks) and bind.c (descriptors bound to a CPU or to
- * another process's thread) sit above them and change a context only
- * through prog.c.
+ * exit/exec/fork hooks), bind.c (descriptors bound to a CPU or to
+ * another process's thread) and system.c (system mode) sit above them
+ * and change a context only through prog.c.
  *
  * The rule they all keep: a context's counting state changes only on
  * the CPU its thread runs on, with interrupts off -- in the thread's own
@@ -30,10 +32,10 @@
 #include <linux/types.h>
 
 #include "ctx_types.h"
+#include "notify.h"
 #include "pmu.h"
 
 struct page;
-struct pctr_cpub;
 struct pid;
 struct task_struct;
 
@@ -95,23 +97,41 @@ int ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn, u64 *val);
 struct pctr_ctx *ctx_current(void);
 void ctx_attach(struct pctr_ctx *ctx);
 void ctx_detach(struct pctr_ctx *ctx);		/* irqs off */
-void ctx_get(struct pctr_ctx *ctx);
-void ctx_put(struct pctr_ctx *ctx);		/* any but NMI */
 
-/* A task_work callback of ours was queued: module exit must wait. */
-void ctx_note_task_work(void);
-bool ctx_task_works(void);
+/*
+ * A CPU's own counters, a CPU binding's or system mode's: they count on
+ * one CPU whatever runs there.  Their sums change only on that CPU, with
+ * interrupts off (IPIs, the fold timer, the overflow interrupt), so
+ * reading them goes through an IPI.
+ */
+struct pctr_cpub {
+	u64		id;		/* shares the context ID space */
+	unsigned int	cpu;
+	int		err;		/* a register access failed: -EIO */
+	u64		fn[PCTR_NUM];
+	u64		sum[PCTR_NUM];
+	u64		prev[PCTR_NUM];
+	struct pctr_hw	hw;
+	bool		sys;		/* system mode's (system.c) */
+};
 
-/* CPU bindings' registers: process context; each runs an IPI. */
-struct pctr_cpub *ctx_cpub_install(unsigned int cpu,
-				   const struct pctr_prog *prog);
-void ctx_cpub_remove(struct pctr_cpub *cb);
-unsigned int ctx_cpub_cpu(const struct pctr_cpub *cb);
-int ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask);
+/*
+ * ctx.c's half of a CPU's own counters, for cpu_bind.c and system.c:
+ * irqs off, on the CPU, but ctx_new_id() (any context) and
+ * ctx_cpub_begin() and ctx_cpub_end() (a CPU binding is made, is gone).
+ */
+u64 ctx_new_id(void);
+void ctx_cpub_begin(void);
+void ctx_cpub_end(void);
+void ctx_cpub_start(struct pctr_cpub *cb);
+bool ctx_cpub_stop(struct pctr_cpub *cb);
+bool ctx_cpub_fold(struct pctr_cpub *cb);
+void ctx_cpub_drop(struct pctr_cpub *cb);
 
-/* System mode's per-CPU counters (system.c): irqs off, on the CPU. */
-void ctx_sys_load(const u64 *fn, const u64 *ctl, u32 fresh, bool user_read);
-int ctx_sys_read(u64 *fn, u64 *val, u32 *mask);
+/* cpu_bind.c: CPU bindings.  Process context; each runs an IPI. */
+struct pctr_cpub *cpu_bind(unsigned int cpu, const struct pctr_prog *prog);
+void cpu_unbind(struct pctr_cpub *cb);
+int cpu_bind_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask);
 
 /* Set-up, from thread.c's. */
 void ctx_engine_init(void);
