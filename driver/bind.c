@@ -40,52 +40,8 @@
 
 #include "ctx.h"
 #include "engine.h"
+#include "file.h"
 #include "pmu.h"
-#include "sample.h"
-
-/* What an open descriptor is bound to. */
-struct pctr_file {
-	struct mutex	lock;
-	u32		kind;		/* 0 or PCTR_BIND_* */
-	struct pctr_cpub *cpub;
-	struct pctr_ctx	*ctx;		/* a thread binding's context */
-	struct pctr_ring *ring;		/* PCIOCRING's (sample.c) */
-	void		*sys;		/* system mode's reader (system.c) */
-};
-
-/* The descriptor's sampling ring, or where to put it. */
-struct pctr_ring **pctr_bind_ring(struct file *file)
-{
-	struct pctr_file *pf = file->private_data;
-
-	return &pf->ring;
-}
-
-/* System mode's record of the descriptor's opener (system.c). */
-void **pctr_bind_sys(struct file *file)
-{
-	struct pctr_file *pf = file->private_data;
-
-	return &pf->sys;
-}
-
-int pctr_bind_open(struct file *file)
-{
-	struct pctr_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
-
-	if (!pf)
-		return -ENOMEM;
-	mutex_init(&pf->lock);
-	file->private_data = pf;
-	return 0;
-}
-
-bool pctr_bind_is_bound(struct file *file)
-{
-	struct pctr_file *pf = file->private_data;
-
-	return READ_ONCE(pf->kind) != 0;
-}
 
 /* --- CPU bindings -------------------------------------------------------- */
 
@@ -365,7 +321,7 @@ static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 {
-	struct pctr_file *pf = file->private_data;
+	struct pctr_file *pf = pctr_file(file);
 	struct pctr_prog prog = {};
 	struct pctr_bind *b;
 	unsigned int rights;
@@ -430,7 +386,7 @@ out:
 /* PCIOCRD on a bound descriptor. */
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
 {
-	struct pctr_file *pf = file->private_data;
+	struct pctr_file *pf = pctr_file(file);
 	int ret = 0;
 
 	mutex_lock(&pf->lock);
@@ -456,20 +412,15 @@ static void bind_end_locked(struct pctr_file *pf)
 /* PCIOCRELEASE on a bound descriptor. */
 void pctr_bind_end(struct file *file)
 {
-	struct pctr_file *pf = file->private_data;
+	struct pctr_file *pf = pctr_file(file);
 
 	mutex_lock(&pf->lock);
 	bind_end_locked(pf);
 	mutex_unlock(&pf->lock);
 }
 
-/* The last close, from whichever thread. */
+/* The last close, from whichever thread: the binding ends with it. */
 void pctr_bind_close(struct file *file)
 {
-	struct pctr_file *pf = file->private_data;
-
-	bind_end_locked(pf);
-	sample_ring_put(pf->ring);
-	mutex_destroy(&pf->lock);
-	kfree(pf);
+	bind_end_locked(pctr_file(file));
 }

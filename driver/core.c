@@ -13,6 +13,7 @@
 #include <linux/sysfs.h>
 
 #include "engine.h"
+#include "file.h"
 #include "pmu.h"
 #include "sample.h"
 
@@ -101,11 +102,11 @@ static int pctr_open(struct inode *inode, struct file *file)
 	int ret = nonseekable_open(inode, file);
 
 	if (!ret)
-		ret = pctr_bind_open(file);
+		ret = pctr_file_open(file);
 	if (!ret) {
 		ret = pctr_sys_open(file);
 		if (ret)
-			pctr_bind_close(file);
+			pctr_file_close(file);
 	}
 	return ret;
 }
@@ -114,6 +115,7 @@ static int pctr_release(struct inode *inode, struct file *file)
 {
 	pctr_sys_close(file);
 	pctr_bind_close(file);
+	pctr_file_close(file);
 	pctr_pmu_settle();
 	return 0;
 }
@@ -122,8 +124,8 @@ static int pctr_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	/* The sampling ring, at its own offset; the counter page at 0. */
 	if (vma->vm_pgoff == PCTR_RING_OFFSET >> PAGE_SHIFT)
-		return sample_mmap(sample_ring_of(pctr_bind_ring(file)), vma);
-	if (pctr_bind_is_bound(file))
+		return sample_mmap(sample_ring_of(&pctr_file(file)->ring), vma);
+	if (pctr_file_bound(file))
 		return -EBUSY;
 	/* The counter page is a thread's: none in system mode. */
 	if (pctr_system)
@@ -133,7 +135,7 @@ static int pctr_mmap(struct file *file, struct vm_area_struct *vma)
 
 static __poll_t pctr_poll(struct file *file, poll_table *wait)
 {
-	return sample_poll(sample_ring_of(pctr_bind_ring(file)), file, wait);
+	return sample_poll(sample_ring_of(&pctr_file(file)->ring), file, wait);
 }
 
 static const struct file_operations pctr_fops = {

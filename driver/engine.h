@@ -42,14 +42,10 @@ struct pctr_ring;
 int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa);
 
 /* bind.c: descriptors bound to a CPU or to another process's thread */
-int pctr_bind_open(struct file *file);
-void pctr_bind_close(struct file *file);
-bool pctr_bind_is_bound(struct file *file);
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg);
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
 void pctr_bind_end(struct file *file);
-struct pctr_ring **pctr_bind_ring(struct file *file);
-void **pctr_bind_sys(struct file *file);
+void pctr_bind_close(struct file *file);
 
 /*
  * system.c: system mode (mode=system), OpenBSD's semantics: functions

@@ -15,6 +15,7 @@
 #include <linux/uaccess.h>
 
 #include "engine.h"
+#include "file.h"
 #include "pmu.h"
 #include "sample.h"
 
@@ -100,7 +101,7 @@ static long ioc_read(struct file *file, unsigned int cmd,
 
 	if (pctr_system) {
 		ret = pctr_sys_read(fn, val, &tsc, &mask);
-	} else if (pctr_bind_is_bound(file)) {
+	} else if (pctr_file_bound(file)) {
 		ret = pctr_bind_read(file, fn, val, &mask);
 		tsc = pctr_arch_tsc();
 	} else {
@@ -312,7 +313,7 @@ static long ioc_bind(struct file *file, unsigned int cmd,
 static long ioc_release(struct file *file, unsigned int cmd,
 			union pctr_ioc_arg *a, void __user *uarg)
 {
-	if (!pctr_bind_is_bound(file))
+	if (!pctr_file_bound(file))
 		return pctr_thread_release();
 	pctr_bind_end(file);
 	return 0;
@@ -322,13 +323,13 @@ static long ioc_release(struct file *file, unsigned int cmd,
 static long ioc_ring(struct file *file, unsigned int cmd,
 		     union pctr_ioc_arg *a, void __user *uarg)
 {
-	return sample_ring_create(pctr_bind_ring(file), &a->ring);
+	return sample_ring_create(&pctr_file(file)->ring, &a->ring);
 }
 
 static long ioc_sample(struct file *file, unsigned int cmd,
 		       union pctr_ioc_arg *a, void __user *uarg)
 {
-	return pctr_thread_sample(sample_ring_of(pctr_bind_ring(file)),
+	return pctr_thread_sample(sample_ring_of(&pctr_file(file)->ring),
 				  &a->sample);
 }
 
@@ -406,7 +407,7 @@ static long pctr_dispatch(struct file *file, unsigned int cmd,
 	}
 	if (i == ARRAY_SIZE(pctr_iocs))
 		return -ENOTTY;
-	if (!(ioc->flags & IOC_BOUND) && pctr_bind_is_bound(file))
+	if (!(ioc->flags & IOC_BOUND) && pctr_file_bound(file))
 		return -EBUSY;
 	if ((ioc->flags & IOC_WRITE) && !may_write)
 		return -EPERM;

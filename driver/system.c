@@ -43,6 +43,7 @@
 
 #include "ctx.h"
 #include "engine.h"
+#include "file.h"
 #include "pmu.h"
 
 bool pctr_system;
@@ -411,14 +412,14 @@ int pctr_sys_open(struct file *file)
 		r->granted = true;
 	}
 	mutex_unlock(&sys_lock);
-	*pctr_bind_sys(file) = r;
+	pctr_file(file)->sys = r;
 	return 0;
 }
 
 /* Its last close: the leave goes with it. */
 void pctr_sys_close(struct file *file)
 {
-	struct sys_reader *r = *pctr_bind_sys(file);
+	struct sys_reader *r = pctr_file(file)->sys;
 
 	if (!r)
 		return;
