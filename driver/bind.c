@@ -50,7 +50,7 @@ static int bind_cpu(struct pctr_file *pf, const struct pctr_bind *b,
 {
 	struct pctr_cpub *cb;
 
-	if (!(pctr_rights() & PCTR_MAY_CPU))
+	if (!pctr_may_bind_cpu())
 		return -EACCES;
 	cb = cpu_bind(b->pb_id, prog);
 	if (IS_ERR(cb))
@@ -349,13 +349,8 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 	}
 	if (!prog.mask)
 		goto out;
-	/*
-	 * The binder's rights; a CPU binding's privilege (checked by
-	 * bind_cpu()) covers every function.
-	 */
-	rights = pctr_rights();
-	if (b->pb_kind == PCTR_BIND_CPU)
-		rights |= PCTR_MAY_OTHERS | PCTR_MAY_KERNEL;
+	/* The binder's rights over the binding's functions. */
+	rights = pctr_bind_rights(b->pb_kind == PCTR_BIND_CPU);
 	prog.preset = prog.mask;
 	for (s = 0; s < PCTR_NUM; s++) {
 		if (!(prog.mask & BIT(s)))

@@ -172,6 +172,9 @@ struct page *prog_page(struct pctr_ctx *ctx);
 #define PCTR_MAY_KERNEL	BIT(1)	/* count in kernel mode: EACCES */
 #define PCTR_MAY_CPU	BIT(2)	/* bind a CPU: EACCES */
 unsigned int pctr_rights(void);
+bool pctr_may_bind_cpu(void);
+unsigned int pctr_bind_rights(bool cpu);
+unsigned int pctr_sys_rights(void);
 int pctr_policy_fn(u64 fn, unsigned int rights);
 bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder);
 

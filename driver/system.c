@@ -260,13 +260,6 @@ static int sys_set_prog(const struct pctr_prog *prog)
 	return ret;
 }
 
-static unsigned int sys_rights(void)
-{
-	if (!(pctr_rights() & PCTR_MAY_CPU))
-		return 0;
-	return PCTR_MAY_OTHERS | PCTR_MAY_KERNEL | PCTR_MAY_CPU;
-}
-
 static int sys_check_int(const struct pctr_prog *prog)
 {
 	unsigned int s;
@@ -280,7 +273,7 @@ static int sys_check_int(const struct pctr_prog *prog)
 /* PCIOCS(n), PCIOCS64(n) in system mode. */
 int pctr_sys_set(unsigned int slot, u64 fn)
 {
-	unsigned int rights = sys_rights();
+	unsigned int rights = pctr_sys_rights();
 	struct pctr_prog prog = {};
 	int ret;
 
@@ -295,7 +288,7 @@ int pctr_sys_set(unsigned int slot, u64 fn)
 /* PCIOCSETPCR (and SETPCR64) in system mode: every slot at once. */
 int pctr_sys_set_pcr(const struct pctr_pcr *pcr)
 {
-	unsigned int rights = sys_rights();
+	unsigned int rights = pctr_sys_rights();
 	struct pctr_prog prog = {};
 	int ret;
 
@@ -312,7 +305,7 @@ int pctr_sys_zero(void)
 {
 	int ret;
 
-	if (!sys_rights())
+	if (!pctr_sys_rights())
 		return -EPERM;
 	mutex_lock(&sys_lock);
 	ret = sys_apply(sys_fn, sys_ctl, ~0U);
