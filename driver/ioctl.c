@@ -3,7 +3,8 @@
  * The /dev/pctr ioctl ABI (uapi/linux/pctr.h): one table of the calls,
  * the checks every call of a kind needs made in one place before its
  * handler runs, and each handler's argument checks and copying.  The
- * counter work itself is done in thread.c and bind.c.
+ * counter work itself is done in thread.c and bind.c, or in system mode
+ * (mode=system) system.c: each call has a row per mode it exists in.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -87,28 +88,16 @@ union pctr_ioc_arg {
 
 static_assert(PCTR_NUM % 8 == 0);
 
-static long ioc_read(struct file *file, unsigned int cmd,
-		     union pctr_ioc_arg *a, void __user *uarg)
+/* PCIOCRD's copy out: @mask's slots of @fn and @val, the TSC, idle time. */
+static long ioc_read_out(struct pctrst __user *u, u64 *fn, u64 *val, u64 tsc,
+			 u32 mask)
 {
-	struct pctrst __user *u = uarg;
-	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc, idl, *f, *v;
+	u64 idl, *f, *v;
 	u8 idx[PCTR_NUM], *i, *end;
 	u64 __user *ufn, *uval;
 	unsigned long m;
 	unsigned int s, n;
-	u32 mask;
-	int ret;
 
-	if (pctr_system) {
-		ret = pctr_sys_read(fn, val, &tsc, &mask);
-	} else if (pctr_file_bound(file)) {
-		ret = pctr_bind_read(file, fn, val, &mask);
-		tsc = pctr_arch_tsc();
-	} else {
-		ret = pctr_thread_read(fn, val, &tsc, &mask);
-	}
-	if (ret)
-		return ret;
 	idl = pctr_idle_ns();
 	/* Packed in place: the n-th programmed slot is slot n or above. */
 	for (m = mask, n = 0; m; m &= m - 1, n++) {
@@ -136,6 +125,35 @@ static long ioc_read(struct file *file, unsigned int cmd,
 efault:
 	user_access_end();
 	return -EFAULT;
+}
+
+/* The calling thread's counters, or the binding's on a bound descriptor. */
+static long ioc_read(struct file *file, unsigned int cmd,
+		     union pctr_ioc_arg *a, void __user *uarg)
+{
+	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc;
+	u32 mask;
+	int ret;
+
+	if (pctr_file_bound(file)) {
+		ret = pctr_bind_read(file, fn, val, &mask);
+		tsc = pctr_arch_tsc();
+	} else {
+		ret = pctr_thread_read(fn, val, &tsc, &mask);
+	}
+	return ret ?: ioc_read_out(uarg, fn, val, tsc, mask);
+}
+
+/* In system mode: the current CPU's counters. */
+static long ioc_sys_read(struct file *file, unsigned int cmd,
+			 union pctr_ioc_arg *a, void __user *uarg)
+{
+	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc;
+	u32 mask;
+	int ret;
+
+	ret = pctr_sys_read(fn, val, &tsc, &mask);
+	return ret ?: ioc_read_out(uarg, fn, val, tsc, mask);
 }
 
 static long ioc_info(struct file *file, unsigned int cmd,
@@ -184,32 +202,47 @@ static long ioc_event(struct file *file, unsigned int cmd,
 	return 0;
 }
 
-/* The calling thread's functions; the machine's in system mode. */
-static void ioc_get_pcr(struct pctr_pcr *pcr)
-{
-	if (pctr_system)
-		pctr_sys_get_pcr(pcr);
-	else
-		pctr_thread_get_pcr(pcr);
-}
-
+/*
+ * GETPCR: the calling thread's functions; in system mode (the ioc_sys_
+ * handlers) the machine's.
+ */
 static long ioc_getpcr(struct file *file, unsigned int cmd,
 		       union pctr_ioc_arg *a, void __user *uarg)
 {
 	if (pctr_pmu.ops)
-		ioc_get_pcr(&a->pcr);
+		pctr_thread_get_pcr(&a->pcr);
+	return 0;
+}
+
+static long ioc_sys_getpcr(struct file *file, unsigned int cmd,
+			   union pctr_ioc_arg *a, void __user *uarg)
+{
+	if (pctr_pmu.ops)
+		pctr_sys_get_pcr(&a->pcr);
 	return 0;
 }
 
 /* The one PCR of a SPARC chip alone, as Perfmon's GETPCR/SETPCR had it. */
-static long ioc_getpcr64(struct file *file, unsigned int cmd,
-			 union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_pcr64_out(union pctr_ioc_arg *a,
+			  void (*get)(struct pctr_pcr *pcr))
 {
 	if (!pctr_pmu.ops || !pctr_pmu.ops->fns_to_pcr)
 		return -EOPNOTSUPP;
-	ioc_get_pcr(&a->pcr);
+	get(&a->pcr);
 	a->fn = a->pcr.pcr_evtsel[0];
 	return 0;
+}
+
+static long ioc_getpcr64(struct file *file, unsigned int cmd,
+			 union pctr_ioc_arg *a, void __user *uarg)
+{
+	return ioc_pcr64_out(a, pctr_thread_get_pcr);
+}
+
+static long ioc_sys_getpcr64(struct file *file, unsigned int cmd,
+			     union pctr_ioc_arg *a, void __user *uarg)
+{
+	return ioc_pcr64_out(a, pctr_sys_get_pcr);
 }
 
 static long ioc_getopts(struct file *file, unsigned int cmd,
@@ -225,40 +258,44 @@ static long ioc_getopts(struct file *file, unsigned int cmd,
  * OpenBSD's unsigned int form is the low 32 bits of a function.  In
  * system mode they set the machine's functions.
  */
-static long ioc_set(unsigned int slot, u64 fn)
-{
-	if (pctr_system)
-		return pctr_sys_set(slot, fn);
-	return pctr_thread_set(slot, fn);
-}
-
 static long ioc_set32(struct file *file, unsigned int cmd,
 		      union pctr_ioc_arg *a, void __user *uarg)
 {
-	return ioc_set(cmd - PCIOCS(0), a->fn32);
+	return pctr_thread_set(cmd - PCIOCS(0), a->fn32);
 }
 
 static long ioc_set64(struct file *file, unsigned int cmd,
 		      union pctr_ioc_arg *a, void __user *uarg)
 {
-	return ioc_set(cmd - PCIOCS64(0), a->fn);
+	return pctr_thread_set(cmd - PCIOCS64(0), a->fn);
 }
 
-static long ioc_set_pcr(const struct pctr_pcr *pcr)
+static long ioc_sys_set32(struct file *file, unsigned int cmd,
+			  union pctr_ioc_arg *a, void __user *uarg)
 {
-	if (pctr_system)
-		return pctr_sys_set_pcr(pcr);
-	return pctr_thread_set_pcr(pcr);
+	return pctr_sys_set(cmd - PCIOCS(0), a->fn32);
+}
+
+static long ioc_sys_set64(struct file *file, unsigned int cmd,
+			  union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_sys_set(cmd - PCIOCS64(0), a->fn);
 }
 
 static long ioc_setpcr(struct file *file, unsigned int cmd,
 		       union pctr_ioc_arg *a, void __user *uarg)
 {
-	return ioc_set_pcr(&a->pcr);
+	return pctr_thread_set_pcr(&a->pcr);
 }
 
-static long ioc_setpcr64(struct file *file, unsigned int cmd,
-			 union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_sys_setpcr(struct file *file, unsigned int cmd,
+			   union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_sys_set_pcr(&a->pcr);
+}
+
+static long ioc_pcr64_in(union pctr_ioc_arg *a,
+			 int (*set)(const struct pctr_pcr *pcr))
 {
 	u64 v = a->fn;
 
@@ -266,7 +303,19 @@ static long ioc_setpcr64(struct file *file, unsigned int cmd,
 		return -EOPNOTSUPP;
 	memset(&a->pcr, 0, sizeof(a->pcr));
 	a->pcr.pcr_evtsel[0] = v;
-	return ioc_set_pcr(&a->pcr);
+	return set(&a->pcr);
+}
+
+static long ioc_setpcr64(struct file *file, unsigned int cmd,
+			 union pctr_ioc_arg *a, void __user *uarg)
+{
+	return ioc_pcr64_in(a, pctr_thread_set_pcr);
+}
+
+static long ioc_sys_setpcr64(struct file *file, unsigned int cmd,
+			     union pctr_ioc_arg *a, void __user *uarg)
+{
+	return ioc_pcr64_in(a, pctr_sys_set_pcr);
 }
 
 static long ioc_preset(struct file *file, unsigned int cmd,
@@ -286,9 +335,13 @@ static long ioc_setopts(struct file *file, unsigned int cmd,
 static long ioc_zero(struct file *file, unsigned int cmd,
 		     union pctr_ioc_arg *a, void __user *uarg)
 {
-	if (pctr_system)
-		return pctr_sys_zero();
 	return pctr_thread_zero();
+}
+
+static long ioc_sys_zero(struct file *file, unsigned int cmd,
+			 union pctr_ioc_arg *a, void __user *uarg)
+{
+	return pctr_sys_zero();
 }
 
 static long ioc_restart(struct file *file, unsigned int cmd,
@@ -342,10 +395,11 @@ static long ioc_sample(struct file *file, unsigned int cmd,
 /* The calls that change counters need both. */
 #define IOC_PROGRAM	(IOC_WRITE | IOC_COUNTERS)
 /*
- * A thread's own counters, or a binding: not in system mode, where no
- * thread has counters of its own (EOPNOTSUPP, after the checks above).
+ * The mode a row is for, if only one.  A command with no row for the
+ * mode the module runs in (mode=) is EOPNOTSUPP, after the checks above.
  */
-#define IOC_THREAD	BIT(4)
+#define IOC_THREAD	BIT(4)	/* a thread's own counters, or a binding */
+#define IOC_SYSTEM	BIT(5)	/* the machine's functions (system.c) */
 
 struct pctr_ioc {
 	unsigned int	cmd;		/* the first command of the row */
@@ -355,25 +409,32 @@ struct pctr_ioc {
 	u32		flags;		/* IOC_* */
 };
 
-#define IOC(c, f, fl)	{ .cmd = (c), .n = 1, .fn = (f), .flags = (fl) }
+#define IOCN(c, nr, f, fl) { .cmd = (c), .n = (nr), .fn = (f), .flags = (fl) }
+#define IOC(c, f, fl)	IOCN(c, 1, f, fl)
 
 static const struct pctr_ioc pctr_iocs[] = {
 	/* Calls that only look, whatever the descriptor is bound to. */
-	IOC(PCIOCRD,		ioc_read,	IOC_BOUND),
+	IOC(PCIOCRD,		ioc_read,	IOC_BOUND | IOC_THREAD),
+	IOC(PCIOCRD,		ioc_sys_read,	IOC_BOUND | IOC_SYSTEM),
 	IOC(PCIOCINFO,		ioc_info,	IOC_BOUND | IOC_COPY),
-	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY),
-	IOC(PCIOCGETPCR64,	ioc_getpcr64,	IOC_BOUND | IOC_COPY),
+	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY | IOC_THREAD),
+	IOC(PCIOCGETPCR,	ioc_sys_getpcr,	IOC_BOUND | IOC_COPY | IOC_SYSTEM),
+	IOC(PCIOCGETPCR64,	ioc_getpcr64,	IOC_BOUND | IOC_COPY | IOC_THREAD),
+	IOC(PCIOCGETPCR64,	ioc_sys_getpcr64, IOC_BOUND | IOC_COPY | IOC_SYSTEM),
 	IOC(PCIOCEVENT,		ioc_event,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCGOPTS,		ioc_getopts,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCRELEASE,	ioc_release,	IOC_BOUND),
 	/* A bound descriptor is for its binding: it programs nothing else. */
-	{ .cmd = PCIOCS(0), .n = PCTR_NUM, .fn = ioc_set32,
-	  .flags = IOC_PROGRAM | IOC_COPY },
-	{ .cmd = PCIOCS64(0), .n = PCTR_NUM, .fn = ioc_set64,
-	  .flags = IOC_PROGRAM | IOC_COPY },
-	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY),
-	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY),
-	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM),
+	IOCN(PCIOCS(0), PCTR_NUM, ioc_set32,	IOC_PROGRAM | IOC_COPY | IOC_THREAD),
+	IOCN(PCIOCS(0), PCTR_NUM, ioc_sys_set32, IOC_PROGRAM | IOC_COPY | IOC_SYSTEM),
+	IOCN(PCIOCS64(0), PCTR_NUM, ioc_set64,	IOC_PROGRAM | IOC_COPY | IOC_THREAD),
+	IOCN(PCIOCS64(0), PCTR_NUM, ioc_sys_set64, IOC_PROGRAM | IOC_COPY | IOC_SYSTEM),
+	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY | IOC_THREAD),
+	IOC(PCIOCSETPCR,	ioc_sys_setpcr,	IOC_PROGRAM | IOC_COPY | IOC_SYSTEM),
+	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY | IOC_THREAD),
+	IOC(PCIOCSETPCR64,	ioc_sys_setpcr64, IOC_PROGRAM | IOC_COPY | IOC_SYSTEM),
+	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM | IOC_THREAD),
+	IOC(PCIOCZERO,		ioc_sys_zero,	IOC_PROGRAM | IOC_SYSTEM),
 	IOC(PCIOCPRESET,	ioc_preset,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
 	IOC(PCIOCRESTART,	ioc_restart,	IOC_PROGRAM | IOC_THREAD),
 	IOC(PCIOCENABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD),
@@ -384,12 +445,23 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
 };
 
+/* Is the row for the mode the module runs in? */
+static bool ioc_mode_fits(const struct pctr_ioc *ioc)
+{
+	if (ioc->flags & IOC_THREAD)
+		return !pctr_system;
+	if (ioc->flags & IOC_SYSTEM)
+		return pctr_system;
+	return true;
+}
+
 /*
- * Every call goes through here: the row of its command (an unknown
- * command, or a known number with the wrong size or direction, is
- * ENOTTY), then its row's checks in pctr(4)'s order, then the copy in,
- * its handler, and the copy out.  @may_write: the descriptor may change
- * counters (opened for writing, or a /dev/perfmon one).
+ * Every call goes through here: the row of its command for the mode the
+ * module runs in (an unknown command, or a known number with the wrong
+ * size or direction, is ENOTTY), then its row's checks in pctr(4)'s order
+ * and the mode's, then the copy in, its handler, and the copy out.
+ * @may_write: the descriptor may change counters (opened for writing, or
+ * a /dev/perfmon one).
  */
 static long pctr_dispatch(struct file *file, unsigned int cmd,
 			  unsigned long arg, bool may_write)
@@ -400,12 +472,15 @@ static long pctr_dispatch(struct file *file, unsigned int cmd,
 	union pctr_ioc_arg a;
 	long ret;
 
+	ioc = NULL;
 	for (i = 0; i < ARRAY_SIZE(pctr_iocs); i++) {
+		if (cmd - pctr_iocs[i].cmd >= pctr_iocs[i].n)
+			continue;
 		ioc = &pctr_iocs[i];
-		if (cmd - ioc->cmd < ioc->n)
+		if (ioc_mode_fits(ioc))
 			break;
 	}
-	if (i == ARRAY_SIZE(pctr_iocs))
+	if (!ioc)
 		return -ENOTTY;
 	if (!(ioc->flags & IOC_BOUND) && pctr_file_bound(file))
 		return -EBUSY;
@@ -413,7 +488,7 @@ static long pctr_dispatch(struct file *file, unsigned int cmd,
 		return -EPERM;
 	if ((ioc->flags & IOC_COUNTERS) && !pctr_pmu.ops)
 		return -ENODEV;
-	if ((ioc->flags & IOC_THREAD) && pctr_system)
+	if (!ioc_mode_fits(ioc))
 		return -EOPNOTSUPP;
 	if (!(ioc->flags & IOC_COPY))
 		return ioc->fn(file, cmd, NULL, uarg);
