@@ -41,7 +41,7 @@
 #include "ctx.h"
 #include "engine.h"
 #include "file.h"
-#include "pmu.h"
+#include "backend.h"
 
 /* --- CPU bindings -------------------------------------------------------- */
 

@@ -12,9 +12,10 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "backend.h"
 #include "engine.h"
 #include "file.h"
-#include "pmu.h"
+#include "pmu_owner.h"
 #include "sample.h"
 
 struct pctr_pmu pctr_pmu;

@@ -22,8 +22,9 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
+#include "backend.h"
 #include "ctx.h"
-#include "pmu.h"
+#include "pmu_owner.h"
 
 /* Serialises CPU bindings: which CPU is taken, and the engine's count. */
 static DEFINE_MUTEX(cpu_bind_lock);

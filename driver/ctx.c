@@ -41,11 +41,12 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
+#include "backend.h"
 #include "ctx.h"
 #include "engine.h"
 #include "notify.h"
 #include "page.h"
-#include "pmu.h"
+#include "pmu_owner.h"
 #include "sample.h"
 
 struct pctr_cpu {

@@ -33,7 +33,7 @@
 
 #include "ctx_types.h"
 #include "notify.h"
-#include "pmu.h"
+#include "backend.h"
 
 struct page;
 struct pid;

@@ -13,7 +13,7 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 
-#include "pmu.h"
+#include "backend.h"
 
 struct page;
 struct pctr_sampler;

@@ -2,7 +2,8 @@
 /*
  * The counting engine as the device sees it: what core.c (the device)
  * and ioctl.c (the ABI) call.  Each function is named for its file.  The
- * engine's own internals are in ctx.h; the backend seam is pmu.h.
+ * engine's own internals are in ctx.h, a descriptor's state in file.h;
+ * the backend seam is backend.h.
  */
 #ifndef _PCTR_ENGINE_H
 #define _PCTR_ENGINE_H
@@ -12,11 +13,6 @@
 
 struct file;
 struct vm_area_struct;
-
-/*
- * core.c: a descriptor of /dev/perfmon, which programs counters however
- * it was opened, as Sun's Perfmon device did.
- */
 
 /* ctx.c: the engine's figures, for sysfs */
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
@@ -64,7 +60,10 @@ void pctr_sys_exit(void);
 int pctr_sys_open(struct file *file);
 void pctr_sys_close(struct file *file);
 
-/* ioctl.c: the ABI */
+/*
+ * ioctl.c: the ABI.  A descriptor of /dev/perfmon programs counters
+ * however it was opened, as Sun's Perfmon device's did.
+ */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 long pctr_perfmon_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg);

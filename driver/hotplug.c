@@ -19,7 +19,7 @@
 
 #include "ctx.h"
 #include "engine.h"
-#include "pmu.h"
+#include "backend.h"
 
 static void hotplug_forget_ipi(void *unused)
 {

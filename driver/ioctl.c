@@ -17,7 +17,7 @@
 
 #include "engine.h"
 #include "file.h"
-#include "pmu.h"
+#include "backend.h"
 #include "sample.h"
 
 /*

@@ -12,7 +12,7 @@
 
 #include "ctx_types.h"
 #include "page.h"
-#include "pmu.h"
+#include "backend.h"
 
 /*
  * Rewrite the thread's counter page (interrupts off, on the thread's CPU,

@@ -53,7 +53,7 @@
 
 #include "compat.h"
 #include "ctx.h"
-#include "pmu.h"
+#include "backend.h"
 #include "sample.h"
 
 #define SAMPLE_DEFAULT_DEPTH	64

@@ -41,10 +41,11 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
+#include "backend.h"
 #include "ctx.h"
 #include "engine.h"
 #include "file.h"
-#include "pmu.h"
+#include "pmu_owner.h"
 
 bool pctr_system;
 

@@ -24,7 +24,7 @@
 #include "compat.h"
 #include "ctx.h"
 #include "engine.h"
-#include "pmu.h"
+#include "backend.h"
 #include "sample.h"
 
 struct linux_binprm;

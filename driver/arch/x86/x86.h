@@ -7,7 +7,7 @@
 #ifndef _PCTR_X86_H
 #define _PCTR_X86_H
 
-#include "../../pmu.h"
+#include "../../backend.h"
 
 #define X86_MAX_GENERAL		PCTR_MAX_GENERAL
 #define X86_MAX_FIXED		8
