@@ -51,9 +51,9 @@
 #include <linux/workqueue.h>
 #include <asm/irq_regs.h>
 
-#include "compat.h"
-#include "ctx.h"
 #include "backend.h"
+#include "compat.h"
+#include "ctx_types.h"
 #include "sample.h"
 
 #define SAMPLE_DEFAULT_DEPTH	64
