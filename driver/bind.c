@@ -38,10 +38,10 @@
 #include <linux/task_work.h>
 #include <linux/uaccess.h>
 
+#include "backend.h"
 #include "ctx.h"
 #include "engine.h"
 #include "file.h"
-#include "backend.h"
 
 /* --- CPU bindings -------------------------------------------------------- */
 

@@ -31,9 +31,9 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 
+#include "backend.h"
 #include "ctx_types.h"
 #include "notify.h"
-#include "backend.h"
 
 struct page;
 struct pid;

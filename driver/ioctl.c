@@ -15,9 +15,9 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
+#include "backend.h"
 #include "engine.h"
 #include "file.h"
-#include "backend.h"
 #include "sample.h"
 
 /*

@@ -10,9 +10,9 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
+#include "backend.h"
 #include "ctx_types.h"
 #include "page.h"
-#include "backend.h"
 
 /*
  * Rewrite the thread's counter page (interrupts off, on the thread's CPU,
