@@ -3,10 +3,10 @@
  * Bindings: a descriptor that counts for something other than the
  * calling thread (PCIOCBIND).
  *
- * A CPU binding counts on one CPU whatever runs there.  It needs
- * CAP_PERFMON (or CAP_SYS_ADMIN), one per CPU, and while any exists no
- * thread counts: the engine (ctx.c) invalidates every thread context and
- * refuses new ones, as Solaris does for cpc_bind_cpu().
+ * A CPU binding counts on one CPU whatever runs there (cpu_bind.c).  It
+ * needs CAP_PERFMON (or CAP_SYS_ADMIN), one per CPU, and while any exists
+ * no thread counts: the engine (ctx.c) invalidates every thread context
+ * and refuses new ones, as Solaris does for cpc_bind_cpu().
  *
  * A thread binding counts for a thread of another process that the
  * caller traces with ptrace(2): being its tracer is the proof that the
@@ -38,98 +38,31 @@
 #include <linux/task_work.h>
 #include <linux/uaccess.h>
 
+#include "backend.h"
 #include "ctx.h"
 #include "engine.h"
-#include "pmu.h"
-#include "sample.h"
-
-/* What an open descriptor is bound to. */
-struct pctr_file {
-	struct mutex	lock;
-	u32		kind;		/* 0 or PCTR_BIND_* */
-	struct pctr_cpub *cpub;
-	struct pctr_ctx	*ctx;		/* a thread binding's context */
-	struct pctr_ring *ring;		/* PCIOCRING's (sample.c) */
-	void		*sys;		/* system mode's reader (system.c) */
-};
-
-/* The descriptor's sampling ring, or where to put it. */
-struct pctr_ring **pctr_bind_ring(struct file *file)
-{
-	struct pctr_file *pf = file->private_data;
-
-	return &pf->ring;
-}
-
-/* System mode's record of the descriptor's opener (system.c). */
-void **pctr_bind_sys(struct file *file)
-{
-	struct pctr_file *pf = file->private_data;
-
-	return &pf->sys;
-}
-
-/* Serialises CPU bindings: which CPU is taken, and the engine's count. */
-static DEFINE_MUTEX(pctr_cpub_lock);
-static DEFINE_PER_CPU(struct pctr_cpub *, pctr_cpub_of);
-
-int pctr_bind_open(struct file *file)
-{
-	struct pctr_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
-
-	if (!pf)
-		return -ENOMEM;
-	mutex_init(&pf->lock);
-	file->private_data = pf;
-	return 0;
-}
-
-bool pctr_bind_is_bound(struct file *file)
-{
-	struct pctr_file *pf = file->private_data;
-
-	return READ_ONCE(pf->kind) != 0;
-}
+#include "file.h"
 
 /* --- CPU bindings -------------------------------------------------------- */
 
 static int bind_cpu(struct pctr_file *pf, const struct pctr_bind *b,
 		    const struct pctr_prog *prog)
 {
-	unsigned int cpu = b->pb_id;
 	struct pctr_cpub *cb;
-	int ret = 0;
 
-	if (!(pctr_rights() & PCTR_MAY_CPU))
+	if (!pctr_may_bind_cpu())
 		return -EACCES;
-	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
-		return -EINVAL;
-	mutex_lock(&pctr_cpub_lock);
-	if (per_cpu(pctr_cpub_of, cpu)) {
-		ret = -EAGAIN;
-		goto unlock;
-	}
-	cb = ctx_cpub_install(cpu, prog);
-	if (IS_ERR(cb)) {
-		ret = PTR_ERR(cb);
-		goto unlock;
-	}
-	per_cpu(pctr_cpub_of, cpu) = cb;
+	cb = cpu_bind(b->pb_id, prog);
+	if (IS_ERR(cb))
+		return PTR_ERR(cb);
 	pf->cpub = cb;
 	WRITE_ONCE(pf->kind, PCTR_BIND_CPU);
-unlock:
-	mutex_unlock(&pctr_cpub_lock);
-	return ret;
+	return 0;
 }
 
 static void unbind_cpu(struct pctr_file *pf)
 {
-	struct pctr_cpub *cb = pf->cpub;
-
-	mutex_lock(&pctr_cpub_lock);
-	per_cpu(pctr_cpub_of, ctx_cpub_cpu(cb)) = NULL;
-	ctx_cpub_remove(cb);
-	mutex_unlock(&pctr_cpub_lock);
+	cpu_unbind(pf->cpub);
 	pf->cpub = NULL;
 }
 
@@ -388,7 +321,7 @@ static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 {
-	struct pctr_file *pf = file->private_data;
+	struct pctr_file *pf = pctr_file(file);
 	struct pctr_prog prog = {};
 	struct pctr_bind *b;
 	unsigned int rights;
@@ -416,13 +349,8 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 	}
 	if (!prog.mask)
 		goto out;
-	/*
-	 * The binder's rights; a CPU binding's privilege (checked by
-	 * bind_cpu()) covers every function.
-	 */
-	rights = pctr_rights();
-	if (b->pb_kind == PCTR_BIND_CPU)
-		rights |= PCTR_MAY_OTHERS | PCTR_MAY_KERNEL;
+	/* The binder's rights over the binding's functions. */
+	rights = pctr_bind_rights(b->pb_kind == PCTR_BIND_CPU);
 	prog.preset = prog.mask;
 	for (s = 0; s < PCTR_NUM; s++) {
 		if (!(prog.mask & BIT(s)))
@@ -453,13 +381,13 @@ out:
 /* PCIOCRD on a bound descriptor. */
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
 {
-	struct pctr_file *pf = file->private_data;
+	struct pctr_file *pf = pctr_file(file);
 	int ret = 0;
 
 	mutex_lock(&pf->lock);
 	*mask = 0;
 	if (pf->kind == PCTR_BIND_CPU)
-		ret = ctx_cpub_read(pf->cpub, fn, val, mask);
+		ret = cpu_bind_read(pf->cpub, fn, val, mask);
 	else if (pf->kind == PCTR_BIND_THREAD)
 		ret = bind_read_thread(pf->ctx, fn, val, mask);
 	mutex_unlock(&pf->lock);
@@ -479,20 +407,15 @@ static void bind_end_locked(struct pctr_file *pf)
 /* PCIOCRELEASE on a bound descriptor. */
 void pctr_bind_end(struct file *file)
 {
-	struct pctr_file *pf = file->private_data;
+	struct pctr_file *pf = pctr_file(file);
 
 	mutex_lock(&pf->lock);
 	bind_end_locked(pf);
 	mutex_unlock(&pf->lock);
 }
 
-/* The last close, from whichever thread. */
+/* The last close, from whichever thread: the binding ends with it. */
 void pctr_bind_close(struct file *file)
 {
-	struct pctr_file *pf = file->private_data;
-
-	bind_end_locked(pf);
-	sample_ring_put(pf->ring);
-	mutex_destroy(&pf->lock);
-	kfree(pf);
+	bind_end_locked(pctr_file(file));
 }

@@ -12,8 +12,10 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "backend.h"
 #include "engine.h"
-#include "pmu.h"
+#include "file.h"
+#include "pmu_owner.h"
 #include "sample.h"
 
 struct pctr_pmu pctr_pmu;
@@ -35,9 +37,26 @@ static ushort dev_mode = 0666;
 module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "Permission bits of /dev/pctr (default 0666)");
 
-/* Sun's Perfmon device name: on SPARC, where its programs come from. */
-static bool perfmon = IS_ENABLED(CONFIG_SPARC64);
-module_param(perfmon, bool, 0444);
+/*
+ * Sun's Perfmon device name: by default where its programs come from,
+ * as the arch says (pctr_arch.perfmon); perfmon= decides otherwise.
+ */
+static bool perfmon;
+static bool perfmon_given;
+
+static int perfmon_set(const char *val, const struct kernel_param *kp)
+{
+	perfmon_given = true;
+	return param_set_bool(val, kp);
+}
+
+static const struct kernel_param_ops perfmon_ops = {
+	.flags	= KERNEL_PARAM_OPS_FL_NOARG,
+	.set	= perfmon_set,
+	.get	= param_get_bool,
+};
+module_param_cb(perfmon, &perfmon_ops, &perfmon, 0444);
+__MODULE_PARM_TYPE(perfmon, "bool");
 MODULE_PARM_DESC(perfmon, "Also register /dev/perfmon, the device under Sun Perfmon's name (default: on SPARC)");
 
 /*
@@ -84,11 +103,11 @@ static int pctr_open(struct inode *inode, struct file *file)
 	int ret = nonseekable_open(inode, file);
 
 	if (!ret)
-		ret = pctr_bind_open(file);
+		ret = pctr_file_open(file);
 	if (!ret) {
 		ret = pctr_sys_open(file);
 		if (ret)
-			pctr_bind_close(file);
+			pctr_file_close(file);
 	}
 	return ret;
 }
@@ -97,6 +116,7 @@ static int pctr_release(struct inode *inode, struct file *file)
 {
 	pctr_sys_close(file);
 	pctr_bind_close(file);
+	pctr_file_close(file);
 	pctr_pmu_settle();
 	return 0;
 }
@@ -105,8 +125,8 @@ static int pctr_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	/* The sampling ring, at its own offset; the counter page at 0. */
 	if (vma->vm_pgoff == PCTR_RING_OFFSET >> PAGE_SHIFT)
-		return sample_mmap(sample_ring_of(pctr_bind_ring(file)), vma);
-	if (pctr_bind_is_bound(file))
+		return sample_mmap(sample_ring_of(&pctr_file(file)->ring), vma);
+	if (pctr_file_bound(file))
 		return -EBUSY;
 	/* The counter page is a thread's: none in system mode. */
 	if (pctr_system)
@@ -116,7 +136,7 @@ static int pctr_mmap(struct file *file, struct vm_area_struct *vma)
 
 static __poll_t pctr_poll(struct file *file, poll_table *wait)
 {
-	return sample_poll(sample_ring_of(pctr_bind_ring(file)), file, wait);
+	return sample_poll(sample_ring_of(&pctr_file(file)->ring), file, wait);
 }
 
 static const struct file_operations pctr_fops = {
@@ -221,6 +241,8 @@ static int __init pctr_init(void)
 	ret = pctr_select_backend();
 	if (ret)
 		return ret;
+	if (!perfmon_given)
+		perfmon = pctr_arch.perfmon;
 	ret = pctr_thread_init();
 	if (ret)
 		goto fail_backend;

@@ -21,45 +21,32 @@
  * goes away.
  *
  * Also here, because they touch the same registers and per-CPU state:
- * overflow notification (a slot's 64-bit value wrapping freezes the
- * context and signals its thread), the counter page, and CPU bindings'
- * registers (counters owned by a CPU rather than a thread).  Contexts
- * are reference counted: a binder's descriptor and an overflow signal
- * on its way may outlive the thread's side.  Making, programming and
- * ending contexts is prog.c's; what a thread asks of its own counters,
- * and inheritance, thread.c's; bindings bind.c's.
+ * finding overflows (a slot's 64-bit value wrapping freezes the context;
+ * notify.c signals its thread), and the engine's half of the counters a
+ * CPU owns rather than a thread: a CPU binding's (cpu_bind.c) or system
+ * mode's (system.c).  The engine keeps the counter page (page.c) up to
+ * date.  Making, programming and ending contexts is prog.c's; what a
+ * thread asks of its own counters, and inheritance, thread.c's;
+ * bindings bind.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/cpu.h>
-#include <linux/err.h>
 #include <linux/hrtimer.h>
-#include <linux/irq_work.h>
 #include <linux/irqflags.h>
-#include <linux/llist.h>
-#include <linux/mm.h>
-#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/pid.h>
 #include <linux/preempt.h>
-#include <linux/rcupdate.h>
-#include <linux/refcount.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
-#include <linux/sched/task_stack.h>
-#include <linux/signal.h>
-#include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
-#include <linux/task_work.h>
-#include <asm/irq_regs.h>
 
+#include "backend.h"
 #include "ctx.h"
 #include "engine.h"
-#include "pmu.h"
+#include "notify.h"
+#include "page.h"
+#include "pmu_owner.h"
 #include "sample.h"
 
 struct pctr_cpu {
@@ -70,22 +57,6 @@ struct pctr_cpu {
 	struct pt_regs	*regs;		/* within the overflow interrupt */
 	unsigned long	kept;		/* starts that only re-enabled */
 	unsigned long	loaded;		/* starts that rewrote registers */
-};
-
-/*
- * A CPU binding: counters that count on one CPU whatever runs there.
- * Its sums change only on that CPU, with interrupts off (IPIs, the fold
- * timer, the overflow interrupt), so reading them goes through an IPI.
- */
-struct pctr_cpub {
-	u64		id;		/* shares the context ID space */
-	unsigned int	cpu;
-	int		err;		/* a register access failed: -EIO */
-	u64		fn[PCTR_NUM];
-	u64		sum[PCTR_NUM];
-	u64		prev[PCTR_NUM];
-	struct pctr_hw	hw;
-	bool		sys;		/* system mode's (ctx_sys_load()) */
 };
 
 static DEFINE_PER_CPU(struct pctr_cpu, pctr_cpu);
@@ -104,19 +75,6 @@ atomic_long_t pctr_epoch = ATOMIC_LONG_INIT(0);
 
 /* What the registers hold is not to be trusted now: see hotplug.c. */
 static bool pctr_no_keep;
-
-/* A task_work callback was queued since load: see pctr_thread_exit(). */
-static bool pctr_task_works;
-
-void ctx_note_task_work(void)
-{
-	WRITE_ONCE(pctr_task_works, true);
-}
-
-bool ctx_task_works(void)
-{
-	return READ_ONCE(pctr_task_works);
-}
 
 /*
  * The CPU-binding epoch now, in *@epoch; true while a CPU binding exists
@@ -177,101 +135,11 @@ static void ctx_ack(void)
 		pmu_ack();
 }
 
-void ctx_get(struct pctr_ctx *ctx)
+/* Rewrite the context's page, if mapped; @on_cpu: it is what counts here. */
+static __always_inline void ctx_publish(struct pctr_ctx *ctx, bool on_cpu)
 {
-	refcount_inc(&ctx->ref);
-}
-
-/* The last reference: the thread's side ended long ago.  Any context. */
-void ctx_put(struct pctr_ctx *ctx)
-{
-	if (!refcount_dec_and_test(&ctx->ref))
-		return;
-	put_pid(ctx->pid);
-	kfree(ctx);
-	module_put(THIS_MODULE);
-}
-
-/*
- * The overflow signal, sent by a task_work in the thread itself on its
- * way back to user space.  The overflow is found at switch-out too,
- * where the runqueue lock is held and nobody may be woken; and sent from
- * any other task, the signal's sender fields (which overlap si_addr in
- * the layout the kernel gives our si_code) would be rewritten for that
- * task's namespaces.
- */
-static void ctx_ovf_signal(struct callback_head *work)
-{
-	struct pctr_ctx *ctx = container_of(work, struct pctr_ctx, ovf_work);
-	struct kernel_siginfo info;
-	int sig = ctx->signo;
-
-	WRITE_ONCE(ctx->ovf_queued, false);
-	if (!READ_ONCE(ctx->dead) && !(current->flags & PF_EXITING)) {
-		clear_siginfo(&info);
-		info.si_signo = sig;
-		info.si_code = PCTR_SI_OVERFLOW;
-		info.si_addr = (void __user *)ctx->ovf_pc;
-		send_sig_info(sig, &info, current);
-	}
-	ctx_put(ctx);
-	/* ctx_put()'s module_put() may be the last: see thread.c's unhook. */
-}
-
-/*
- * Overflows found in an NMI (a backend's overflow interrupt is one on
- * x86): task_work_add() is not NMI-safe (KASAN records a stack, which
- * may allocate), so the signal's task_work is queued from an irq_work,
- * in hard-IRQ context on the same CPU, as soon as interrupts are on.
- * Each context on the list holds a reference.
- */
-static DEFINE_PER_CPU(struct llist_head, ctx_nmi_ovf);
-static DEFINE_PER_CPU(struct irq_work, ctx_nmi_ovf_work);
-
-static void ctx_ovf_queue(struct pctr_ctx *ctx, struct task_struct *t)
-{
-	ctx_note_task_work();
-	init_task_work(&ctx->ovf_work, ctx_ovf_signal);
-	/* TWA_RESUME only sets a flag: allowed under the runqueue lock. */
-	if (!t || task_work_add(t, &ctx->ovf_work, TWA_RESUME)) {
-		WRITE_ONCE(ctx->ovf_queued, false);
-		ctx_put(ctx);
-	}
-}
-
-static void ctx_nmi_ovf_fn(struct irq_work *w)
-{
-	struct llist_node *n = llist_del_all(this_cpu_ptr(&ctx_nmi_ovf));
-	struct pctr_ctx *ctx, *next;
-
-	rcu_read_lock();
-	llist_for_each_entry_safe(ctx, next, n, ovf_node)
-		ctx_ovf_queue(ctx, pid_task(ctx->pid, PIDTYPE_PID));
-	rcu_read_unlock();
-}
-
-/*
- * After a fold: if a slot with PCTR_INT wrapped, freeze the context and
- * signal its thread.  True if it froze now.  Runs in the thread's own
- * context (switch-out, an interrupt of it, or a call it made), NMIs
- * included.
- */
-static void ctx_overflowed(struct pctr_ctx *ctx)
-{
-	ctx->frozen = true;
-	/* Where the thread was in user space when it was interrupted. */
-	ctx->ovf_pc = instruction_pointer(task_pt_regs(current));
-	/* One signal until restart; a pending one will do. */
-	if (ctx->ovf_queued)
-		return;
-	ctx_get(ctx);
-	ctx->ovf_queued = true;
-	if (in_nmi()) {
-		llist_add(&ctx->ovf_node, this_cpu_ptr(&ctx_nmi_ovf));
-		irq_work_queue(this_cpu_ptr(&ctx_nmi_ovf_work));
-		return;
-	}
-	ctx_ovf_queue(ctx, current);
+	if (ctx->upage)
+		page_publish(ctx, on_cpu && ctx_counts(ctx), ctx_valid(ctx));
 }
 
 /* The check every fold makes inline; the rest is out of the way. */
@@ -283,7 +151,7 @@ static __always_inline bool ctx_check_ovf_(struct pctr_ctx *ctx)
 	if ((ctx->ovf & ctx->sampling) &&
 	    !sample_overflow(ctx, this_cpu_read(pctr_cpu.regs)))
 		return false;
-	ctx_overflowed(ctx);
+	notify_overflow(ctx);
 	return true;
 }
 
@@ -330,7 +198,7 @@ static noinline void ctx_hw_failed(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 	pc->last_id = 0;
 	if (pc->cur == ctx)
 		pc->cur = NULL;
-	page_publish(ctx, pc->cur == ctx);
+	ctx_publish(ctx, pc->cur == ctx);
 }
 
 /* Load and start the context's counters on this CPU. */
@@ -429,7 +297,7 @@ static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 	if (pc->cur == ctx && !hrtimer_active(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
-	page_publish(ctx, pc->cur == ctx);
+	ctx_publish(ctx, pc->cur == ctx);
 }
 
 static __always_inline void ctx_stop_(struct pctr_ctx *ctx)
@@ -491,7 +359,7 @@ void ctx_update(struct pctr_ctx *ctx)
 		ctx_fold(ctx);
 		ctx_ack();
 	}
-	page_publish(ctx, pc->cur == ctx);
+	ctx_publish(ctx, pc->cur == ctx);
 }
 
 /* A CPU binding's registers failed: it counts no more (EIO). */
@@ -720,19 +588,25 @@ unsigned long pctr_ctx_failures(void)
 	return atomic_long_read(&ctx_hw_failures);
 }
 
-/* --- CPU bindings: the engine's half ------------------------------------ */
+/* --- a CPU's own counters: CPU bindings and system mode ---------------- */
 
 unsigned int pctr_ctx_cpu_bindings(void)
 {
 	return atomic_read(&pctr_cpu_binds);
 }
 
+/* An ID for a CPU's counters, from the contexts' space.  Any context. */
+u64 ctx_new_id(void)
+{
+	return atomic64_inc_return(&pctr_ctx_ids);
+}
+
 /*
- * A CPU binding is about to be made (bind.c serialises them): from now
- * on no thread may count, and every thread context now existing is
+ * A CPU binding is about to be made (cpu_bind.c serialises them): from
+ * now on no thread may count, and every thread context now existing is
  * invalid (the first binding of a period moves the epoch).
  */
-static void cpub_begin(void)
+void ctx_cpub_begin(void)
 {
 	if (atomic_inc_return(&pctr_cpu_binds) == 1) {
 		/* Count before epoch: prog_create() reads them the other way. */
@@ -741,18 +615,26 @@ static void cpub_begin(void)
 	}
 }
 
-static void cpub_end(void)
+void ctx_cpub_end(void)
 {
 	atomic_dec(&pctr_cpu_binds);
 }
 
 /*
- * On the CPU, irqs off: start @cb's counters as its hw says and make it
- * what counts here, the fold timer running.  A CPU binding and system
- * mode start alike.
+ * On the CPU, irqs off: take the counters from whatever thread counts
+ * here (a CPU binding invalidated it; in system mode none does), start
+ * @cb's as its hw says and make it what counts here, the fold timer
+ * running.  A CPU binding and system mode start alike.
  */
-static void cpub_start(struct pctr_cpu *pc, struct pctr_cpub *cb)
+void ctx_cpub_start(struct pctr_cpub *cb)
 {
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	struct pctr_ctx *cur = pc->cur;
+
+	if (cur) {
+		ctx_hw_off(cur, pc);
+		ctx_publish(cur, pc->cur == cur);
+	}
 	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
 	pc->cpub = cb;
 	pc->last_id = cb->id;
@@ -763,245 +645,51 @@ static void cpub_start(struct pctr_cpu *pc, struct pctr_cpub *cb)
 			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* On the CPU: take the counters from whatever thread counts there. */
-static void cpub_install_ipi(void *arg)
-{
-	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
-	struct pctr_cpub *cb = arg;
-	unsigned long m = cb->hw.mask;
-	struct pctr_ctx *cur = pc->cur;
-	unsigned int s;
-
-	if (cur) {
-		/* Invalidated: its thread is the one interrupted here. */
-		ctx_hw_off(cur, pc);
-		page_publish(cur, pc->cur == cur);
-	}
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		cb->prev[s] = 0;
-		cb->hw.val[s] = 0;
-	}
-	cb->hw.keep = 0;
-	cpub_start(pc, cb);
-}
-
 /*
- * Bind @cpu's counters to what @prog programs, taking the PMU (EBUSY)
- * and invalidating every thread context; ENXIO if it is not online.
- * bind.c serialises CPU bindings and makes one per CPU.
+ * On the CPU, irqs off: if @cb counts here, stop its counters and fold
+ * what they counted; the CPU is then free for threads.  True if the
+ * registers hold what the stop left (no failure, now or before).
  */
-struct pctr_cpub *ctx_cpub_install(unsigned int cpu,
-				   const struct pctr_prog *prog)
-{
-	unsigned long m = prog->mask;
-	struct pctr_cpub *cb;
-	unsigned int s;
-	int ret;
-
-	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
-	if (!cb)
-		return ERR_PTR(-ENOMEM);
-	cb->cpu = cpu;
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		cb->fn[s] = prog->fn[s];
-		cb->hw.ctl[s] = prog->ctl[s];
-		if (prog->preset & BIT(s))
-			cb->sum[s] = prog->val[s];
-	}
-	cb->hw.mask = prog->mask;
-	ret = pctr_pmu_get();
-	if (ret)
-		goto free;
-	cb->id = atomic64_inc_return(&pctr_ctx_ids);
-	/* CPUs stay on- or offline meanwhile. */
-	cpus_read_lock();
-	/* A binding that cannot be made changes nothing for anyone. */
-	ret = -ENXIO;
-	if (!cpu_online(cpu))
-		goto unlock;
-	/* The engine refuses threads from here on, then the CPU is taken. */
-	cpub_begin();
-	ret = smp_call_function_single(cb->cpu, cpub_install_ipi, cb, 1);
-	if (WARN_ON_ONCE(ret))
-		cpub_end();
-unlock:
-	cpus_read_unlock();
-	if (!ret)
-		return cb;
-	pctr_pmu_put();
-free:
-	kfree(cb);
-	return ERR_PTR(ret);
-}
-
-unsigned int ctx_cpub_cpu(const struct pctr_cpub *cb)
-{
-	return cb->cpu;
-}
-
-static void cpub_remove_ipi(void *arg)
+bool ctx_cpub_stop(struct pctr_cpub *cb)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
-	struct pctr_cpub *cb = arg;
+	bool held = false;
 
 	if (pc->cpub != cb)
-		return;
+		return false;
 	pc->cpub = NULL;
 	pc->last_id = 0;
 	if (cb->err)
-		return;
+		return false;
 	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
-	if (unlikely(cb->hw.err))
+	if (unlikely(cb->hw.err)) {
 		cpub_failed(cb);
-	else
+	} else {
+		if (cb->sys)
+			cpub_sys_resets(cb);
 		fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
+		held = true;
+	}
 	ctx_ack();
-}
-
-/* The binding ends: its CPU counts for threads again.  Frees @cb. */
-void ctx_cpub_remove(struct pctr_cpub *cb)
-{
-	/* An offline CPU runs nothing: its binding is simply dropped. */
-	cpus_read_lock();
-	if (smp_call_function_single(cb->cpu, cpub_remove_ipi, cb, 1))
-		per_cpu_ptr(&pctr_cpu, cb->cpu)->cpub = NULL;
-	cpus_read_unlock();
-	cpub_end();
-	pctr_pmu_put();
-	kfree(cb);
-}
-
-struct cpub_read {
-	struct pctr_cpub *cb;
-	u64		*val;
-};
-
-static void cpub_read_ipi(void *arg)
-{
-	struct cpub_read *r = arg;
-	struct pctr_cpub *cb = r->cb;
-
-	if (this_cpu_read(pctr_cpu.cpub) == cb)
-		cpub_update(cb);
-	memcpy(r->val, cb->sum, sizeof(cb->sum));
+	return held;
 }
 
 /*
- * The binding's functions and values, and in *@mask the slots it uses;
- * 0, or the error that ended its counting (EIO).
+ * On the CPU, irqs off: if @cb counts here, bring its sums up to date,
+ * its counters left running, and say so.
  */
-int ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask)
+bool ctx_cpub_fold(struct pctr_cpub *cb)
 {
-	struct cpub_read r = { .cb = cb, .val = val };
-
-	memcpy(fn, cb->fn, sizeof(cb->fn));
-	/* Offline, it counts nothing more: the last sums are the values. */
-	cpus_read_lock();
-	if (smp_call_function_single(cb->cpu, cpub_read_ipi, &r, 1))
-		memcpy(val, cb->sum, sizeof(cb->sum));
-	cpus_read_unlock();
-	*mask = cb->hw.mask;
-	return READ_ONCE(cb->err);
-}
-
-/* --- system mode: one program on every CPU (system.c) ------------------ */
-
-/*
- * In system mode (mode=system) each CPU's counters count whatever runs
- * there, as a CPU binding's do: the CPU's own binding, which the fold
- * timer and the overflow interrupt fold as they fold any.  No thread
- * context exists in that mode, so nothing else uses the counters.
- */
-static DEFINE_PER_CPU(struct pctr_cpub, pctr_sys_cpub);
-
-/*
- * Program this CPU with the functions @fn (encoded as @ctl; 0: free):
- * irqs off, on the CPU.  A slot whose function is unchanged and not in
- * @fresh counts on from where it was (its register is not rewritten); any
- * other slot starts from zero.  All functions 0: the CPU counts no more.
- * The value of a slot is thus its register's value, extended to 64 bits.
- */
-void ctx_sys_load(const u64 *fn, const u64 *ctl, u32 fresh, bool user_read)
-{
-	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
-	struct pctr_cpub *cb = this_cpu_ptr(&pctr_sys_cpub);
-	u32 on = 0, kept = 0, keep = 0;
-	unsigned int s;
-
-	lockdep_assert_irqs_disabled();
-	if (!cb->id)
-		cb->id = atomic64_inc_return(&pctr_ctx_ids);
-	cb->sys = true;
-	if (pc->cpub == cb) {
-		if (!cb->err) {
-			pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
-			if (unlikely(cb->hw.err)) {
-				cpub_failed(cb);
-			} else {
-				cpub_sys_resets(cb);
-				fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
-				kept = cb->hw.mask & ~fresh;
-			}
-			ctx_ack();
-		}
-		pc->cpub = NULL;
-		pc->last_id = 0;
-	}
-	cb->err = 0;
-	cb->cpu = smp_processor_id();
-	for (s = 0; s < PCTR_NUM; s++) {
-		if (!fn[s]) {
-			cb->fn[s] = 0;
-			cb->sum[s] = 0;
-			cb->prev[s] = 0;
-			continue;
-		}
-		on |= BIT(s);
-		cb->hw.ctl[s] = ctl[s];
-		if ((kept & BIT(s)) && cb->fn[s] == fn[s]) {
-			/* What stop() left in the register: keep it. */
-			cb->hw.val[s] = cb->prev[s];
-			keep |= BIT(s);
-			continue;
-		}
-		cb->fn[s] = fn[s];
-		cb->sum[s] = 0;
-		cb->prev[s] = 0;
-		cb->hw.val[s] = 0;
-	}
-	cb->hw.mask = on;
-	if (!on)
-		return;
-	cb->hw.keep = pctr_pmu.flags & PCTR_PMU_KEEP ? keep : 0;
-	memset(cb->hw.left, 0, sizeof(cb->hw.left));
-	cb->hw.user_read = user_read;
-	cpub_start(pc, cb);
-}
-
-/*
- * This CPU's system-mode functions and values, in *@mask the slots set:
- * irqs off, on the CPU.  0, or the error that ended its counting (EIO).
- */
-int ctx_sys_read(u64 *fn, u64 *val, u32 *mask)
-{
-	struct pctr_cpub *cb = this_cpu_ptr(&pctr_sys_cpub);
-	unsigned long m;
-	unsigned int s;
-
-	lockdep_assert_irqs_disabled();
-	*mask = 0;
 	if (this_cpu_read(pctr_cpu.cpub) != cb)
-		return 0;
+		return false;
 	cpub_update(cb);
-	if (cb->err)
-		return cb->err;
-	m = cb->hw.mask;
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		fn[s] = cb->fn[s];
-		val[s] = cb->sum[s];
-	}
-	*mask = m;
-	return 0;
+	return true;
+}
+
+/* @cb's CPU is offline and runs nothing: it is simply dropped there. */
+void ctx_cpub_drop(struct pctr_cpub *cb)
+{
+	per_cpu_ptr(&pctr_cpu, cb->cpu)->cpub = NULL;
 }
 
 /* --- set-up ---------------------------------------------------------- */
@@ -1046,14 +734,12 @@ void ctx_engine_init(void)
 	for_each_possible_cpu(cpu) {
 		struct pctr_cpu *pc = per_cpu_ptr(&pctr_cpu, cpu);
 
-		init_llist_head(per_cpu_ptr(&ctx_nmi_ovf, cpu));
-		*per_cpu_ptr(&ctx_nmi_ovf_work, cpu) =
-			IRQ_WORK_INIT_HARD(ctx_nmi_ovf_fn);
 		hrtimer_init(&pc->fold, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pc->fold.function = pctr_fold_timer;
 	}
 	pctr_fold_period = pctr_fold_interval();
+	notify_init();
 }
 
 /* Module exit: every context is gone (each held a module reference). */
@@ -1064,8 +750,7 @@ void ctx_engine_exit(void)
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(&pctr_cpu, cpu)->fold);
 	pctr_pmu_exit();
-	for_each_possible_cpu(cpu)
-		irq_work_sync(per_cpu_ptr(&ctx_nmi_ovf_work, cpu));
+	notify_exit();
 	if (ctx_hooks_on)
 		preempt_notifier_dec();
 }

@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The counting engine's internals, in two layers:
+ * The counting engine's internals, from the bottom up:
  *
- *   ctx.c   the mechanism: counting, the scheduler's hooks, the fold
- *           timer and overflow interrupt, the counter page, CPU
- *           bindings' registers;
- *   prog.c  contexts' lives, and prog_load(), the one call that
- *           programs a context: the only one that takes the PMU;
- *   page.c  the counter page, rewritten by ctx.c;
+ *   page.c   the counter page (page.h), rewritten by ctx.c;
+ *   notify.c a context's references and its overflow signal (notify.h);
+ *   ctx.c    the mechanism: counting, the scheduler's hooks, the fold
+ *            timer and overflow interrupt, and the registers of the
+ *            counters a CPU owns (a CPU binding's, system mode's);
+ *   cpu_bind.c CPU bindings: made, read and ended by IPIs;
+ *   prog.c   contexts' lives, and prog_load(), the one call that
+ *            programs a context: the only one that takes the PMU;
  *   hotplug.c CPU hotplug and suspend, which ctx.c's keep shortcut must
- *           not trust registers across;
- *   policy.c who may do what (prog.c and bind.c ask it).
+ *            not trust registers across;
+ *   policy.c who may do what (prog.c, bind.c and system.c ask it).
  *
  * thread.c (a thread's calls on its own counters, inheritance, the
- * exit/exec/fork hooks) and bind.c (descriptors bound to a CPU or to
- * another process's thread) sit above them and change a context only
- * through prog.c.
+ * exit/exec/fork hooks), bind.c (descriptors bound to a CPU or to
+ * another process's thread) and system.c (system mode) sit above them
+ * and change a context only through prog.c.
  *
  * The rule they all keep: a context's counting state changes only on
  * the CPU its thread runs on, with interrupts off -- in the thread's own
@@ -27,63 +29,16 @@
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
-#include <linux/llist.h>
-#include <linux/preempt.h>
-#include <linux/refcount.h>
 #include <linux/types.h>
 
-#include "pmu.h"
+#include "backend.h"
+#include "ctx_types.h"
+#include "notify.h"
+#include "policy.h"
 
 struct page;
-struct pctr_sampler;
 struct pid;
 struct task_struct;
-
-/* A thread's counters. */
-struct pctr_ctx {
-	struct preempt_notifier	pn;
-	u64		id;		/* unique for the module's life */
-	u64		fn[PCTR_NUM];	/* functions, as the user set them */
-	u64		sum[PCTR_NUM];	/* 64-bit virtual values */
-	u64		prev[PCTR_NUM];	/* raw value at the last fold */
-	u64		preset[PCTR_NUM]; /* where restart and children start */
-	struct pctr_hw	hw;		/* what the backend loads and stops */
-	int		last_cpu;	/* CPU of the last stop, or -1 */
-	bool		running;	/* the thread is on a CPU */
-	bool		dirty;		/* registers must be rewritten */
-	bool		pce;		/* user rdpmc turned on for it */
-	bool		frozen;		/* stopped by an overflow */
-	bool		disabled;	/* stopped by PCIOCDISABLE */
-	bool		remote;		/* programmed by a thread binding */
-	bool		dead;		/* the thread's side has ended */
-	bool		pmu;		/* it holds the PMU: it has counters */
-	bool		released;	/* a binder let go: ends at once */
-	u32		notify;		/* slots with PCTR_INT */
-	u32		ovf;		/* of which wrapped, until restart */
-	u32		opts;		/* PCTR_O_* */
-	int		signo;		/* the overflow signal */
-	unsigned long	epoch;		/* CPU-binding epoch it belongs to */
-	int		err;		/* a register access failed: -EIO */
-	u32		seq;		/* odd while running: remote reads */
-	int		cpu;		/* where it runs, while seq is odd */
-	u64		vtsc;		/* TSC cycles run up to tsc_in */
-	u64		tsc_in;		/* TSC at the last switch-in */
-	struct page	*page;		/* the page user space maps, or NULL */
-	struct pctr_page *upage;	/* its kernel address */
-	u32		published;	/* slots the page describes */
-	refcount_t	ref;
-	struct pid	*pid;		/* the thread, for signals */
-	unsigned long	ovf_pc;		/* user PC at the last overflow */
-	struct callback_head ovf_work;	/* sends the overflow signal */
-	bool		ovf_queued;	/* ovf_work waits to run */
-	struct llist_node ovf_node;	/* queued from an NMI: ctx.c */
-	struct callback_head end_work;	/* a thread binding's end */
-	struct callback_head exit_work;	/* its thread's exit waits for the PMU */
-	u32		sampling;	/* slots in sampling mode (sample.c) */
-	struct pctr_sampler *smp;	/* their ring and periods, or NULL */
-};
-
-struct pctr_cpub;
 
 /*
  * The CPU-binding epoch (ctx.c): the first CPU binding of a period moves
@@ -143,23 +98,41 @@ int ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn, u64 *val);
 struct pctr_ctx *ctx_current(void);
 void ctx_attach(struct pctr_ctx *ctx);
 void ctx_detach(struct pctr_ctx *ctx);		/* irqs off */
-void ctx_get(struct pctr_ctx *ctx);
-void ctx_put(struct pctr_ctx *ctx);		/* any but NMI */
 
-/* A task_work callback of ours was queued: module exit must wait. */
-void ctx_note_task_work(void);
-bool ctx_task_works(void);
+/*
+ * A CPU's own counters, a CPU binding's or system mode's: they count on
+ * one CPU whatever runs there.  Their sums change only on that CPU, with
+ * interrupts off (IPIs, the fold timer, the overflow interrupt), so
+ * reading them goes through an IPI.
+ */
+struct pctr_cpub {
+	u64		id;		/* shares the context ID space */
+	unsigned int	cpu;
+	int		err;		/* a register access failed: -EIO */
+	u64		fn[PCTR_NUM];
+	u64		sum[PCTR_NUM];
+	u64		prev[PCTR_NUM];
+	struct pctr_hw	hw;
+	bool		sys;		/* system mode's (system.c) */
+};
 
-/* CPU bindings' registers: process context; each runs an IPI. */
-struct pctr_cpub *ctx_cpub_install(unsigned int cpu,
-				   const struct pctr_prog *prog);
-void ctx_cpub_remove(struct pctr_cpub *cb);
-unsigned int ctx_cpub_cpu(const struct pctr_cpub *cb);
-int ctx_cpub_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask);
+/*
+ * ctx.c's half of a CPU's own counters, for cpu_bind.c and system.c:
+ * irqs off, on the CPU, but ctx_new_id() (any context) and
+ * ctx_cpub_begin() and ctx_cpub_end() (a CPU binding is made, is gone).
+ */
+u64 ctx_new_id(void);
+void ctx_cpub_begin(void);
+void ctx_cpub_end(void);
+void ctx_cpub_start(struct pctr_cpub *cb);
+bool ctx_cpub_stop(struct pctr_cpub *cb);
+bool ctx_cpub_fold(struct pctr_cpub *cb);
+void ctx_cpub_drop(struct pctr_cpub *cb);
 
-/* System mode's per-CPU counters (system.c): irqs off, on the CPU. */
-void ctx_sys_load(const u64 *fn, const u64 *ctl, u32 fresh, bool user_read);
-int ctx_sys_read(u64 *fn, u64 *val, u32 *mask);
+/* cpu_bind.c: CPU bindings.  Process context; each runs an IPI. */
+struct pctr_cpub *cpu_bind(unsigned int cpu, const struct pctr_prog *prog);
+void cpu_unbind(struct pctr_cpub *cb);
+int cpu_bind_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask);
 
 /* Set-up, from thread.c's. */
 void ctx_engine_init(void);
@@ -168,10 +141,6 @@ void ctx_engine_exit(void);
 /* For hotplug.c: the registers lost their state (irqs off); trust them? */
 void ctx_forget_registers(void);
 void ctx_trust_registers(bool on);
-
-/* page.c: rewriting the counter page.  Interrupts off, on the CPU. */
-void page_publish(struct pctr_ctx *ctx, bool on_cpu);
-void page_publish_dead(struct pctr_ctx *ctx);
 
 /* hotplug.c: CPU hotplug and suspend forget the registers' state. */
 int hotplug_init(void);
@@ -199,15 +168,5 @@ void prog_fns_to_pcr(const u64 *fn, struct pctr_pcr *pcr);
 void prog_end_remote(struct pctr_ctx *ctx);
 struct page *prog_page(struct pctr_ctx *ctx);
 
-/* policy.c: who may do what.  The calling thread's rights: */
-#define PCTR_MAY_OTHERS	BIT(0)	/* bits that count other threads: EPERM */
-#define PCTR_MAY_KERNEL	BIT(1)	/* count in kernel mode: EACCES */
-#define PCTR_MAY_CPU	BIT(2)	/* bind a CPU: EACCES */
-unsigned int pctr_rights(void);
-int pctr_policy_fn(u64 fn, unsigned int rights);
-bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder);
-struct user_struct;
-int pctr_charge_ring(struct user_struct *user, unsigned long pages);
-void pctr_uncharge_ring(struct user_struct *user, unsigned long pages);
 
 #endif /* _PCTR_CTX_H */

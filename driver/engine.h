@@ -2,7 +2,8 @@
 /*
  * The counting engine as the device sees it: what core.c (the device)
  * and ioctl.c (the ABI) call.  Each function is named for its file.  The
- * engine's own internals are in ctx.h; the backend seam is pmu.h.
+ * engine's own internals are in ctx.h, a descriptor's state in file.h;
+ * the backend seam is backend.h.
  */
 #ifndef _PCTR_ENGINE_H
 #define _PCTR_ENGINE_H
@@ -12,11 +13,6 @@
 
 struct file;
 struct vm_area_struct;
-
-/*
- * core.c: a descriptor of /dev/perfmon, which programs counters however
- * it was opened, as Sun's Perfmon device did.
- */
 
 /* ctx.c: the engine's figures, for sysfs */
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
@@ -42,14 +38,10 @@ struct pctr_ring;
 int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa);
 
 /* bind.c: descriptors bound to a CPU or to another process's thread */
-int pctr_bind_open(struct file *file);
-void pctr_bind_close(struct file *file);
-bool pctr_bind_is_bound(struct file *file);
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg);
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
 void pctr_bind_end(struct file *file);
-struct pctr_ring **pctr_bind_ring(struct file *file);
-void **pctr_bind_sys(struct file *file);
+void pctr_bind_close(struct file *file);
 
 /*
  * system.c: system mode (mode=system), OpenBSD's semantics: functions
@@ -68,7 +60,10 @@ void pctr_sys_exit(void);
 int pctr_sys_open(struct file *file);
 void pctr_sys_close(struct file *file);
 
-/* ioctl.c: the ABI */
+/*
+ * ioctl.c: the ABI.  A descriptor of /dev/perfmon programs counters
+ * however it was opened, as Sun's Perfmon device's did.
+ */
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 long pctr_perfmon_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg);

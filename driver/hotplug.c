@@ -17,9 +17,9 @@
 #include <linux/smp.h>
 #include <linux/suspend.h>
 
+#include "backend.h"
 #include "ctx.h"
 #include "engine.h"
-#include "pmu.h"
 
 static void hotplug_forget_ipi(void *unused)
 {

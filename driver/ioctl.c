@@ -3,7 +3,8 @@
  * The /dev/pctr ioctl ABI (uapi/linux/pctr.h): one table of the calls,
  * the checks every call of a kind needs made in one place before its
  * handler runs, and each handler's argument checks and copying.  The
- * counter work itself is done in thread.c and bind.c.
+ * counter work itself is done in thread.c and bind.c, or in system mode
+ * (mode=system) system.c: each call has a row per mode it exists in.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,8 +15,9 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
+#include "backend.h"
 #include "engine.h"
-#include "pmu.h"
+#include "file.h"
 #include "sample.h"
 
 /*
@@ -61,6 +63,44 @@ union pctr_ioc_arg {
 	struct pctr_sample_attr	sample;
 };
 
+/* What a call needs before its handler runs (pctr_ioc.flags). */
+#define IOC_WRITE	BIT(0)	/* a descriptor open for writing: EPERM */
+#define IOC_COUNTERS	BIT(1)	/* a backend with counters: ENODEV */
+#define IOC_BOUND	BIT(2)	/* allowed on a bound descriptor, else EBUSY */
+/* The dispatcher copies the argument in and out, by the command's size. */
+#define IOC_COPY	BIT(3)
+/* The calls that change counters need both. */
+#define IOC_PROGRAM	(IOC_WRITE | IOC_COUNTERS)
+/*
+ * The mode a row is for, if only one.  A command with no row for the
+ * mode the module runs in (mode=) is EOPNOTSUPP, after the checks above.
+ */
+#define IOC_THREAD	BIT(4)	/* a thread's own counters, or a binding */
+#define IOC_SYSTEM	BIT(5)	/* the machine's functions (system.c) */
+
+/*
+ * The engine call of a command that exists in both modes: the thread's
+ * (thread.c) in its IOC_THREAD row, the machine's (system.c) in its
+ * IOC_SYSTEM row.  Its handler makes the call the row names.
+ */
+union pctr_ioc_op {
+	int	(*read)(u64 *fn, u64 *val, u64 *tsc, u32 *mask);
+	void	(*get_pcr)(struct pctr_pcr *pcr);
+	int	(*set)(unsigned int slot, u64 fn);
+	int	(*set_pcr)(const struct pctr_pcr *pcr);
+	int	(*zero)(void);
+};
+
+struct pctr_ioc {
+	unsigned int	cmd;		/* the first command of the row */
+	unsigned int	n;		/* commands cmd .. cmd + n - 1 */
+	long		(*fn)(struct file *file, const struct pctr_ioc *ioc,
+			      unsigned int cmd, union pctr_ioc_arg *a,
+			      void __user *uarg);
+	u32		flags;		/* IOC_* */
+	union pctr_ioc_op op;
+};
+
 /*
  * PCIOCRD.  Written field by field in one user-access window: building a
  * 528-byte struct on the stack and copying it out would move every byte
@@ -86,28 +126,16 @@ union pctr_ioc_arg {
 
 static_assert(PCTR_NUM % 8 == 0);
 
-static long ioc_read(struct file *file, unsigned int cmd,
-		     union pctr_ioc_arg *a, void __user *uarg)
+/* PCIOCRD's copy out: @mask's slots of @fn and @val, the TSC, idle time. */
+static long ioc_read_out(struct pctrst __user *u, u64 *fn, u64 *val, u64 tsc,
+			 u32 mask)
 {
-	struct pctrst __user *u = uarg;
-	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc, idl, *f, *v;
+	u64 idl, *f, *v;
 	u8 idx[PCTR_NUM], *i, *end;
 	u64 __user *ufn, *uval;
 	unsigned long m;
 	unsigned int s, n;
-	u32 mask;
-	int ret;
 
-	if (pctr_system) {
-		ret = pctr_sys_read(fn, val, &tsc, &mask);
-	} else if (pctr_bind_is_bound(file)) {
-		ret = pctr_bind_read(file, fn, val, &mask);
-		tsc = pctr_arch_tsc();
-	} else {
-		ret = pctr_thread_read(fn, val, &tsc, &mask);
-	}
-	if (ret)
-		return ret;
 	idl = pctr_idle_ns();
 	/* Packed in place: the n-th programmed slot is slot n or above. */
 	for (m = mask, n = 0; m; m &= m - 1, n++) {
@@ -137,8 +165,30 @@ efault:
 	return -EFAULT;
 }
 
-static long ioc_info(struct file *file, unsigned int cmd,
-		     union pctr_ioc_arg *a, void __user *uarg)
+/*
+ * The calling thread's counters, or the binding's on a bound descriptor;
+ * in system mode the current CPU's.
+ */
+static long ioc_read(struct file *file, const struct pctr_ioc *ioc,
+		     unsigned int cmd, union pctr_ioc_arg *a,
+		     void __user *uarg)
+{
+	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc;
+	u32 mask;
+	int ret;
+
+	if (pctr_file_bound(file)) {
+		ret = pctr_bind_read(file, fn, val, &mask);
+		tsc = pctr_arch_tsc();
+	} else {
+		ret = ioc->op.read(fn, val, &tsc, &mask);
+	}
+	return ret ?: ioc_read_out(uarg, fn, val, tsc, mask);
+}
+
+static long ioc_info(struct file *file, const struct pctr_ioc *ioc,
+		     unsigned int cmd, union pctr_ioc_arg *a,
+		     void __user *uarg)
 {
 	const struct pctr_pmu *p = &pctr_pmu;
 	const struct pctr_cpu_id *id = &pctr_cpu_id;
@@ -161,8 +211,9 @@ static long ioc_info(struct file *file, unsigned int cmd,
 	return 0;
 }
 
-static long ioc_event(struct file *file, unsigned int cmd,
-		      union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_event(struct file *file, const struct pctr_ioc *ioc,
+		      unsigned int cmd, union pctr_ioc_arg *a,
+		      void __user *uarg)
 {
 	struct pctr_event *ev = &a->event;
 	const struct pctr_event_desc *d;
@@ -183,36 +234,31 @@ static long ioc_event(struct file *file, unsigned int cmd,
 	return 0;
 }
 
-/* The calling thread's functions; the machine's in system mode. */
-static void ioc_get_pcr(struct pctr_pcr *pcr)
-{
-	if (pctr_system)
-		pctr_sys_get_pcr(pcr);
-	else
-		pctr_thread_get_pcr(pcr);
-}
-
-static long ioc_getpcr(struct file *file, unsigned int cmd,
-		       union pctr_ioc_arg *a, void __user *uarg)
+/* GETPCR: the calling thread's functions; in system mode the machine's. */
+static long ioc_getpcr(struct file *file, const struct pctr_ioc *ioc,
+		       unsigned int cmd, union pctr_ioc_arg *a,
+		       void __user *uarg)
 {
 	if (pctr_pmu.ops)
-		ioc_get_pcr(&a->pcr);
+		ioc->op.get_pcr(&a->pcr);
 	return 0;
 }
 
 /* The one PCR of a SPARC chip alone, as Perfmon's GETPCR/SETPCR had it. */
-static long ioc_getpcr64(struct file *file, unsigned int cmd,
-			 union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_getpcr64(struct file *file, const struct pctr_ioc *ioc,
+			 unsigned int cmd, union pctr_ioc_arg *a,
+			 void __user *uarg)
 {
 	if (!pctr_pmu.ops || !pctr_pmu.ops->fns_to_pcr)
 		return -EOPNOTSUPP;
-	ioc_get_pcr(&a->pcr);
+	ioc->op.get_pcr(&a->pcr);
 	a->fn = a->pcr.pcr_evtsel[0];
 	return 0;
 }
 
-static long ioc_getopts(struct file *file, unsigned int cmd,
-			union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_getopts(struct file *file, const struct pctr_ioc *ioc,
+			unsigned int cmd, union pctr_ioc_arg *a,
+			void __user *uarg)
 {
 	pctr_thread_get_opts(&a->opts);
 	return 0;
@@ -224,40 +270,30 @@ static long ioc_getopts(struct file *file, unsigned int cmd,
  * OpenBSD's unsigned int form is the low 32 bits of a function.  In
  * system mode they set the machine's functions.
  */
-static long ioc_set(unsigned int slot, u64 fn)
+static long ioc_set32(struct file *file, const struct pctr_ioc *ioc,
+		      unsigned int cmd, union pctr_ioc_arg *a,
+		      void __user *uarg)
 {
-	if (pctr_system)
-		return pctr_sys_set(slot, fn);
-	return pctr_thread_set(slot, fn);
+	return ioc->op.set(cmd - PCIOCS(0), a->fn32);
 }
 
-static long ioc_set32(struct file *file, unsigned int cmd,
-		      union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_set64(struct file *file, const struct pctr_ioc *ioc,
+		      unsigned int cmd, union pctr_ioc_arg *a,
+		      void __user *uarg)
 {
-	return ioc_set(cmd - PCIOCS(0), a->fn32);
+	return ioc->op.set(cmd - PCIOCS64(0), a->fn);
 }
 
-static long ioc_set64(struct file *file, unsigned int cmd,
-		      union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_setpcr(struct file *file, const struct pctr_ioc *ioc,
+		       unsigned int cmd, union pctr_ioc_arg *a,
+		       void __user *uarg)
 {
-	return ioc_set(cmd - PCIOCS64(0), a->fn);
+	return ioc->op.set_pcr(&a->pcr);
 }
 
-static long ioc_set_pcr(const struct pctr_pcr *pcr)
-{
-	if (pctr_system)
-		return pctr_sys_set_pcr(pcr);
-	return pctr_thread_set_pcr(pcr);
-}
-
-static long ioc_setpcr(struct file *file, unsigned int cmd,
-		       union pctr_ioc_arg *a, void __user *uarg)
-{
-	return ioc_set_pcr(&a->pcr);
-}
-
-static long ioc_setpcr64(struct file *file, unsigned int cmd,
-			 union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_setpcr64(struct file *file, const struct pctr_ioc *ioc,
+			 unsigned int cmd, union pctr_ioc_arg *a,
+			 void __user *uarg)
 {
 	u64 v = a->fn;
 
@@ -265,114 +301,127 @@ static long ioc_setpcr64(struct file *file, unsigned int cmd,
 		return -EOPNOTSUPP;
 	memset(&a->pcr, 0, sizeof(a->pcr));
 	a->pcr.pcr_evtsel[0] = v;
-	return ioc_set_pcr(&a->pcr);
+	return ioc->op.set_pcr(&a->pcr);
 }
 
-static long ioc_preset(struct file *file, unsigned int cmd,
-		       union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_preset(struct file *file, const struct pctr_ioc *ioc,
+		       unsigned int cmd, union pctr_ioc_arg *a,
+		       void __user *uarg)
 {
 	if (a->preset.ps_flags || a->preset.ps_ctr >= PCTR_NUM)
 		return -EINVAL;
 	return pctr_thread_preset(a->preset.ps_ctr, a->preset.ps_value);
 }
 
-static long ioc_setopts(struct file *file, unsigned int cmd,
-			union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_setopts(struct file *file, const struct pctr_ioc *ioc,
+			unsigned int cmd, union pctr_ioc_arg *a,
+			void __user *uarg)
 {
 	return pctr_thread_set_opts(&a->opts);
 }
 
-static long ioc_zero(struct file *file, unsigned int cmd,
-		     union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_zero(struct file *file, const struct pctr_ioc *ioc,
+		     unsigned int cmd, union pctr_ioc_arg *a,
+		     void __user *uarg)
 {
-	if (pctr_system)
-		return pctr_sys_zero();
-	return pctr_thread_zero();
+	return ioc->op.zero();
 }
 
-static long ioc_restart(struct file *file, unsigned int cmd,
-			union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_restart(struct file *file, const struct pctr_ioc *ioc,
+			unsigned int cmd, union pctr_ioc_arg *a,
+			void __user *uarg)
 {
 	return pctr_thread_restart();
 }
 
-static long ioc_enable(struct file *file, unsigned int cmd,
-		       union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_enable(struct file *file, const struct pctr_ioc *ioc,
+		       unsigned int cmd, union pctr_ioc_arg *a,
+		       void __user *uarg)
 {
 	return pctr_thread_enable(cmd == PCIOCENABLE);
 }
 
-static long ioc_bind(struct file *file, unsigned int cmd,
-		     union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_bind(struct file *file, const struct pctr_ioc *ioc,
+		     unsigned int cmd, union pctr_ioc_arg *a,
+		     void __user *uarg)
 {
 	return pctr_bind(file, uarg);
 }
 
 /* On a bound descriptor it ends the binding, else the thread's context. */
-static long ioc_release(struct file *file, unsigned int cmd,
-			union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_release(struct file *file, const struct pctr_ioc *ioc,
+			unsigned int cmd, union pctr_ioc_arg *a,
+			void __user *uarg)
 {
-	if (!pctr_bind_is_bound(file))
+	if (!pctr_file_bound(file))
 		return pctr_thread_release();
 	pctr_bind_end(file);
 	return 0;
 }
 
 /* Sampling (sample.c): the descriptor's ring, a slot of the caller's. */
-static long ioc_ring(struct file *file, unsigned int cmd,
-		     union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_ring(struct file *file, const struct pctr_ioc *ioc,
+		     unsigned int cmd, union pctr_ioc_arg *a,
+		     void __user *uarg)
 {
-	return sample_ring_create(pctr_bind_ring(file), &a->ring);
+	return sample_ring_create(&pctr_file(file)->ring, &a->ring);
 }
 
-static long ioc_sample(struct file *file, unsigned int cmd,
-		       union pctr_ioc_arg *a, void __user *uarg)
+static long ioc_sample(struct file *file, const struct pctr_ioc *ioc,
+		       unsigned int cmd, union pctr_ioc_arg *a,
+		       void __user *uarg)
 {
-	return pctr_thread_sample(sample_ring_of(pctr_bind_ring(file)),
+	return pctr_thread_sample(sample_ring_of(&pctr_file(file)->ring),
 				  &a->sample);
 }
 
-/* What a call needs before its handler runs (pctr_ioc.flags). */
-#define IOC_WRITE	BIT(0)	/* a descriptor open for writing: EPERM */
-#define IOC_COUNTERS	BIT(1)	/* a backend with counters: ENODEV */
-#define IOC_BOUND	BIT(2)	/* allowed on a bound descriptor, else EBUSY */
-/* The dispatcher copies the argument in and out, by the command's size. */
-#define IOC_COPY	BIT(3)
-/* The calls that change counters need both. */
-#define IOC_PROGRAM	(IOC_WRITE | IOC_COUNTERS)
+#define IOCN(c, nr, f, fl, ...) \
+	{ .cmd = (c), .n = (nr), .fn = (f), .flags = (fl), __VA_ARGS__ }
+#define IOC(c, f, fl, ...)	IOCN(c, 1, f, fl, __VA_ARGS__)
+
 /*
- * A thread's own counters, or a binding: not in system mode, where no
- * thread has counters of its own (EOPNOTSUPP, after the checks above).
+ * A command of both modes has two rows, the thread's and the system's,
+ * with one handler and each mode's engine call.
  */
-#define IOC_THREAD	BIT(4)
-
-struct pctr_ioc {
-	unsigned int	cmd;		/* the first command of the row */
-	unsigned int	n;		/* commands cmd .. cmd + n - 1 */
-	long		(*fn)(struct file *file, unsigned int cmd,
-			      union pctr_ioc_arg *a, void __user *uarg);
-	u32		flags;		/* IOC_* */
-};
-
-#define IOC(c, f, fl)	{ .cmd = (c), .n = 1, .fn = (f), .flags = (fl) }
-
 static const struct pctr_ioc pctr_iocs[] = {
 	/* Calls that only look, whatever the descriptor is bound to. */
-	IOC(PCIOCRD,		ioc_read,	IOC_BOUND),
+	IOC(PCIOCRD,		ioc_read,	IOC_BOUND | IOC_THREAD,
+	    .op.read = pctr_thread_read),
+	IOC(PCIOCRD,		ioc_read,	IOC_BOUND | IOC_SYSTEM,
+	    .op.read = pctr_sys_read),
 	IOC(PCIOCINFO,		ioc_info,	IOC_BOUND | IOC_COPY),
-	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY),
-	IOC(PCIOCGETPCR64,	ioc_getpcr64,	IOC_BOUND | IOC_COPY),
+	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY | IOC_THREAD,
+	    .op.get_pcr = pctr_thread_get_pcr),
+	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY | IOC_SYSTEM,
+	    .op.get_pcr = pctr_sys_get_pcr),
+	IOC(PCIOCGETPCR64,	ioc_getpcr64,	IOC_BOUND | IOC_COPY | IOC_THREAD,
+	    .op.get_pcr = pctr_thread_get_pcr),
+	IOC(PCIOCGETPCR64,	ioc_getpcr64,	IOC_BOUND | IOC_COPY | IOC_SYSTEM,
+	    .op.get_pcr = pctr_sys_get_pcr),
 	IOC(PCIOCEVENT,		ioc_event,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCGOPTS,		ioc_getopts,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCRELEASE,	ioc_release,	IOC_BOUND),
 	/* A bound descriptor is for its binding: it programs nothing else. */
-	{ .cmd = PCIOCS(0), .n = PCTR_NUM, .fn = ioc_set32,
-	  .flags = IOC_PROGRAM | IOC_COPY },
-	{ .cmd = PCIOCS64(0), .n = PCTR_NUM, .fn = ioc_set64,
-	  .flags = IOC_PROGRAM | IOC_COPY },
-	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY),
-	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY),
-	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM),
+	IOCN(PCIOCS(0), PCTR_NUM, ioc_set32,	IOC_PROGRAM | IOC_COPY | IOC_THREAD,
+	     .op.set = pctr_thread_set),
+	IOCN(PCIOCS(0), PCTR_NUM, ioc_set32,	IOC_PROGRAM | IOC_COPY | IOC_SYSTEM,
+	     .op.set = pctr_sys_set),
+	IOCN(PCIOCS64(0), PCTR_NUM, ioc_set64,	IOC_PROGRAM | IOC_COPY | IOC_THREAD,
+	     .op.set = pctr_thread_set),
+	IOCN(PCIOCS64(0), PCTR_NUM, ioc_set64,	IOC_PROGRAM | IOC_COPY | IOC_SYSTEM,
+	     .op.set = pctr_sys_set),
+	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY | IOC_THREAD,
+	    .op.set_pcr = pctr_thread_set_pcr),
+	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY | IOC_SYSTEM,
+	    .op.set_pcr = pctr_sys_set_pcr),
+	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY | IOC_THREAD,
+	    .op.set_pcr = pctr_thread_set_pcr),
+	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY | IOC_SYSTEM,
+	    .op.set_pcr = pctr_sys_set_pcr),
+	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM | IOC_THREAD,
+	    .op.zero = pctr_thread_zero),
+	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM | IOC_SYSTEM,
+	    .op.zero = pctr_sys_zero),
 	IOC(PCIOCPRESET,	ioc_preset,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
 	IOC(PCIOCRESTART,	ioc_restart,	IOC_PROGRAM | IOC_THREAD),
 	IOC(PCIOCENABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD),
@@ -383,12 +432,23 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
 };
 
+/* Is the row for the mode the module runs in? */
+static bool ioc_mode_fits(const struct pctr_ioc *ioc)
+{
+	if (ioc->flags & IOC_THREAD)
+		return !pctr_system;
+	if (ioc->flags & IOC_SYSTEM)
+		return pctr_system;
+	return true;
+}
+
 /*
- * Every call goes through here: the row of its command (an unknown
- * command, or a known number with the wrong size or direction, is
- * ENOTTY), then its row's checks in pctr(4)'s order, then the copy in,
- * its handler, and the copy out.  @may_write: the descriptor may change
- * counters (opened for writing, or a /dev/perfmon one).
+ * Every call goes through here: the row of its command for the mode the
+ * module runs in (an unknown command, or a known number with the wrong
+ * size or direction, is ENOTTY), then its row's checks in pctr(4)'s order
+ * and the mode's, then the copy in, its handler, and the copy out.
+ * @may_write: the descriptor may change counters (opened for writing, or
+ * a /dev/perfmon one).
  */
 static long pctr_dispatch(struct file *file, unsigned int cmd,
 			  unsigned long arg, bool may_write)
@@ -399,29 +459,32 @@ static long pctr_dispatch(struct file *file, unsigned int cmd,
 	union pctr_ioc_arg a;
 	long ret;
 
+	ioc = NULL;
 	for (i = 0; i < ARRAY_SIZE(pctr_iocs); i++) {
+		if (cmd - pctr_iocs[i].cmd >= pctr_iocs[i].n)
+			continue;
 		ioc = &pctr_iocs[i];
-		if (cmd - ioc->cmd < ioc->n)
+		if (ioc_mode_fits(ioc))
 			break;
 	}
-	if (i == ARRAY_SIZE(pctr_iocs))
+	if (!ioc)
 		return -ENOTTY;
-	if (!(ioc->flags & IOC_BOUND) && pctr_bind_is_bound(file))
+	if (!(ioc->flags & IOC_BOUND) && pctr_file_bound(file))
 		return -EBUSY;
 	if ((ioc->flags & IOC_WRITE) && !may_write)
 		return -EPERM;
 	if ((ioc->flags & IOC_COUNTERS) && !pctr_pmu.ops)
 		return -ENODEV;
-	if ((ioc->flags & IOC_THREAD) && pctr_system)
+	if (!ioc_mode_fits(ioc))
 		return -EOPNOTSUPP;
 	if (!(ioc->flags & IOC_COPY))
-		return ioc->fn(file, cmd, NULL, uarg);
+		return ioc->fn(file, ioc, cmd, NULL, uarg);
 	if (WARN_ON_ONCE(size > sizeof(a)))
 		return -ENOTTY;
 	memset(&a, 0, size);
 	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&a, uarg, size))
 		return -EFAULT;
-	ret = ioc->fn(file, cmd, &a, uarg);
+	ret = ioc->fn(file, ioc, cmd, &a, uarg);
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &a, size))
 		return -EFAULT;
 	return ret;

@@ -3,26 +3,29 @@
  * The counter page: what a thread that mapped it reads without a system
  * call (Documentation/abi.rst, "The counter page").  The engine (ctx.c)
  * rewrites it whenever the thread's counters change state, on the
- * thread's CPU with interrupts off; prog.c makes it.
+ * thread's CPU with interrupts off; prog.c makes it.  Below the engine:
+ * it is told what the engine knows (page.h), and asks it nothing.
  */
 #include <linux/compiler.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 
-#include "ctx.h"
-#include "pmu.h"
+#include "backend.h"
+#include "ctx_types.h"
+#include "page.h"
 
 /*
  * Rewrite the thread's counter page (interrupts off, on the thread's CPU,
- * with the thread's counters running; @on_cpu: they are in the registers).  The thread cannot be reading it
- * meanwhile: it reads only while it runs, and this runs at its switch-in
- * or interrupts it.  The odd/even sequence tells it to retry a read that
+ * while the thread runs; @live: its counters are in the registers, and
+ * count; @valid: no CPU binding invalidated it).  The thread cannot be
+ * reading it meanwhile: it reads only while it runs, and this runs at
+ * its switch-in or interrupts it.  The odd/even sequence tells it to retry a read that
  * straddled an update.  Only slots in use, or just freed, are written.
  */
-void page_publish(struct pctr_ctx *ctx, bool on_cpu)
+void page_publish(struct pctr_ctx *ctx, bool live, bool valid)
 {
 	struct pctr_page *pg = ctx->upage;
-	unsigned long live, touch;
+	unsigned long running, touch;
 	struct pctr_page_slot *ps;
 	unsigned int s;
 	u32 flags;
@@ -30,13 +33,13 @@ void page_publish(struct pctr_ctx *ctx, bool on_cpu)
 
 	if (!pg)
 		return;
-	live = ctx_counts(ctx) && on_cpu ? ctx->hw.mask : 0;
+	running = live ? ctx->hw.mask : 0;
 	flags = PCTR_PG_RUNNING | (ctx->pce ? PCTR_PG_RDPMC : 0);
 	if (ctx->frozen)
 		flags |= PCTR_PG_FROZEN;
 	if (ctx->disabled)
 		flags |= PCTR_PG_DISABLED;
-	if (!ctx_valid(ctx) || ctx->err)
+	if (!valid || ctx->err)
 		flags |= PCTR_PG_INVALID;
 	WRITE_ONCE(pg->pg_seq, pg->pg_seq + 1);
 	barrier();
@@ -50,7 +53,7 @@ void page_publish(struct pctr_ctx *ctx, bool on_cpu)
 		ps = &pg->pg_slot[s];
 		memset(ps, 0, sizeof(*ps));
 		ps->ps_sum = ctx->sum[s];
-		if (!(live & BIT(s)))
+		if (!(running & BIT(s)))
 			continue;
 		ps->ps_prev = ctx->prev[s];
 		ps->ps_mask = pctr_width_mask(pctr_slot_width(&pctr_pmu, s));
@@ -60,7 +63,7 @@ void page_publish(struct pctr_ctx *ctx, bool on_cpu)
 		}
 	}
 	ctx->published = ctx->hw.mask;
-	if (live && pctr_pmu.ops->user_page)
+	if (running && pctr_pmu.ops->user_page)
 		pctr_pmu.ops->user_page(&pctr_pmu, &ctx->hw, pg);
 	barrier();
 	WRITE_ONCE(pg->pg_seq, pg->pg_seq + 1);

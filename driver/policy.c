@@ -15,9 +15,12 @@
  *   it for everyone.  Refused: EACCES.
  * - Function bits that count other threads' events (AnyThread) need
  *   CAP_PERFMON; the backend refuses them (EPERM) without.
- * - Binding a CPU needs CAP_PERFMON (EACCES).
+ * - Binding a CPU needs CAP_PERFMON (EACCES); that privilege covers
+ *   every function the binding counts.
  * - Binding a thread of another process needs the caller's process to
  *   be its ptrace tracer (EPERM).
+ * - In system mode (mode=system) setting or zeroing the machine's
+ *   functions needs CAP_PERFMON too (EPERM), and covers every function.
  * - Sampling rings are memory that cannot be swapped out.  Each user may
  *   hold ring_kb KiB of them per online CPU (perf's perf_event_mlock_kb,
  *   516 by default) plus its RLIMIT_MEMLOCK, counted in the user's
@@ -32,6 +35,7 @@
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/moduleparam.h>
+#include <linux/pctr.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/ptrace.h>
@@ -41,7 +45,7 @@
 #include <linux/sched/user.h>
 #include <linux/string.h>
 
-#include "ctx.h"
+#include "policy.h"
 
 static bool allow_kernel;
 module_param(allow_kernel, bool, 0644);
@@ -80,6 +84,37 @@ unsigned int pctr_rights(void)
 	if (may_count_kernel())
 		rights |= PCTR_MAY_KERNEL;
 	return rights;
+}
+
+/* May the calling thread bind a CPU (PCIOCBIND)?  Else EACCES. */
+bool pctr_may_bind_cpu(void)
+{
+	return pctr_rights() & PCTR_MAY_CPU;
+}
+
+/*
+ * The calling thread's rights over the functions of a binding it makes:
+ * its own for a thread binding; for a CPU binding (@cpu), whose
+ * privilege pctr_may_bind_cpu() checked, every function.
+ */
+unsigned int pctr_bind_rights(bool cpu)
+{
+	unsigned int rights = pctr_rights();
+
+	if (cpu)
+		rights |= PCTR_MAY_OTHERS | PCTR_MAY_KERNEL;
+	return rights;
+}
+
+/*
+ * System mode's rights: with the right to bind a CPU, every function on
+ * every CPU; without it, none (0: the caller refuses with EPERM).
+ */
+unsigned int pctr_sys_rights(void)
+{
+	if (!(pctr_rights() & PCTR_MAY_CPU))
+		return 0;
+	return PCTR_MAY_OTHERS | PCTR_MAY_KERNEL | PCTR_MAY_CPU;
 }
 
 /*

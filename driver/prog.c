@@ -35,8 +35,9 @@
 #include <linux/string.h>
 #include <linux/task_work.h>
 
+#include "backend.h"
 #include "ctx.h"
-#include "pmu.h"
+#include "pmu_owner.h"
 #include "sample.h"
 
 /* --- contexts' lives --------------------------------------------------- */

@@ -53,9 +53,10 @@
 #include <linux/workqueue.h>
 #include <asm/irq_regs.h>
 
+#include "backend.h"
 #include "compat.h"
-#include "ctx.h"
-#include "pmu.h"
+#include "ctx_types.h"
+#include "policy.h"
 #include "sample.h"
 
 #define SAMPLE_DEFAULT_DEPTH	64
@@ -309,60 +310,6 @@ __poll_t sample_poll(struct pctr_ring *r, struct file *file, poll_table *wait)
 
 /* --- writing a record: NMI-safe ---------------------------------------- */
 
-/* Read user memory from any context, page faults off. */
-static bool __maybe_unused sample_read_user(void *to, unsigned long from,
-					     unsigned long n)
-{
-#ifdef CONFIG_X86
-	return copy_from_user_nmi(to, (const void __user *)from, n) == 0;
-#else
-	unsigned long left;
-
-	if (in_nmi())
-		return false;
-	pagefault_disable();
-	left = __copy_from_user_inatomic(to, (const void __user *)from, n);
-	pagefault_enable();
-	return left == 0;
-#endif
-}
-
-/*
- * The user return addresses above @uregs, innermost first, by the frame
- * pointers: at most @max into @out.  A frame that is not in memory, out
- * of order or misaligned ends the walk.
- */
-static unsigned int sample_user_chain(u64 *out, unsigned int max,
-				      struct pt_regs *uregs)
-{
-	unsigned int n = 0;
-#ifdef CONFIG_X86_64
-	unsigned long fp = uregs->bp;
-	struct { u64 next, ret; } fr;
-
-	if (!user_64bit_mode(uregs))
-		return 0;
-	while (n < max) {
-		if (!fp || (fp & 7) || fp < uregs->sp ||
-		    fp > TASK_SIZE_MAX - sizeof(fr))
-			break;
-		/*
-		 * What a frame holds is the user's: a "return address" that
-		 * is no user address (code built without frame pointers)
-		 * ends the walk, and never looks like a kernel address.
-		 */
-		if (!sample_read_user(&fr, fp, sizeof(fr)) || !fr.ret ||
-		    fr.ret >= TASK_SIZE_MAX)
-			break;
-		out[n++] = fr.ret;
-		if (fr.next <= fp)
-			break;
-		fp = fr.next;
-	}
-#endif
-	return n;
-}
-
 static void ring_lost(struct pctr_ring *r, unsigned int cpu)
 {
 	r->kcpu[cpu].lost++;
@@ -444,8 +391,10 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 		else
 			uregs = NULL;
 	}
+	/* The arch walks the user stack (sample_check() saw it can). */
 	if (smp->depth && uregs)
-		nr += sample_user_chain(&rec->sr_chain[nr], smp->depth, uregs);
+		nr += pctr_arch.user_chain(&rec->sr_chain[nr], smp->depth,
+					   uregs);
 	rec->sr_flags = flags;
 	rec->sr_nr = nr;
 	size = sizeof(*rec) + nr * sizeof(u64);
@@ -555,8 +504,8 @@ int sample_check(const struct pctr_sample_attr *sa)
 	    sa->sa_depth > PCTR_SAMPLE_MAX_DEPTH || !sa->sa_fn ||
 	    !(sa->sa_fn & PCTR_EN) || sa->sa_slot >= PCTR_NUM)
 		return -EINVAL;
-	/* sample_user_chain() walks x86-64 frames only. */
-	if ((sa->sa_flags & PCTR_SA_CALLCHAIN) && !IS_ENABLED(CONFIG_X86_64))
+	/* Call chains where the arch can walk user stacks. */
+	if ((sa->sa_flags & PCTR_SA_CALLCHAIN) && !pctr_arch.user_chain)
 		return -EOPNOTSUPP;
 	return 0;
 }

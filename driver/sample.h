@@ -13,6 +13,8 @@
 struct file;
 struct pctr_ctx;
 struct pctr_ring;
+struct pctr_ring_attr;
+struct pctr_sample_attr;
 struct pctr_sampler;
 struct pt_regs;
 struct vm_area_struct;

@@ -11,7 +11,7 @@
  * The functions are kept here, under sys_lock, and changed only with the
  * CPUs held (cpus_read_lock): so the hotplug callback, which runs with
  * them held for writing, reads them without the mutex.  Each CPU's
- * counters are its own binding in the engine (ctx_sys_load()), so the
+ * counters are its own binding in the engine (sys_load()), so the
  * fold timer and the overflow interrupt fold them as they fold a CPU
  * binding's.
  *
@@ -34,15 +34,18 @@
 #include <linux/irqflags.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 
+#include "backend.h"
 #include "ctx.h"
 #include "engine.h"
-#include "pmu.h"
+#include "file.h"
+#include "pmu_owner.h"
 
 bool pctr_system;
 
@@ -59,6 +62,89 @@ struct sys_reader {
 	bool			granted;	/* user_read_mm(mm, true) */
 };
 static LIST_HEAD(sys_readers);		/* under sys_lock */
+
+/*
+ * Each CPU's counters count whatever runs there, as a CPU binding's do:
+ * the CPU's own binding, which the engine's fold timer and overflow
+ * interrupt fold as they fold any.  No thread context exists in this
+ * mode, so nothing else uses the counters.
+ */
+static DEFINE_PER_CPU(struct pctr_cpub, sys_cpub);
+
+/*
+ * Program this CPU with the functions @fn (encoded as @ctl; 0: free):
+ * irqs off, on the CPU.  A slot whose function is unchanged and not in
+ * @fresh counts on from where it was (its register is not rewritten); any
+ * other slot starts from zero.  All functions 0: the CPU counts no more.
+ * The value of a slot is thus its register's value, extended to 64 bits.
+ */
+static void sys_load(const u64 *fn, const u64 *ctl, u32 fresh, bool user_read)
+{
+	struct pctr_cpub *cb = this_cpu_ptr(&sys_cpub);
+	u32 on = 0, kept = 0, keep = 0;
+	unsigned int s;
+
+	lockdep_assert_irqs_disabled();
+	if (!cb->id)
+		cb->id = ctx_new_id();
+	cb->sys = true;
+	if (ctx_cpub_stop(cb))
+		kept = cb->hw.mask & ~fresh;
+	cb->err = 0;
+	cb->cpu = smp_processor_id();
+	for (s = 0; s < PCTR_NUM; s++) {
+		if (!fn[s]) {
+			cb->fn[s] = 0;
+			cb->sum[s] = 0;
+			cb->prev[s] = 0;
+			continue;
+		}
+		on |= BIT(s);
+		cb->hw.ctl[s] = ctl[s];
+		if ((kept & BIT(s)) && cb->fn[s] == fn[s]) {
+			/* What stop() left in the register: keep it. */
+			cb->hw.val[s] = cb->prev[s];
+			keep |= BIT(s);
+			continue;
+		}
+		cb->fn[s] = fn[s];
+		cb->sum[s] = 0;
+		cb->prev[s] = 0;
+		cb->hw.val[s] = 0;
+	}
+	cb->hw.mask = on;
+	if (!on)
+		return;
+	cb->hw.keep = pctr_pmu.flags & PCTR_PMU_KEEP ? keep : 0;
+	memset(cb->hw.left, 0, sizeof(cb->hw.left));
+	cb->hw.user_read = user_read;
+	ctx_cpub_start(cb);
+}
+
+/*
+ * This CPU's functions and values, in *@mask the slots set: irqs off, on
+ * the CPU.  0, or the error that ended its counting (EIO).
+ */
+static int sys_read_cpu(u64 *fn, u64 *val, u32 *mask)
+{
+	struct pctr_cpub *cb = this_cpu_ptr(&sys_cpub);
+	unsigned long m;
+	unsigned int s;
+
+	lockdep_assert_irqs_disabled();
+	*mask = 0;
+	if (!ctx_cpub_fold(cb))
+		return 0;
+	if (cb->err)
+		return cb->err;
+	m = cb->hw.mask;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		fn[s] = cb->fn[s];
+		val[s] = cb->sum[s];
+	}
+	*mask = m;
+	return 0;
+}
 
 static bool sys_rdpmc(void)
 {
@@ -95,7 +181,7 @@ static void sys_load_ipi(void *arg)
 {
 	const struct sys_change *c = arg;
 
-	ctx_sys_load(c->fn, c->ctl, c->fresh, sys_user_read());
+	sys_load(c->fn, c->ctl, c->fresh, sys_user_read());
 }
 
 static bool sys_any(const u64 *fn)
@@ -175,13 +261,6 @@ static int sys_set_prog(const struct pctr_prog *prog)
 	return ret;
 }
 
-static unsigned int sys_rights(void)
-{
-	if (!(pctr_rights() & PCTR_MAY_CPU))
-		return 0;
-	return PCTR_MAY_OTHERS | PCTR_MAY_KERNEL | PCTR_MAY_CPU;
-}
-
 static int sys_check_int(const struct pctr_prog *prog)
 {
 	unsigned int s;
@@ -195,7 +274,7 @@ static int sys_check_int(const struct pctr_prog *prog)
 /* PCIOCS(n), PCIOCS64(n) in system mode. */
 int pctr_sys_set(unsigned int slot, u64 fn)
 {
-	unsigned int rights = sys_rights();
+	unsigned int rights = pctr_sys_rights();
 	struct pctr_prog prog = {};
 	int ret;
 
@@ -210,7 +289,7 @@ int pctr_sys_set(unsigned int slot, u64 fn)
 /* PCIOCSETPCR (and SETPCR64) in system mode: every slot at once. */
 int pctr_sys_set_pcr(const struct pctr_pcr *pcr)
 {
-	unsigned int rights = sys_rights();
+	unsigned int rights = pctr_sys_rights();
 	struct pctr_prog prog = {};
 	int ret;
 
@@ -227,7 +306,7 @@ int pctr_sys_zero(void)
 {
 	int ret;
 
-	if (!sys_rights())
+	if (!pctr_sys_rights())
 		return -EPERM;
 	mutex_lock(&sys_lock);
 	ret = sys_apply(sys_fn, sys_ctl, ~0U);
@@ -256,7 +335,7 @@ int pctr_sys_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
 	int ret;
 
 	local_irq_save(flags);
-	ret = ctx_sys_read(fn, val, mask);
+	ret = sys_read_cpu(fn, val, mask);
 	*tsc = pctr_arch_tsc();
 	local_irq_restore(flags);
 	return ret;
@@ -273,7 +352,7 @@ void pctr_sys_cpu_online(void)
 	if (!pctr_system || !pctr_pmu.ops || !sys_any(sys_fn))
 		return;
 	local_irq_save(flags);
-	ctx_sys_load(sys_fn, sys_ctl, ~0U, sys_user_read());
+	sys_load(sys_fn, sys_ctl, ~0U, sys_user_read());
 	local_irq_restore(flags);
 }
 
@@ -286,7 +365,7 @@ void pctr_sys_cpu_offline(void)
 	if (!pctr_system || !pctr_pmu.ops)
 		return;
 	local_irq_save(flags);
-	ctx_sys_load(none, none, 0, false);
+	sys_load(none, none, 0, false);
 	local_irq_restore(flags);
 }
 
@@ -327,14 +406,14 @@ int pctr_sys_open(struct file *file)
 		r->granted = true;
 	}
 	mutex_unlock(&sys_lock);
-	*pctr_bind_sys(file) = r;
+	pctr_file(file)->sys = r;
 	return 0;
 }
 
 /* Its last close: the leave goes with it. */
 void pctr_sys_close(struct file *file)
 {
-	struct sys_reader *r = *pctr_bind_sys(file);
+	struct sys_reader *r = pctr_file(file)->sys;
 
 	if (!r)
 		return;

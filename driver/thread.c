@@ -21,10 +21,11 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 
+#include "backend.h"
 #include "compat.h"
 #include "ctx.h"
 #include "engine.h"
-#include "pmu.h"
+#include "pmu_owner.h"
 #include "sample.h"
 
 struct linux_binprm;

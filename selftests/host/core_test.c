@@ -3,11 +3,11 @@
  * The core's pure logic, on the host: width masks and the masked deltas
  * that fold raw counter values into 64-bit sums, the slot map, the
  * GETPCR/SETPCR fixed-control translation, and the simulated PMU's event
- * arithmetic (driver/arch/sim/sim.h).
+ * arithmetic (driver/backends/sim.h).
  */
 #include "host_hw.h"
-#include "pmu.h"
-#include "../../driver/arch/sim/sim.h"
+#include "backend.h"
+#include "../../driver/backends/sim.h"
 
 #include "kselftest_harness.h"
 

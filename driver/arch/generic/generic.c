@@ -10,7 +10,7 @@
 #include <linux/string.h>
 #include <linux/timex.h>
 
-#include "../../pmu.h"
+#include "../../backend.h"
 
 static void generic_identify(struct pctr_cpu_id *cpu)
 {

@@ -45,4 +45,6 @@ const struct pctr_arch pctr_arch = {
 	.identify	= sparc_identify,
 	.probe		= sparc_probe,
 	.tsc		= pctr_sparc_tick,
+	/* Sun's Perfmon programs come from here: /dev/perfmon by default. */
+	.perfmon	= true,
 };

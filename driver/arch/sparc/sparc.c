@@ -21,6 +21,8 @@
  * both halves of the PIC, so what another context counted is never
  * visible, and every stop() sets PRIV again.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include "hw.h"
 #include "sparc.h"
 

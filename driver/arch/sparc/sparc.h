@@ -17,7 +17,7 @@
 #ifndef _PCTR_SPARC_H
 #define _PCTR_SPARC_H
 
-#include "../../pmu.h"
+#include "../../backend.h"
 
 #define SPARC_NPIC		2	/* counters: slots 0 and 1 */
 #define SPARC_PIC_BITS		32

@@ -31,7 +31,7 @@
 				 PCTR_K | PCTR_E | PCTR_ANY | PCTR_EN | \
 				 PCTR_I | PCTR_CM_MASK)
 
-/* A FIXED_CTR_CTRL field is four bits, as GETPCR has it (pmu.h). */
+/* A FIXED_CTR_CTRL field is four bits, as GETPCR has it (backend.h). */
 #define INTEL_FIXED_BITS	4
 
 #define INTEL_GLOBAL_FIXED0	32

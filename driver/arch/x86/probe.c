@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The x86 arch table (struct pctr_arch): who the CPU is, which vendor's
- * backend drives its counters, the TSC and user-mode rdpmc.  The top
+ * backend drives its counters, the TSC, user-mode rdpmc and user call
+ * chains.  The top
  * layer of arch/x86: it calls the vendor files, never the other way.
  * Built for the host tests too, against a register model.
  */
@@ -79,4 +80,8 @@ const struct pctr_arch pctr_arch = {
 	.tsc		= pctr_rdtsc,
 	.user_read	= pctr_set_pce,
 	.user_read_mm	= pctr_mm_user_read,
+#ifdef CONFIG_X86_64
+	/* Frame-pointer walks of 64-bit user stacks (stack.c). */
+	.user_chain	= pctr_x86_user_chain,
+#endif
 };

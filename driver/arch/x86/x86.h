@@ -7,7 +7,7 @@
 #ifndef _PCTR_X86_H
 #define _PCTR_X86_H
 
-#include "../../pmu.h"
+#include "../../backend.h"
 
 #define X86_MAX_GENERAL		PCTR_MAX_GENERAL
 #define X86_MAX_FIXED		8
@@ -99,6 +99,7 @@ static inline void pctr_x86_rdmsr(struct pctr_hw *hw, u32 msr, u64 *val)
  *   probe.c       the arch table: identify the CPU, pick the vendor
  *   intel.c amd.c a vendor's probe, ops and events
  *   x86.c         what both vendors share (below)
+ *   pmi.c stack.c the overflow interrupt, user call chains: kernel only
  *   hw.h          CPUID, MSRs, reservation, TSC: the kernel's or, for the
  *                 host tests, a register model's
  */
@@ -119,6 +120,11 @@ int pctr_x86_pmi_on(struct pctr_pmu *pmu);
 void pctr_x86_pmi_off(struct pctr_pmu *pmu);
 void pctr_x86_pmi_pending(void);
 bool pctr_x86_pmi_available(void);
+
+/* stack.c, x86-64 kernels only: pctr_arch.user_chain. */
+struct pt_regs;
+unsigned int pctr_x86_user_chain(u64 *out, unsigned int max,
+				 struct pt_regs *uregs);
 
 /* x86.c */
 u64 pctr_x86_arm(const struct pctr_pmu *pmu, struct pctr_hw *hw,

@@ -18,7 +18,8 @@
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 
-#include "pmu.h"
+#include "backend.h"
+#include "pmu_owner.h"
 
 static DEFINE_MUTEX(pctr_pmu_lock);
 static bool pctr_pmu_taken;		/* under pctr_pmu_lock */

@@ -4,17 +4,20 @@
  * family's registers say to each other.  Two tables:
  *
  *  - struct pctr_arch, one per architecture directory (driver/arch/x86,
- *    driver/arch/generic): who the CPU is, its counter probe, its cycle
- *    counter and user-mode counter reads;
- *  - struct pctr_pmu_ops, one per backend (Intel, AMD, sim): what drives
- *    the counters, described by the struct pctr_pmu its probe fills
- *    (counts, widths, capabilities, the load-time log line).
+ *    driver/arch/sparc, or driver/arch/generic where pctr has no backend
+ *    yet): who the CPU is, its counter probe, its cycle counter, user-mode
+ *    counter reads and user call chains;
+ *  - struct pctr_pmu_ops, one per backend: an arch's own (Intel and AMD
+ *    in arch/x86, UltraSPARC and Niagara in arch/sparc) or one every
+ *    arch has (driver/backends: sim; none has no counters and no ops),
+ *    described by the struct pctr_pmu its probe fills (counts, widths,
+ *    capabilities, the load-time log line).
  *
  * The core never asks "Intel or AMD?", nor which architecture it runs
  * on: it only calls through these tables.
  */
-#ifndef _PCTR_PMU_H
-#define _PCTR_PMU_H
+#ifndef _PCTR_BACKEND_H
+#define _PCTR_BACKEND_H
 
 #include <linux/types.h>
 #include <linux/pctr.h>
@@ -279,14 +282,6 @@ static inline bool pctr_slot_exists(const struct pctr_pmu *pmu,
 extern struct pctr_pmu pctr_pmu;
 extern struct pctr_cpu_id pctr_cpu_id;
 
-/* pmu.c: taking the counters from the rest of the kernel */
-int pctr_pmu_get(void);
-void pctr_pmu_put(void);
-void pctr_pmu_settle(void);
-unsigned int pctr_pmu_users_count(void);
-bool pctr_pmu_is_taken(void);
-void pctr_pmu_exit(void);
-
 struct pt_regs;
 
 /*
@@ -327,6 +322,17 @@ struct pctr_arch {
 	 * leave (each on is matched by one off).  Process context.
 	 */
 	void	(*user_read_mm)(struct mm_struct *mm, bool on);
+	/*
+	 * Optional, needed for call chains in samples (PCTR_SA_CALLCHAIN,
+	 * else EOPNOTSUPP): the user return addresses above @uregs, a
+	 * thread's user-mode registers, innermost first, at most @max into
+	 * @out; how many.  Any context, NMIs included: user memory is read
+	 * with page faults off, and a frame that cannot be read ends it.
+	 */
+	unsigned int (*user_chain)(u64 *out, unsigned int max,
+				   struct pt_regs *uregs);
+	/* Register /dev/perfmon by default (perfmon=): Sun's Perfmon's arch. */
+	bool	perfmon;
 };
 
 extern const struct pctr_arch pctr_arch;
@@ -349,9 +355,9 @@ static inline void pctr_arch_user_rdpmc(bool on)
 		pctr_arch.user_read(on);
 }
 
-/* The backends that are not an arch's own (none.c, arch/sim/). */
+/* The backends that are not an arch's own (driver/backends). */
 void pctr_none_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 		     const char *why);
 int pctr_sim_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu);
 
-#endif /* _PCTR_PMU_H */
+#endif /* _PCTR_BACKEND_H */

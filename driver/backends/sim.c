@@ -58,7 +58,7 @@
 #include <linux/suspend.h>
 #include <asm/irq_regs.h>
 
-#include "../../pmu.h"
+#include "../backend.h"
 #include "sim.h"
 
 /* The cycle counter the core reports (the TSC on x86), at the CPU's rate. */

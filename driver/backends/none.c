@@ -6,7 +6,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
-#include "pmu.h"
+#include "../backend.h"
 
 /* @why may point into @pmu (a failed probe's reason). */
 void pctr_none_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
