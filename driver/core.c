@@ -139,14 +139,18 @@ static __poll_t pctr_poll(struct file *file, poll_table *wait)
 	return sample_poll(sample_ring_of(&pctr_file(file)->ring), file, wait);
 }
 
+/* Both devices' calls but the ioctl, which decides who may program. */
+#define PCTR_FOPS(ioctl)				\
+	.owner		= THIS_MODULE,			\
+	.open		= pctr_open,			\
+	.release	= pctr_release,			\
+	.mmap		= pctr_mmap,			\
+	.unlocked_ioctl	= ioctl,			\
+	.compat_ioctl	= compat_ptr_ioctl
+
 static const struct file_operations pctr_fops = {
-	.owner		= THIS_MODULE,
-	.open		= pctr_open,
-	.release	= pctr_release,
-	.mmap		= pctr_mmap,
+	PCTR_FOPS(pctr_ioctl),
 	.poll		= pctr_poll,
-	.unlocked_ioctl	= pctr_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
 };
 
 /*
@@ -155,12 +159,7 @@ static const struct file_operations pctr_fops = {
  * counters whichever way they were opened (its mode is dev_mode too).
  */
 static const struct file_operations pctr_perfmon_fops = {
-	.owner		= THIS_MODULE,
-	.open		= pctr_open,
-	.release	= pctr_release,
-	.mmap		= pctr_mmap,
-	.unlocked_ioctl	= pctr_perfmon_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
+	PCTR_FOPS(pctr_perfmon_ioctl),
 };
 
 static struct miscdevice pctr_perfmon_misc = {
