@@ -5,7 +5,7 @@
 # through emu-suite.sh): pmu=auto's pick, perf and pctr counting the
 # calibrated loop (./loop), pctr stat, the self-check and the hand-over
 # of the counters between perf and pctr.  Its lines are read by
-# testing/phases/emulated-pmu.sh (handover_results).
+# testing/phases/emu-results.sh (handover_results).
 #
 dmesg -s 1048576 | grep -E 'pctr: (intel|amd)' | head -n 1
 pctr info | sed -n 2p
