@@ -7,7 +7,10 @@
 #   make run          boot a guest, load the module, show a readout
 #   make bench        benchmarks in guests: pctr against perf, with verdicts
 #   make check        install what is missing, run every test
-#   make check PHASES="emulated-pmu ..."  only those phases (testing/check -h)
+#   make check PHASES="NAME..."  only those of its phases: dependencies,
+#                     quality, host, vm-bench, sampling, packaging, cmdline,
+#                     admin, doc-examples, sparc64-build, selftests,
+#                     emulated-pmu, sparc64, debug-kernel (testing/check -h)
 #   make sparc64      cross-build module, libraries, tests for sparc64
 #   make soak         long fuzzing runs in guests (10^6 calls, ten minutes)
 #   make install      install module, libraries, headers, tools, man pages
@@ -134,7 +137,7 @@ $(B)/lib/libpctx.a:
 all: module userspace
 
 help:
-	@sed -n '3,14s/^# \{0,1\}//p' Makefile
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
 
 module:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
