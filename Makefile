@@ -7,6 +7,10 @@
 #   make run          boot a guest, load the module, show a readout
 #   make bench        benchmarks in guests: pctr against perf, with verdicts
 #   make check        install what is missing, run every test
+#   make check PHASES="NAME..."  only those of its phases: dependencies,
+#                     quality, host, vm-bench, sampling, packaging, cmdline,
+#                     admin, doc-examples, sparc64-build, selftests,
+#                     emulated-pmu, sparc64, debug-kernel (testing/check -h)
 #   make sparc64      cross-build module, libraries, tests for sparc64
 #   make soak         long fuzzing runs in guests (10^6 calls, ten minutes)
 #   make install      install module, libraries, headers, tools, man pages
@@ -138,7 +142,7 @@ $(B)/lib/libpctx.a:
 all: module userspace
 
 help:
-	@sed -n '3,14s/^# \{0,1\}//p' Makefile
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
 
 module:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
@@ -359,8 +363,11 @@ BENCH_ARGS ?=
 bench: userspace
 	bench/bench $(BENCH_ARGS)
 
+# make check's phases, by name (testing/check --help lists them): empty
+# runs them all.
+PHASES ?=
 check:
-	testing/check
+	testing/check $(PHASES)
 
 # sparc64, cross-built (testing/vm/build-sparc64): pctr.ko against sparc64
 # kernel trees prepared from Debian's linux-source (cached under

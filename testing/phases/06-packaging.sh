@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# title: packaging
+#
+# Packaging (testing/pkgtest): a staged install of libpctr and libcpc,
+# programs and the libcpc examples built against it with pkg-config, run
+# in a guest.
+# shellcheck source=testing/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+# A staged install, programs built against it with pkg-config (shared and
+# static), and in a guest: their hot loop without a single system call,
+# and the libcpc examples (examples/measure: 20 measured iterations;
+# examples/overflow: overflow signals), as built against the install.
+testing/pkgtest --kernel "$kb" >"$logdir/pkgtest.log" 2>&1
+script_result pkgtest "$logdir/pkgtest.log" '^FAIL: '
+end_phase

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# title: administration
+#
+# Administration: pctr load/unload/status through libkmod and the error
+# messages in guests (testing/admintest), DKMS builds for each kernel
+# (testing/dkmstest), the Debian packages (testing/debtest).
+# shellcheck source=testing/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+# pctr load/unload/status and the error messages in guests on each
+# kernel (testing/admintest), while DKMS builds the module for each kernel
+# in its own trees and the Debian packages are built and checked in a
+# copy under build/deb (testing/dkmstest, testing/debtest): those run in the
+# background on the core the single-threaded guest leaves.
+adm_cli=1
+for a in "load --help" "unload --help" "status --help"; do
+	# shellcheck disable=SC2086
+	pctr_cli 0 stdout $a || { echo "pctr $a: not help on stdout, exit 0"; adm_cli=0; }
+done
+for a in "load -x" "load bogus" "load a.ko b.ko" "unload extra" "status extra"; do
+	# shellcheck disable=SC2086
+	pctr_cli 2 stderr $a || { echo "pctr $a: not a usage error, exit 2"; adm_cli=0; }
+done
+[ $adm_cli = 1 ] && ok "pctr load/unload/status: help and usage errors (exit 2)" ||
+	bad "pctr load/unload/status: help and usage errors (exit 2)"
+( testing/dkmstest "${kernels[@]}" >"$logdir/dkmstest.log" 2>&1
+  testing/debtest >"$logdir/debtest.log" 2>&1 ) &
+adm_bg=$!
+testing/admintest "${kernels[@]}" >"$logdir/admintest.log" 2>&1
+wait $adm_bg
+for t in admintest dkmstest debtest; do
+	script_result "$t" "$logdir/$t.log" '^FAIL: |^  \[lintian\]|took [0-9]+s|\([0-9]+s\)$'
+done
+end_phase
