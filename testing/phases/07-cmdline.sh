@@ -46,4 +46,19 @@ for t in cputrack cpustat; do
 done
 [ $sol_ok = 1 ] && ok "cputrack, cpustat: help and usage errors before any device access" ||
 	bad "cputrack, cpustat: help and usage errors before any device access"
+
+# pctr stat --json with command lines that are not UTF-8, read on the host
+# by Python's json module (testing/json-check; a guest on the sim).
+testing/json-check --kernel "$kb" >"$logdir/json-check.log" 2>&1
+jc=$?
+while read -r line; do
+	case "$line" in
+	PASS:*) ok "${line#PASS: }" ;;
+	FAIL:*) bad "${line#FAIL: }" ;;
+	esac
+done < <(grep -E '^(PASS|FAIL): json:' "$logdir/json-check.log")
+if ! grep -qE '^(PASS|FAIL): json:' "$logdir/json-check.log"; then
+	tail -n 20 "$logdir/json-check.log"
+	bad "json-check ran (exit $jc)"
+fi
 end_phase

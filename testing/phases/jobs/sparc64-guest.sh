@@ -19,7 +19,7 @@
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../../lib.sh"
 
-sparc_suite="backend_test bind_test cpc_test cputrack_test ctx_test dev_test lib_test notify_test openbsd_test page_test pctx_test perfmon_dev_test sample_test security_test"
+sparc_suite="backend_test bind_test cpc_test cpc_inherit_test cpc_bind_test cputrack_test ctx_test dev_test lib_test notify_test openbsd_test page_test pctx_test perfmon_dev_test sample_test security_test"
 sgd=$logdir/sparc64-guest
 rm -rf "$sgd"
 mkdir -p "$sgd"
