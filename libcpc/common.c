@@ -461,7 +461,13 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	if (!kind)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "the set is not bound");
-	if (!buf || buf->cpc != cpc || buf->n < set->nreqs)
+	/*
+	 * Made for this set: by its id, not its size, as Solaris's (a set
+	 * destroyed and another made at its address has another id).  The
+	 * size still, for a buffer made before requests were added.
+	 */
+	if (!buf || buf->cpc != cpc || buf->set_id != set->id ||
+	    buf->n < set->nreqs)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "the buffer was not made for this set");
 	if (kind->sample(cpc, set, vals, &tick))

@@ -149,6 +149,44 @@ TEST_F(cpc, bind_einval)
 	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 }
 
+/*
+ * A buffer holds the data of the set it was made for only, as Solaris
+ * says (EINVAL "the CPC buffer was not created with the supplied set"):
+ * not another set's of the same size, nor a destroyed set's whose
+ * memory a new set may have taken.
+ */
+TEST_F(cpc, buffer_of_another_set)
+{
+	cpc_buf_t *mine, *theirs;
+	cpc_set_t *other;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 U, 0, NULL));
+	other = cpc_set_create(self->cpc);
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, other, "sim_ticks", 0, U,
+					 0, NULL));
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &mine, NULL));
+	ASSERT_EQ(0, make_bufs(self->cpc, other, &theirs, NULL));
+
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+	EXPECT_FAIL(cpc_set_sample(self->cpc, self->set, theirs), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_EQ(0, cpc_set_sample(self->cpc, self->set, mine));
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+
+	/* Its set gone, a new one (perhaps at the same address). */
+	EXPECT_EQ(0, cpc_set_destroy(self->cpc, other));
+	other = cpc_set_create(self->cpc);
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, other, "sim_ticks", 0, U,
+					 0, NULL));
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, other, 0));
+	EXPECT_FAIL(cpc_set_sample(self->cpc, other, theirs), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, other));
+}
+
 /* Counts, virtual TSC and time grow with the thread's own run time. */
 TEST_F(cpc, sample_counts_run_time)
 {
@@ -415,8 +453,8 @@ TEST_F(cpc, buffer_arithmetic)
 
 TEST_F(cpc, unbind_ends_context)
 {
+	cpc_buf_t *buf, *buf2;
 	cpc_set_t *s2;
-	cpc_buf_t *buf;
 
 	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
 					 U, 0, NULL));
@@ -439,11 +477,13 @@ TEST_F(cpc, unbind_ends_context)
 	ASSERT_NE(NULL, s2);
 	ASSERT_EQ(0, cpc_set_add_request(self->cpc, s2, "sim_ticks_div", 0, U,
 					 0, NULL));
+	buf2 = cpc_buf_create(self->cpc, s2);
+	ASSERT_NE(NULL, buf2);
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, s2, 0));
 	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
 	EXPECT_FAIL(cpc_set_sample(self->cpc, self->set, buf), EINVAL,
 		    CPC_INVALID_ARGUMENT);
-	EXPECT_EQ(0, cpc_set_sample(self->cpc, s2, buf));
+	EXPECT_EQ(0, cpc_set_sample(self->cpc, s2, buf2));
 	/* Destroying a bound set unbinds it. */
 	EXPECT_EQ(0, cpc_set_destroy(self->cpc, s2));
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
