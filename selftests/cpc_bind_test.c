@@ -616,4 +616,51 @@ TEST_F(cpc, pctx_errors)
 	close(rfd);
 }
 
+/* --- counters another user holds ------------------------------------------ */
+
+/*
+ * The sim's counters taken (sim_busy=1), as perf or the NMI watchdog
+ * take the hardware's: Solaris's EAGAIN, "the performance counters are
+ * not available for use by the application", for the calling thread's
+ * counters and another process's thread's, with libpctr's account of
+ * who holds them; nothing is left set up.
+ */
+RELOAD_FIXTURE(busy, "pmu=sim sim_busy=1");
+
+TEST_F_TIMEOUT(busy, held_counters_are_eagain, 60)
+{
+	cpc_set_t *set;
+	pctx_t *pctx;
+	cpc_t *cpc;
+	pid_t kid;
+	int rfd;
+
+	RETURN_IF_SKIPPED();
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, cpc);
+	cpc_seterrhndlr(cpc, quiet_errfn);
+	set = cpc_set_create(cpc);
+	ASSERT_NE(NULL, set);
+	ASSERT_EQ(0, cpc_set_add_request(cpc, set, "sim_ticks", 0, US, 0,
+					 NULL));
+	EXPECT_FAIL(cpc_bind_curlwp(cpc, set, 0), EAGAIN,
+		    CPC_RESOURCE_UNAVAIL);
+	EXPECT_NE(NULL, strstr(last_msg, "sim_busy=1")) TH_LOG("%s", last_msg);
+	EXPECT_FAIL(cpc_bind_curlwp(cpc, set, CPC_BIND_LWP_INHERIT), EAGAIN,
+		    CPC_RESOURCE_UNAVAIL);
+	kid = spinning_child(&rfd);
+	ASSERT_LT(0, kid);
+	pctx = pctx_capture(kid, NULL, 0, NULL);
+	EXPECT_NE(NULL, pctx);
+	if (pctx) {
+		EXPECT_FAIL(cpc_bind_pctx(cpc, pctx, kid, set, 0), EAGAIN,
+			    CPC_RESOURCE_UNAVAIL);
+		pctx_release(pctx);
+	}
+	kill_wait(kid);
+	close(rfd);
+	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
+	EXPECT_EQ(0, cpc_close(cpc));
+}
+
 TEST_HARNESS_MAIN
