@@ -256,18 +256,20 @@ TEST_F(cpc, cpu_bind_errors)
  * Unprivileged (uid 1000, no capabilities): no CPU binding (EACCES), no
  * capture (EPERM, as Solaris) of a process one may not ptrace, nor binding
  * to it through a capture made before (EACCES); one's own counters
- * are fine.
+ * are fine, in user mode; in the kernel (CPC_COUNT_SYSTEM) not under
+ * perf_event_paranoid 2 or more (security.rst), EACCES saying so.
  */
 TEST_F(cpc, unprivileged)
 {
+	long paranoid = read_long("/proc/sys/kernel/perf_event_paranoid");
 	int status;
 	pid_t pid;
 
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
+		cpc_set_t *s, *ks;
 		pctx_t *px;
-		cpc_set_t *s;
 		cpc_t *c;
 		int r = 0;
 
@@ -297,8 +299,21 @@ TEST_F(cpc, unprivileged)
 		pctx_release(px);
 		if (cpc_bind_curlwp(c, s, 0) || cpc_unbind(c, s))
 			r |= 8;
+		ks = cpc_set_create(c);
+		if (!ks || cpc_set_add_request(c, ks, "sim_ticks", 0, US, 0,
+					       NULL))
+			_exit(103);
+		errno = 0;
+		if (paranoid >= 2 &&
+		    (cpc_bind_curlwp(c, ks, 0) != -1 || errno != EACCES ||
+		     last_subcode != CPC_ATTR_REQUIRES_PRIVILEGE ||
+		     !strstr(last_msg, "CPC_COUNT_SYSTEM") ||
+		     strstr(last_msg, "anythr")))
+			r |= 32;
 		if (cpc_close(c))
 			r |= 16;
+		if (r & 32)
+			fprintf(stderr, "kernel mode: %s", last_msg);
 		_exit(r);
 	}
 	EXPECT_CHILD_OK(pid, status);
