@@ -33,6 +33,7 @@ cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 	if (!buf)
 		return NULL;
 	buf->cpc = cpc;
+	buf->set_id = set->id;
 	buf->n = set->nreqs;
 	buf->next = cpc->bufs;
 	cpc->bufs = buf;

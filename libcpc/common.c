@@ -91,9 +91,14 @@ int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
 			       "%s: this CPU cannot signal counter overflow (CPC_OVF_NOTIFY_EMT)",
 			       req ? req->event : "binding");
 	case EPERM:
-	case EACCES:
+		/* The backend's refusal of AnyThread (security.rst). */
 		return cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES,
 			       "%s: not permitted (anythr needs CAP_PERFMON)",
+			       req ? req->event : "binding");
+	case EACCES:
+		/* pctr's kernel-mode rule (driver/policy.c). */
+		return cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES,
+			       "%s: counting in the kernel (CPC_COUNT_SYSTEM) is not permitted: it needs CAP_PERFMON, or kernel.perf_event_paranoid 1 or less where pctr follows perf's rule (Linux 6.12), or pctr loaded with allow_kernel=1",
 			       req ? req->event : "binding");
 	case EINVAL:
 		return cpc_err(cpc, fn, CPC_PIC_NOT_CAPABLE, EINVAL,
@@ -461,7 +466,13 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	if (!kind)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "the set is not bound");
-	if (!buf || buf->cpc != cpc || buf->n < set->nreqs)
+	/*
+	 * Made for this set: by its id, not its size, as Solaris's (a set
+	 * destroyed and another made at its address has another id).  The
+	 * size still, for a buffer made before requests were added.
+	 */
+	if (!buf || buf->cpc != cpc || buf->set_id != set->id ||
+	    buf->n < set->nreqs)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "the buffer was not made for this set");
 	if (kind->sample(cpc, set, vals, &tick))

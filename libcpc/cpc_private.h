@@ -42,6 +42,7 @@ struct __cpc {
 	cpc_errhndlr_t	*errfn;
 	struct __cpc_set *sets;		/* every set, for cpc_close() */
 	struct __cpc_buf *bufs;		/* every buffer, likewise */
+	uint64_t	nsets;		/* sets made: the next set's id */
 	char		cciname[96];
 };
 
@@ -90,6 +91,7 @@ struct cpc_binding {
 struct __cpc_set {
 	cpc_t		*cpc;
 	struct __cpc_set *next;
+	uint64_t	id;		/* its handle's, for its buffers */
 	struct cpc_request *reqs;
 	unsigned int	nreqs;
 	const struct cpc_binding *bound;	/* NULL: unbound */
@@ -124,6 +126,7 @@ struct __cpc_set {
 struct __cpc_buf {
 	cpc_t		*cpc;
 	struct __cpc_buf *next;
+	uint64_t	set_id;		/* the set it was made for */
 	unsigned int	n;
 	hrtime_t	hrtime;
 	uint64_t	tick;

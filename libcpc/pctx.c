@@ -221,7 +221,7 @@ static int cpc_pctx_bind_err(cpc_t *cpc, int err, pid_t pid, pid_t tid)
 			       "thread %d counts already (for itself, or bound by another)",
 			       (int)tid);
 	case EPERM:
-	case EACCES:
+		/* Not traceable; EACCES is the kernel-mode rule (below). */
 		return cpc_err(cpc, "cpc_bind_pctx", CPC_RESOURCE_UNAVAIL,
 			       EACCES, "not permitted to count thread %d",
 			       (int)tid);

@@ -18,6 +18,7 @@ cpc_set_t *cpc_set_create(cpc_t *cpc)
 	if (!set)
 		return NULL;
 	set->cpc = cpc;
+	set->id = ++cpc->nsets;
 	set->pc.fd = -1;
 	set->next = cpc->sets;
 	cpc->sets = set;

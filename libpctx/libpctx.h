@@ -12,7 +12,8 @@
  * libpctx learns of them; an exec starts again from 1.  See libpctx(3)
  * for what differs from Solaris.
  *
- * The functions are in libcpc itself (libpctx.so is a link to it).
+ * The functions are in libcpc itself (libpctx.so is a linker script that
+ * names it, libpctx.a is empty).
  */
 #ifndef _LIBPCTX_H
 #define _LIBPCTX_H

@@ -149,6 +149,44 @@ TEST_F(cpc, bind_einval)
 	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 }
 
+/*
+ * A buffer holds the data of the set it was made for only, as Solaris
+ * says (EINVAL "the CPC buffer was not created with the supplied set"):
+ * not another set's of the same size, nor a destroyed set's whose
+ * memory a new set may have taken.
+ */
+TEST_F(cpc, buffer_of_another_set)
+{
+	cpc_buf_t *mine, *theirs;
+	cpc_set_t *other;
+
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
+					 U, 0, NULL));
+	other = cpc_set_create(self->cpc);
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, other, "sim_ticks", 0, U,
+					 0, NULL));
+	ASSERT_EQ(0, make_bufs(self->cpc, self->set, &mine, NULL));
+	ASSERT_EQ(0, make_bufs(self->cpc, other, &theirs, NULL));
+
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set, 0));
+	EXPECT_FAIL(cpc_set_sample(self->cpc, self->set, theirs), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_EQ(0, cpc_set_sample(self->cpc, self->set, mine));
+	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+
+	/* Its set gone, a new one (perhaps at the same address). */
+	EXPECT_EQ(0, cpc_set_destroy(self->cpc, other));
+	other = cpc_set_create(self->cpc);
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, cpc_set_add_request(self->cpc, other, "sim_ticks", 0, U,
+					 0, NULL));
+	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, other, 0));
+	EXPECT_FAIL(cpc_set_sample(self->cpc, other, theirs), EINVAL,
+		    CPC_INVALID_ARGUMENT);
+	EXPECT_EQ(0, cpc_unbind(self->cpc, other));
+}
+
 /* Counts, virtual TSC and time grow with the thread's own run time. */
 TEST_F(cpc, sample_counts_run_time)
 {
@@ -415,8 +453,8 @@ TEST_F(cpc, buffer_arithmetic)
 
 TEST_F(cpc, unbind_ends_context)
 {
+	cpc_buf_t *buf, *buf2;
 	cpc_set_t *s2;
-	cpc_buf_t *buf;
 
 	ASSERT_EQ(0, cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0,
 					 U, 0, NULL));
@@ -439,11 +477,13 @@ TEST_F(cpc, unbind_ends_context)
 	ASSERT_NE(NULL, s2);
 	ASSERT_EQ(0, cpc_set_add_request(self->cpc, s2, "sim_ticks_div", 0, U,
 					 0, NULL));
+	buf2 = cpc_buf_create(self->cpc, s2);
+	ASSERT_NE(NULL, buf2);
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, s2, 0));
 	EXPECT_EQ(1, read_long(PCTR_SYSFS "/contexts"));
 	EXPECT_FAIL(cpc_set_sample(self->cpc, self->set, buf), EINVAL,
 		    CPC_INVALID_ARGUMENT);
-	EXPECT_EQ(0, cpc_set_sample(self->cpc, s2, buf));
+	EXPECT_EQ(0, cpc_set_sample(self->cpc, s2, buf2));
 	/* Destroying a bound set unbinds it. */
 	EXPECT_EQ(0, cpc_set_destroy(self->cpc, s2));
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
@@ -632,6 +672,158 @@ TEST_F(cpc, raw_codes_and_attributes)
 	EXPECT_GT(v * 2.0, v1 * 0.99);
 	EXPECT_LT(v * 2.0, v1 * 1.01);
 	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
+}
+
+/* --- out of memory -------------------------------------------------------- */
+
+/*
+ * An allocator that fails on purpose, for the ENOMEM paths: a program
+ * may replace malloc (glibc's own stays underneath, and free() is
+ * glibc's), and libcpc.a, linked into this one, calls these.  Armed
+ * with fail_at(k), allocation k from then on (counting from 0) fails
+ * with ENOMEM, the others succeed.
+ */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+
+static int fail_k = -1, nallocs;
+
+static int alloc_fails(void)
+{
+	if (fail_k < 0 || nallocs++ != fail_k)
+		return 0;
+	errno = ENOMEM;
+	return 1;
+}
+
+void *malloc(size_t size)
+{
+	return alloc_fails() ? NULL : __libc_malloc(size);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	return alloc_fails() ? NULL : __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t size)
+{
+	return alloc_fails() ? NULL : __libc_realloc(p, size);
+}
+
+static void fail_at(int k)
+{
+	nallocs = 0;
+	fail_k = k;
+}
+
+/* Disarm; whether the allocation meant to fail was reached.  errno kept. */
+static int alloc_failed(void)
+{
+	int reached = fail_k >= 0 && nallocs > fail_k;
+
+	fail_k = -1;
+	return reached;
+}
+
+/*
+ * Run @call with its first allocation failing, then its second, and so
+ * on until it runs without reaching the one meant to fail, and then
+ * succeeds (@bad false).  Each time an allocation failed, the call
+ * failed (@bad) with ENOMEM, or got by without it and is undone
+ * (@undo); either way no context is left behind, and @check holds.
+ */
+#define EACH_ALLOC_FAILING(call, bad, undo, check) do {		\
+		int _k;							\
+									\
+		for (_k = 0; _k < 1000; _k++) {				\
+			fail_at(_k);					\
+			call;						\
+			if (!alloc_failed())				\
+				break;					\
+			if (bad) {					\
+				EXPECT_EQ(ENOMEM, errno)		\
+					TH_LOG("%s, allocation %d failing", \
+					       #call, _k);		\
+			} else {					\
+				undo;					\
+			}						\
+			EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts")); \
+			EXPECT_TRUE(check) TH_LOG("%s, allocation %d failing", \
+						  #call, _k);		\
+		}							\
+		ASSERT_GT(1000, _k);					\
+		ASSERT_FALSE(bad) TH_LOG("%s", #call);			\
+		TH_LOG("%s: %d allocations", #call, _k);		\
+	} while (0)
+
+/* A cpc_walk_requests() callback: one more request in *@arg. */
+static void count_requests(void *arg, int index, const char *event,
+			   uint64_t preset, uint_t flags, int nattrs,
+			   const cpc_attr_t *attrs)
+{
+	(*(int *)arg)++;
+}
+
+/* The calling thread's affinity is @want. */
+static int affinity_is(const cpu_set_t *want)
+{
+	cpu_set_t cur;
+
+	return !sched_getaffinity(0, sizeof(cur), &cur) &&
+	       CPU_EQUAL(&cur, want);
+}
+
+/*
+ * Solaris: ENOMEM, "the library could not allocate enough memory for
+ * its internal data structures".  Every allocation of opening, making a
+ * set, a request (with an attribute) and a buffer, and binding the
+ * calling thread and a CPU, fails in turn: the call fails with ENOMEM
+ * and leaves things as they were (the set's requests, the thread's
+ * affinity), or copes; then it works.
+ */
+TEST_F(cpc, out_of_memory)
+{
+	cpc_attr_t attr = { "umask", 1 };
+	cpc_set_t *set = NULL;
+	cpc_buf_t *buf = NULL;
+	cpc_t *cpc = NULL;
+	cpu_set_t before;
+	int ret = -1, n;
+
+	EACH_ALLOC_FAILING(cpc = cpc_open(CPC_VER_CURRENT), !cpc,
+			   cpc_close(cpc), 1);
+	cpc_seterrhndlr(cpc, quiet_errfn);
+	EACH_ALLOC_FAILING(set = cpc_set_create(cpc), !set,
+			   cpc_set_destroy(cpc, set), 1);
+	ASSERT_EQ(0, cpc_set_add_request(cpc, set, "sim_ticks", 0, U, 0,
+					 NULL));
+	/* A failure leaves the first request, and nothing of the second. */
+	n = 0;
+	EACH_ALLOC_FAILING(ret = cpc_set_add_request(cpc, set, "0x3", 0, U, 1,
+						     &attr),
+			   ret < 0, n = -1000,
+			   (n = 0, cpc_walk_requests(cpc, set, &n,
+						      count_requests), n == 1));
+	EXPECT_EQ(1, ret);
+	n = 0;
+	cpc_walk_requests(cpc, set, &n, count_requests);
+	EXPECT_EQ(2, n);
+	EACH_ALLOC_FAILING(buf = cpc_buf_create(cpc, set), !buf,
+			   cpc_buf_destroy(cpc, buf), 1);
+	EACH_ALLOC_FAILING(ret = cpc_bind_curlwp(cpc, set, 0), ret < 0,
+			   cpc_unbind(cpc, set), 1);
+	EXPECT_EQ(0, cpc_set_sample(cpc, set, buf));
+	EXPECT_EQ(0, cpc_unbind(cpc, set));
+	/* Binding a CPU pins the thread there: not when it fails. */
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(before), &before));
+	EACH_ALLOC_FAILING(ret = cpc_bind_cpu(cpc, 0, set, 0), ret < 0,
+			   cpc_unbind(cpc, set), affinity_is(&before));
+	EXPECT_EQ(0, cpc_set_sample(cpc, set, buf));
+	EXPECT_EQ(0, cpc_unbind(cpc, set));
+	EXPECT_TRUE(affinity_is(&before));
+	EXPECT_EQ(0, cpc_close(cpc));
 }
 
 /* Without a handler of one's own: "libcpc: function: message" on stderr. */

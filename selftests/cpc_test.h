@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/time.h>
@@ -62,8 +63,13 @@ FIXTURE_SETUP(cpc)
 
 	self->cpc = NULL;
 	self->kid = 0;
+	/*
+	 * Leave through the harness's own jump, as a failed ASSERT does:
+	 * after SKIP(return) the 6.1 harness would run the test anyway.
+	 */
 	if (geteuid() != 0)
-		SKIP(return, "reloading the module needs root");
+		SKIP(longjmp(_metadata->env, 1),
+		     "reloading the module needs root");
 	bench_params(self->params, sizeof(self->params));
 	ASSERT_EQ(0, reload("pmu=sim sim_div=64"));
 	p = pctr_open(O_RDONLY);

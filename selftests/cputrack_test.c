@@ -410,6 +410,36 @@ TEST_F_TIMEOUT(sim, attach_with_p, 120)
 	waitpid(pid, &st, 0);
 }
 
+/*
+ * -h: the usage, then the same listing from both tools (cpctool.c): the
+ * interface, and the events, generic events and attributes of this CPU,
+ * the sim's among them.  cpustat -h needs no privilege.
+ */
+TEST_F_TIMEOUT(sim, help_lists_events, 120)
+{
+	static const char *const want[] = {
+		"\tEvents:", " sim_ticks ", " sim_ticks_div",
+		"\tGeneric events:", " PAPI_tot_cyc", "\tAttributes:",
+	};
+	static char track[16384], stat[16384];
+	const char *lt, *ls;
+	unsigned int i;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run_tool(0, "cputrack", "-h 2>&1", track,
+			      sizeof(track))) TH_LOG("%s", track);
+	ASSERT_EQ(0, run_tool(USER_UID, "cpustat", "-h 2>&1", stat,
+			      sizeof(stat))) TH_LOG("%s", stat);
+	EXPECT_EQ(0, strncmp(stat, "Usage:", 6)) TH_LOG("%s", stat);
+	lt = strstr(track, "\tCPU performance counter interface: ");
+	ls = strstr(stat, "\tCPU performance counter interface: ");
+	ASSERT_NE(NULL, lt) TH_LOG("%s", track);
+	ASSERT_NE(NULL, ls) TH_LOG("%s", stat);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		EXPECT_NE(NULL, strstr(lt, want[i])) TH_LOG("%u: %s", i, track);
+	EXPECT_STREQ(lt, ls);
+}
+
 /* Bad input: exit 2 and what is wrong, the command not run. */
 TEST_F_TIMEOUT(sim, bad_input_exit_2, 120)
 {

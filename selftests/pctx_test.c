@@ -155,7 +155,7 @@ struct record {
 static struct record *rec;
 static cpc_t *cpc;
 static cpc_set_t *sets[MAXLWP][2];
-static cpc_buf_t *bufs[MAXLWP];
+static cpc_buf_t *bufs[MAXLWP][2];
 static int cur[MAXLWP];
 static int rotate;		/* rotate two sets at each tick */
 static int follow;		/* the fork callback runs the child */
@@ -184,11 +184,11 @@ static void fail(const char *what, int lwp)
 static int sample(int lwp, uint64_t *v, uint64_t *t)
 {
 	cpc_set_t *s = sets[lwp][cur[lwp]];
+	cpc_buf_t *b = bufs[lwp][cur[lwp]];
 
-	if (cpc_set_sample(cpc, s, bufs[lwp]) ||
-	    cpc_buf_get(cpc, bufs[lwp], 0, v))
+	if (cpc_set_sample(cpc, s, b) || cpc_buf_get(cpc, b, 0, v))
 		return -1;
-	*t = cpc_buf_tick(cpc, bufs[lwp]);
+	*t = cpc_buf_tick(cpc, b);
 	return 0;
 }
 
@@ -208,9 +208,11 @@ static int c_init(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 		    cpc_set_add_request(cpc, sets[lwp][i], "sim_ticks",
 					i ? 1ULL << 40 : 0, US, 0, NULL) < 0)
 			return fail("init: set", lwp), -1;
+		/* A buffer per set: libcpc refuses another set's. */
+		bufs[lwp][i] = cpc_buf_create(cpc, sets[lwp][i]);
+		if (!bufs[lwp][i])
+			return fail("init: buffer", lwp), -1;
 	}
-	if (!bufs[lwp])
-		bufs[lwp] = cpc_buf_create(cpc, sets[lwp][0]);
 	cur[lwp] = 0;
 	if (cpc_bind_pctx(cpc, pctx, lwp, sets[lwp][0], 0))
 		return fail("init: bind", lwp), -1;
@@ -289,8 +291,8 @@ static int c_tick(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 	/* cputrack's rotation: bind the next set, the old one goes. */
 	if (cpc_bind_pctx(cpc, pctx, lwp, sets[lwp][next], 0))
 		return fail("tick: bind", lwp), -1;
-	if (cpc_set_sample(cpc, sets[lwp][cur[lwp]], bufs[lwp]) != -1 ||
-	    errno != EINVAL)
+	if (cpc_set_sample(cpc, sets[lwp][cur[lwp]],
+			   bufs[lwp][cur[lwp]]) != -1 || errno != EINVAL)
 		return fail("tick: the old set is still bound", lwp), -1;
 	cur[lwp] = next;
 	return 0;

@@ -55,6 +55,26 @@ cpc_t *cpctool_open(const char *what, int quiet)
 	return NULL;
 }
 
+static void list_name(void *arg, const char *name)
+{
+	fprintf(arg, " %s", name);
+}
+
+void cpctool_capabilities(cpc_t *cpc, FILE *f)
+{
+	fprintf(f, "\tCPU performance counter interface: %s\n\n",
+		cpc_cciname(cpc));
+	fprintf(f, "\tevent specification syntax:\n"
+		"\t[picn=]<eventn>[,attr[n][=<val>]][,[picn=]<eventn>[,attr[n][=<val>]],...]\n\n"
+		"\tEvents:");
+	cpc_walk_events_all(cpc, f, list_name);
+	fprintf(f, "\n\n\tGeneric events:");
+	cpc_walk_generic_events_all(cpc, f, list_name);
+	fprintf(f, "\n\n\tAttributes:");
+	cpc_walk_attrs(cpc, f, list_name);
+	fprintf(f, "\n\n\tSee %s\n", cpc_cpuref(cpc));
+}
+
 int cpctool_parse(cpc_t *cpc, char **texts, unsigned int n,
 		  struct cpcspec **specs, unsigned int *nsets)
 {

@@ -2,11 +2,13 @@
 /*
  * What cputrack(1) and cpustat(8) set up alike (tools/cpc/cpctool.c): the
  * program name, the -c options, libcpc opened with their messages, the
- * specifications parsed, and the sets and buffers one group of sets
+ * events -h lists, the specifications parsed, and the sets and buffers one group of sets
  * needs.  The specifications themselves: cpcspec.h.
  */
 #ifndef _PCTR_TOOLS_CPCTOOL_H
 #define _PCTR_TOOLS_CPCTOOL_H
+
+#include <stdio.h>
 
 #include <libcpc.h>
 
@@ -30,6 +32,12 @@ void cpctool_add_spec(char ***texts, unsigned int *n, char *text);
  * or silently if @quiet.
  */
 cpc_t *cpctool_open(const char *what, int quiet);
+
+/*
+ * What -h prints after the usage: the interface, the specification
+ * syntax, and the events, generic events and attributes @cpc knows.
+ */
+void cpctool_capabilities(cpc_t *cpc, FILE *f);
 
 /*
  * The @n texts parsed into a new array *@specs (@n + 1 entries), *@nsets

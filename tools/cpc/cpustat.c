@@ -268,6 +268,11 @@ static int parse_args(int argc, char **argv, double *period, int *doperiod)
 	}
 	if (help) {
 		print_help(stdout, 0);
+		cpc = cpctool_open("performance counters", 1);
+		if (cpc) {
+			putchar('\n');
+			cpctool_capabilities(cpc, stdout);
+		}
 		exit(0);
 	}
 	switch (argc - optind) {

@@ -420,26 +420,6 @@ static int print_help(FILE *f, int status)
 	return status;
 }
 
-static void list_events(void *arg, const char *event)
-{
-	fprintf(arg, " %s", event);
-}
-
-static void capabilities(FILE *f)
-{
-	fprintf(f, "\tCPU performance counter interface: %s\n\n",
-		cpc_cciname(cpc));
-	fprintf(f, "\tevent specification syntax:\n"
-		"\t[picn=]<eventn>[,attr[n][=<val>]][,[picn=]<eventn>[,attr[n][=<val>]],...]\n\n"
-		"\tEvents:");
-	cpc_walk_events_all(cpc, f, list_events);
-	fprintf(f, "\n\n\tGeneric events:");
-	cpc_walk_generic_events_all(cpc, f, list_events);
-	fprintf(f, "\n\n\tAttributes:");
-	cpc_walk_attrs(cpc, f, list_events);
-	fprintf(f, "\n\n\tSee %s\n", cpc_cpuref(cpc));
-}
-
 int main(int argc, char **argv)
 {
 	struct pstate state;
@@ -537,7 +517,7 @@ int main(int argc, char **argv)
 		print_help(stdout, 0);
 		if (cpc) {
 			putchar('\n');
-			capabilities(stdout);
+			cpctool_capabilities(cpc, stdout);
 		}
 		return 0;
 	}
