@@ -29,7 +29,7 @@ make_view() {
 
 # The -I and libraries a "c" or "fragment" block is built with.
 build_flags=(-O2 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-unused-variable
-	     -I"$top/uapi" -I"$top/lib" -I"$top/libcpc")
+	     -I"$top/uapi" -I"$top/lib" -I"$top/libcpc" -I"$top/libpctx")
 build_libs=("$top/build/lib/libcpc.a" "$top/build/lib/libpctr.a")
 [ -f /usr/include/perfmon/pfmlib.h ] && build_libs+=(-lpfm)
 
