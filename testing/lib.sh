@@ -115,13 +115,20 @@ script_result() {
 # The checks a guest script printed in LOG as "PASS: sample: ..." and
 # "FAIL: sample: ...", each counted here with TAG before its name.
 relay_sample_checks() {
-	local tag=$1 log=$2 line
+	relay_checks "$1" sample "$2"
+}
+
+# The same for any script's "PASS: WORD: ..." lines; false when LOG has
+# none (the script did not get that far).
+relay_checks() {
+	local tag=$1 word=$2 log=$3 line
+	grep -qE "^(PASS|FAIL): $word:" "$log" || return 1
 	while read -r line; do
 		case "$line" in
 		PASS:*) ok "$tag${line#PASS: }" ;;
 		FAIL:*) bad "$tag${line#FAIL: }" ;;
 		esac
-	done < <(grep -E '^(PASS|FAIL): sample:' "$log")
+	done < <(grep -E "^(PASS|FAIL): $word:" "$log")
 }
 
 # pctr(1) on the host, where there is no /dev/pctr (and PCTR_DEVICE

@@ -51,13 +51,7 @@ done
 # by Python's json module (testing/json-check; a guest on the sim).
 testing/json-check --kernel "$kb" >"$logdir/json-check.log" 2>&1
 jc=$?
-while read -r line; do
-	case "$line" in
-	PASS:*) ok "${line#PASS: }" ;;
-	FAIL:*) bad "${line#FAIL: }" ;;
-	esac
-done < <(grep -E '^(PASS|FAIL): json:' "$logdir/json-check.log")
-if ! grep -qE '^(PASS|FAIL): json:' "$logdir/json-check.log"; then
+if ! relay_checks "" json "$logdir/json-check.log"; then
 	tail -n 20 "$logdir/json-check.log"
 	bad "json-check ran (exit $jc)"
 fi
