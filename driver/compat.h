@@ -22,4 +22,15 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 }
 #endif
 
+/*
+ * The user's locked_vm (pinned pages charged to RLIMIT_MEMLOCK, shared
+ * by io_uring, perf and the network stack) exists only when one of its
+ * users is built: every kernel with networking or io_uring has it (the
+ * conditions 6.1 and 6.12 agree on).  Without it (the bench's sparc64
+ * guest kernels) policy.c counts pctr's own rings per user.
+ */
+#if defined(CONFIG_NET) || defined(CONFIG_IO_URING)
+#define PCTR_HAVE_USER_LOCKED_VM
+#endif
+
 #endif /* _PCTR_COMPAT_H */

@@ -34,7 +34,9 @@
 
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/list.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/pctr.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
@@ -43,8 +45,10 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "policy.h"
 
 static bool allow_kernel;
@@ -145,28 +149,105 @@ bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder)
 	return ok;
 }
 
+#ifdef PCTR_HAVE_USER_LOCKED_VM
+static int locked_add(struct user_struct *user, unsigned long pages,
+		      unsigned long limit)
+{
+	if (atomic_long_add_return(pages, &user->locked_vm) <= limit ||
+	    capable(CAP_IPC_LOCK))
+		return 0;
+	atomic_long_sub(pages, &user->locked_vm);
+	return -EPERM;
+}
+
+static void locked_sub(struct user_struct *user, unsigned long pages)
+{
+	atomic_long_sub(pages, &user->locked_vm);
+}
+#else
+/* pctr's own count per user: its rings hold a reference to @user. */
+struct pctr_locked {
+	struct list_head	node;
+	struct user_struct	*user;
+	unsigned long		pages;
+};
+static LIST_HEAD(pctr_locked);
+static DEFINE_MUTEX(pctr_locked_lock);
+
+static struct pctr_locked *locked_find(struct user_struct *user)
+{
+	struct pctr_locked *l;
+
+	list_for_each_entry(l, &pctr_locked, node)
+		if (l->user == user)
+			return l;
+	return NULL;
+}
+
+static int locked_add(struct user_struct *user, unsigned long pages,
+		      unsigned long limit)
+{
+	struct pctr_locked *l;
+	int ret = 0;
+
+	mutex_lock(&pctr_locked_lock);
+	l = locked_find(user);
+	if (!l) {
+		l = kzalloc(sizeof(*l), GFP_KERNEL);
+		if (!l) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		l->user = user;
+		list_add(&l->node, &pctr_locked);
+	}
+	if (l->pages + pages <= limit || capable(CAP_IPC_LOCK))
+		l->pages += pages;
+	else
+		ret = -EPERM;
+	if (!l->pages) {
+		list_del(&l->node);
+		kfree(l);
+	}
+out:
+	mutex_unlock(&pctr_locked_lock);
+	return ret;
+}
+
+static void locked_sub(struct user_struct *user, unsigned long pages)
+{
+	struct pctr_locked *l;
+
+	mutex_lock(&pctr_locked_lock);
+	l = locked_find(user);
+	if (!WARN_ON_ONCE(!l || l->pages < pages)) {
+		l->pages -= pages;
+		if (!l->pages) {
+			list_del(&l->node);
+			kfree(l);
+		}
+	}
+	mutex_unlock(&pctr_locked_lock);
+}
+#endif
+
 /*
  * A sampling ring of @pages pages is made for @user: charge them to its
- * locked memory.  0, or -EPERM over its allowance.
+ * locked memory.  0, -EPERM over its allowance, or -ENOMEM.  Process
+ * context, as the uncharge.
  */
 int pctr_charge_ring(struct user_struct *user, unsigned long pages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK);
-	unsigned long locked;
 
 	limit = limit == RLIM_INFINITY ? ULONG_MAX : limit >> PAGE_SHIFT;
 	limit = size_add(limit, ((unsigned long)READ_ONCE(ring_kb) *
 				 num_online_cpus()) >> (PAGE_SHIFT - 10));
-	locked = atomic_long_add_return(pages, &user->locked_vm);
-	if (locked > limit && !capable(CAP_IPC_LOCK)) {
-		atomic_long_sub(pages, &user->locked_vm);
-		return -EPERM;
-	}
-	return 0;
+	return locked_add(user, pages, limit);
 }
 
 /* The ring is freed. */
 void pctr_uncharge_ring(struct user_struct *user, unsigned long pages)
 {
-	atomic_long_sub(pages, &user->locked_vm);
+	locked_sub(user, pages);
 }
