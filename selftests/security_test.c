@@ -479,7 +479,7 @@ TEST_F(sec, no_ring_without_sampling)
 
 	SEC_START();
 	if (!self->root)
-		SKIP(return, "reloads the module");
+		SKIP(return, "needs root");
 	ASSERT_EQ(0, unload_wait());
 	ASSERT_EQ(0, load("pmu=sim sim_overflow=0"));
 	fd = open(PCTR_DEV, O_RDWR);

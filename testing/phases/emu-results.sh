@@ -168,12 +168,12 @@ suite_variants() {
 	local nb ns nu wb ws wu np nf wp nx
 	# The vendor's own variants all passed: backend_test's 6 (AMD
 	# has no fixed counters; one vCPU, no migration), security_test's
-	# 10 as root (one vCPU: no hotplug, no binding of another CPU)
-	# and its 5 unprivileged ones as uid 1000.
+	# 13 as root (one vCPU: no hotplug, no binding of another CPU)
+	# and its 7 unprivileged ones as uid 1000.
 	nb=$(grep -cE "^ok [0-9]+ backend\.$v\." "$log")
 	ns=$(grep -cE "^ok [0-9]+ sec\.$v\." "$log")
 	nu=$(grep -cE "^user: ok [0-9]+ sec\.$v\." "$log")
-	wb=6 ws=10 wu=5
+	wb=6 ws=13 wu=7
 	[ $v = amd ] && wb=$((wb - 1))
 	[ ${#smp[@]} = 0 ] && wb=$((wb - 1)) ws=$((ws - 2))
 	echo "  $t passed on the $v backend: backend_test $nb of $wb, security_test $ns of $ws as root, $nu of $wu as uid 1000"
