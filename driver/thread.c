@@ -475,21 +475,16 @@ static void thread_exit_settle(struct callback_head *work)
  */
 static void thread_probe_exit(void *data, struct task_struct *p)
 {
-	struct pctr_ctx *ctx;
+	struct pctr_ctx *ctx = p == current ? ctx_current() : NULL;
 
-	if (p != current)
-		return;
-	ctx = ctx_current();
-	if (!ctx)
-		return;
-	if (ctx->pmu) {
+	if (ctx && ctx->pmu) {
 		ctx_get(ctx);
 		ctx_note_task_work();
 		init_task_work(&ctx->exit_work, thread_exit_settle);
 		if (task_work_add(p, &ctx->exit_work, TWA_NONE))
 			ctx_put(ctx);
 	}
-	prog_destroy(ctx);
+	thread_gone(p);
 }
 
 /* Sampling asked to follow exec goes on, for a program one may trace. */
