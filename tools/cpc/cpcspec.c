@@ -33,6 +33,7 @@
 
 #include "pctr.h"
 #include "cpcspec.h"
+#include "../libmsg.h"
 
 const char *spec_prog = "cpc";
 
@@ -48,13 +49,7 @@ static void __attribute__((format(printf, 1, 2))) spec_err(const char *fmt, ...)
 
 void spec_errfn(const char *fn, int subcode, const char *fmt, va_list ap)
 {
-	char msg[1024];
-	size_t n;
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	fprintf(stderr, "%s: %s%s", spec_prog, msg,
-		n && msg[n - 1] == '\n' ? "" : "\n");
+	tool_libmsg(spec_prog, fmt, ap);
 }
 
 /* --- which counter can count what ------------------------------------ */

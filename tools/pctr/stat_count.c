@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "stat_internal.h"
+#include "../libmsg.h"
 
 struct shared {
 	atomic_uint	nrecs;
@@ -268,13 +269,7 @@ static int set_events(pctx_t *pctx)
 void count_cpc_errfn(const char *fn, int subcode, const char *fmt,
 		     va_list ap)
 {
-	char msg[512];
-	size_t len;
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	len = strlen(msg);
-	fprintf(stderr, "%s: %s%s", stat_prog, msg,
-		len && msg[len - 1] == '\n' ? "" : "\n");
+	tool_libmsg(stat_prog, fmt, ap);
 }
 
 void count_pctx_errfn(const char *fn, const char *fmt, va_list ap)
