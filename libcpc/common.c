@@ -75,6 +75,8 @@ void cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)
 int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
 		 const struct cpc_request *req)
 {
+	const char *what = req ? req->event : "binding";
+
 	switch (err) {
 	case EBUSY:
 		/* pctr_strerror() names the holder, as /proc shows it. */
@@ -89,22 +91,21 @@ int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
 	case EOPNOTSUPP:
 		return cpc_err(cpc, fn, CPC_NOT_SUPPORTED, ENOTSUP,
 			       "%s: this CPU cannot signal counter overflow (CPC_OVF_NOTIFY_EMT)",
-			       req ? req->event : "binding");
+			       what);
 	case EPERM:
 		/* The backend's refusal of AnyThread (security.rst). */
 		return cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES,
 			       "%s: not permitted (anythr needs CAP_PERFMON)",
-			       req ? req->event : "binding");
+			       what);
 	case EACCES:
 		/* pctr's kernel-mode rule (driver/policy.c). */
 		return cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES,
 			       "%s: counting in the kernel (CPC_COUNT_SYSTEM) is not permitted: it needs CAP_PERFMON, or kernel.perf_event_paranoid 1 or less where pctr follows perf's rule (Linux 6.12), or pctr loaded with allow_kernel=1",
-			       req ? req->event : "binding");
+			       what);
 	case EINVAL:
 		return cpc_err(cpc, fn, CPC_PIC_NOT_CAPABLE, EINVAL,
 			       "%s: the counter cannot count it so (pctr function 0x%llx)",
-			       req ? req->event : "binding",
-			       req ? (unsigned long long)req->fn : 0ULL);
+			       what, req ? (unsigned long long)req->fn : 0ULL);
 	}
 	return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, err, "%s",
 		       pctr_strerror(err));
