@@ -33,7 +33,7 @@
 
 /* The sim's default divider: sim_ticks_div counts every 1000 TSC ticks. */
 #define SIM_DIV		1000
-#define ROUNDS		3
+#define ROUNDS		5
 #define SLEEP_US	200000
 
 RELOAD_FIXTURE(sim16, "pmu=sim sim_width=16");
@@ -45,6 +45,7 @@ struct round {
 	uint64_t	ticks;		/* sim ticks counted (fixed 0) */
 	uint64_t	tsc0, tsc1;	/* the TSC around the round */
 	uint64_t	oncpu;		/* TSC ticks sched_switch had it on */
+	unsigned long	kept, loaded;	/* switch-ins of each kind */
 };
 
 struct sleeper {
@@ -90,6 +91,7 @@ static void *spinner_fn(void *arg)
 static void *sleeper_fn(void *arg)
 {
 	struct sleeper *s = arg;
+	unsigned long k0, l0, k1, l1;
 	struct pctrst a, b;
 	uint64_t v0, v1;
 	double c0, c1;
@@ -103,6 +105,7 @@ static void *sleeper_fn(void *arg)
 		goto out;
 	}
 	for (i = 0; i < ROUNDS; i++) {
+		starts(&k0, &l0);
 		s->r[i].tsc0 = rdtsc();
 		c0 = thread_cpu_sec();
 		v0 = pctr_vtsc(p);
@@ -114,6 +117,9 @@ static void *sleeper_fn(void *arg)
 		v1 = pctr_vtsc(p);
 		c1 = thread_cpu_sec();
 		s->r[i].tsc1 = rdtsc();
+		starts(&k1, &l1);
+		s->r[i].kept = k1 - k0;
+		s->r[i].loaded = l1 - l0;
 		s->r[i].cpu = c1 - c0;
 		s->r[i].vtsc = v1 - v0;
 		s->r[i].div = b.pctr_hwc[0] - a.pctr_hwc[0];
@@ -244,7 +250,8 @@ static void sleep_beside_spinner(struct __test_metadata *_metadata,
 	struct sleeper s = { .spin_counts = spin_counts };
 	double khz = self->m.khz;
 	pthread_t spinner, sleeper;
-	int i, traced;
+	double tight, loose;
+	int i, traced, over = 0;
 
 	traced = trace_begin() == 0;
 	ASSERT_EQ(0, pthread_create(&spinner, NULL, spinner_fn, &s));
@@ -264,9 +271,10 @@ static void sleep_beside_spinner(struct __test_metadata *_metadata,
 	for (i = 0; i < ROUNDS; i++) {
 		struct round *r = &s.r[i];
 
-		TH_LOG("sleep %d: counted %.3f ms (div) %.3f ms (ticks); on the CPU %.3f ms (sched_switch), %.3f ms (virtual TSC); CPU time %.3f ms",
+		TH_LOG("sleep %d: counted %.3f ms (div) %.3f ms (ticks); on the CPU %.3f ms (sched_switch), %.3f ms (virtual TSC); CPU time %.3f ms; pctr's switch-ins %lu kept, %lu loaded",
 		       i, r->div * (double)SIM_DIV / khz, r->ticks / khz,
-		       r->oncpu / khz, r->vtsc / khz, r->cpu * 1e3);
+		       r->oncpu / khz, r->vtsc / khz, r->cpu * 1e3,
+		       r->kept, r->loaded);
 		/*
 		 * The 16-bit counter and the 64-bit one counted alike: each
 		 * start of the counters (a switch-in, a thaw after a wrap)
@@ -275,22 +283,34 @@ static void sleep_beside_spinner(struct __test_metadata *_metadata,
 		EXPECT_LE(r->div, r->ticks / SIM_DIV + 16);
 		EXPECT_LE(r->ticks / SIM_DIV, r->div + 16);
 		/*
-		 * Only while pctr's own hooks had the thread switched in
-		 * (the counters stop just after the virtual TSC's sample at
-		 * a switch-out: the same 1 ms of slack as below).
+		 * Only while pctr's own hooks had the thread switched in,
+		 * and only while the scheduler had it on a CPU.  The
+		 * counters start and stop a little after the virtual TSC's
+		 * samples, and after the sched_switch tracepoint (pctr's
+		 * hooks run in prepare_task_switch(), which follows it): a
+		 * few microseconds a switch, so 1 ms of slack, and half as
+		 * much again on the scheduler's figure.
+		 *
+		 * But the TSC runs on while the host does not run the
+		 * guest, and a stall that lands in those few microseconds
+		 * is counted (8.7 ms was seen once in some 70 rounds on
+		 * 6.1, 2 vCPUs, beside a make check).  Such a round is an
+		 * accident of the host: one in ROUNDS may go over the
+		 * tight bound, by at most 50 ms.  Counting through the
+		 * sleep beside a spinner goes over in most rounds, by up to
+		 * 200 ms each.
 		 */
-		EXPECT_LE(r->ticks, r->vtsc + khz);
-		/*
-		 * Only while the scheduler had it on a CPU.  Its hooks run
-		 * a little after the tracepoint at each of a round's two
-		 * switch-outs (prepare_task_switch() follows it): a few
-		 * microseconds, so 1 ms of slack, and half as much again
-		 * for a vCPU the host stalls just there.  Counting through
-		 * the sleep, beside a spinner, would add up to 200 ms.
-		 */
+		tight = khz + 0.0;
+		loose = khz * 50.0;
+		if (r->ticks > r->vtsc + tight ||
+		    (traced && r->ticks > r->oncpu * 1.5 + tight))
+			over++;
+		EXPECT_LE(r->ticks, r->vtsc + loose);
 		if (traced)
-			EXPECT_LE(r->ticks, r->oncpu * 1.5 + khz);
+			EXPECT_LE(r->ticks, r->oncpu * 1.5 + loose);
 	}
+	TH_LOG("%d of %d rounds over the tight bound", over, ROUNDS);
+	EXPECT_LE(over, 1);
 }
 
 TEST_F_TIMEOUT(sim16, sleeper_beside_counting_spinner, 60)
