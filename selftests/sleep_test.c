@@ -164,7 +164,6 @@ static int trace_begin(void)
 		mount("nodev", TRACING, "tracefs", 0, NULL);
 	if (trace_write("tracing_on", "0") ||
 	    trace_write("trace_clock", "x86-tsc") ||
-	    trace_write("buffer_size_kb", "4096") ||
 	    trace_write("trace", "") ||
 	    trace_write("events/sched/sched_switch/filter",
 			"prev_comm == \"sleep_test\" || next_comm == \"sleep_test\"") ||
