@@ -1138,11 +1138,7 @@ FIXTURE_SETUP(cpcbe)
 	/* libcpc opens its own descriptor. */
 	close(self->m.fd);
 	self->m.fd = -1;
-	self->cpc = cpc_open(CPC_VER_CURRENT);
-	ASSERT_NE(NULL, self->cpc);
-	cpc_seterrhndlr(self->cpc, quiet_errfn);
-	self->set = cpc_set_create(self->cpc);
-	ASSERT_NE(NULL, self->set);
+	CPC_OPEN_SET();
 }
 
 FIXTURE_TEARDOWN(cpcbe)

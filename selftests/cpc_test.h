@@ -49,6 +49,18 @@ static void quiet_errfn(const char *fn, int subcode, const char *fmt,
 	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
 }
 
+/*
+ * A fixture's libcpc handle (self->cpc), its errors counted quietly by
+ * quiet_errfn, and an empty set (self->set).
+ */
+#define CPC_OPEN_SET() do {						\
+	self->cpc = cpc_open(CPC_VER_CURRENT);				\
+	ASSERT_NE(NULL, self->cpc);					\
+	cpc_seterrhndlr(self->cpc, quiet_errfn);			\
+	self->set = cpc_set_create(self->cpc);				\
+	ASSERT_NE(NULL, self->set);					\
+} while (0)
+
 FIXTURE(cpc) {
 	char		params[256];
 	cpc_t		*cpc;
@@ -77,11 +89,7 @@ FIXTURE_SETUP(cpc)
 	self->khz = p->info.pi_tsc_khz;
 	pctr_close(p);
 	ASSERT_NE(0, self->khz);
-	self->cpc = cpc_open(CPC_VER_CURRENT);
-	ASSERT_NE(NULL, self->cpc);
-	cpc_seterrhndlr(self->cpc, quiet_errfn);
-	self->set = cpc_set_create(self->cpc);
-	ASSERT_NE(NULL, self->set);
+	CPC_OPEN_SET();
 }
 
 FIXTURE_TEARDOWN(cpc)
