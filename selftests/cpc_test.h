@@ -107,6 +107,33 @@ FIXTURE_TEARDOWN(cpc)
 	EXPECT_EQ(0, reload(self->params));
 }
 
+/*
+ * Samples @a, runs @work(@sec), samples @b, reading @clock on both sides
+ * of each sample: what the set counted in between lies between the time
+ * from after the first sample to before the second (*@in_ms) and from
+ * before the first to after the second (*@out_ms), however long the
+ * host stalls the vCPU within a sample.  0, or -1 if a sample failed.
+ */
+static inline int sample_around(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *a,
+				cpc_buf_t *b, double (*clock)(void),
+				void (*work)(double), double sec,
+				double *in_ms, double *out_ms)
+{
+	double o0, i0, i1;
+
+	o0 = clock();
+	if (cpc_set_sample(cpc, set, a))
+		return -1;
+	i0 = clock();
+	work(sec);
+	i1 = clock();
+	if (cpc_set_sample(cpc, set, b))
+		return -1;
+	*out_ms = (clock() - o0) * 1e3;
+	*in_ms = (i1 - i0) * 1e3;
+	return 0;
+}
+
 /* A buffer for @set in each cpc_buf_t ** given, up to NULL; 0 if all made. */
 static inline int make_bufs(cpc_t *cpc, cpc_set_t *set, ...)
 {
