@@ -101,7 +101,7 @@ TEST_F_TIMEOUT(cpc, cpu_binding, 60)
 	cpc_set_t *lwp, *other;
 	cpu_set_t before, only;
 	uint64_t ticks, tick, v;
-	double o0, i0, i1, ms, in_ms;
+	double ms, in_ms;
 	pctx_t *pctx;
 	pid_t kid;
 
@@ -132,19 +132,11 @@ TEST_F_TIMEOUT(cpc, cpu_binding, 60)
 
 	/*
 	 * The sim counts the CPU's TSC ticks; this thread spins there.  The
-	 * clock on both sides of each sample: the count lies between the
-	 * time from after the first to before the second (@in_ms) and from
-	 * before the first to after the second (@ms), however long the host
-	 * stalls the vCPU within a sample.
+	 * clock on both sides of each sample: the count lies between
+	 * @in_ms and @ms.
 	 */
-	o0 = now_sec();
-	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
-	i0 = now_sec();
-	spin(0.2);
-	i1 = now_sec();
-	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
-	ms = (now_sec() - o0) * 1e3;
-	in_ms = (i1 - i0) * 1e3;
+	ASSERT_EQ(0, sample_around(self->cpc, self->set, a, b, now_sec, spin,
+				   0.2, &in_ms, &ms));
 	cpc_buf_sub(self->cpc, d, b, a);
 	cpc_buf_get(self->cpc, d, 0, &ticks);
 	tick = cpc_buf_tick(self->cpc, d);

@@ -192,7 +192,7 @@ TEST_F(cpc, sample_counts_run_time)
 {
 	cpc_buf_t *a, *b, *d;
 	uint64_t ticks, divs, fn, vtsc;
-	double c0, c1, ci0, ci1, cpu_ms, in_ms, hr_ms;
+	double cpu_ms, in_ms, hr_ms;
 	int i0, i1, slot;
 
 	i0 = cpc_set_add_request(self->cpc, self->set, "sim_ticks", 0, US, 0,
@@ -219,19 +219,12 @@ TEST_F(cpc, sample_counts_run_time)
 	 * certainly counted.  A vCPU the host stalls inside a sample then
 	 * widens one span, and the bounds take each from the right one.
 	 */
-	c0 = thread_cpu_sec();
-	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, a));
-	ci0 = thread_cpu_sec();
-	spin_cpu(0.3);
-	ci1 = thread_cpu_sec();
-	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, b));
-	c1 = thread_cpu_sec();
+	ASSERT_EQ(0, sample_around(self->cpc, self->set, a, b, thread_cpu_sec,
+				   spin_cpu, 0.3, &in_ms, &cpu_ms));
 	cpc_buf_sub(self->cpc, d, b, a);
 	ASSERT_EQ(0, cpc_buf_get(self->cpc, d, i0, &ticks));
 	ASSERT_EQ(0, cpc_buf_get(self->cpc, d, i1, &divs));
 	vtsc = cpc_buf_tick(self->cpc, d);
-	cpu_ms = (c1 - c0) * 1e3;
-	in_ms = (ci1 - ci0) * 1e3;
 	hr_ms = (cpc_buf_hrtime(self->cpc, b) -
 		 cpc_buf_hrtime(self->cpc, a)) / 1e6;
 	TH_LOG("thread CPU %.1f..%.1f ms: sim_ticks %.1f ms, sim_ticks_div*64 %.1f ms, tick %.1f ms, hrtime %.1f ms",
@@ -1138,11 +1131,7 @@ FIXTURE_SETUP(cpcbe)
 	/* libcpc opens its own descriptor. */
 	close(self->m.fd);
 	self->m.fd = -1;
-	self->cpc = cpc_open(CPC_VER_CURRENT);
-	ASSERT_NE(NULL, self->cpc);
-	cpc_seterrhndlr(self->cpc, quiet_errfn);
-	self->set = cpc_set_create(self->cpc);
-	ASSERT_NE(NULL, self->set);
+	CPC_OPEN_SET();
 }
 
 FIXTURE_TEARDOWN(cpcbe)

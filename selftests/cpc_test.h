@@ -49,6 +49,18 @@ static void quiet_errfn(const char *fn, int subcode, const char *fmt,
 	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
 }
 
+/*
+ * A fixture's libcpc handle (self->cpc), its errors counted quietly by
+ * quiet_errfn, and an empty set (self->set).
+ */
+#define CPC_OPEN_SET() do {						\
+	self->cpc = cpc_open(CPC_VER_CURRENT);				\
+	ASSERT_NE(NULL, self->cpc);					\
+	cpc_seterrhndlr(self->cpc, quiet_errfn);			\
+	self->set = cpc_set_create(self->cpc);				\
+	ASSERT_NE(NULL, self->set);					\
+} while (0)
+
 FIXTURE(cpc) {
 	char		params[256];
 	cpc_t		*cpc;
@@ -77,11 +89,7 @@ FIXTURE_SETUP(cpc)
 	self->khz = p->info.pi_tsc_khz;
 	pctr_close(p);
 	ASSERT_NE(0, self->khz);
-	self->cpc = cpc_open(CPC_VER_CURRENT);
-	ASSERT_NE(NULL, self->cpc);
-	cpc_seterrhndlr(self->cpc, quiet_errfn);
-	self->set = cpc_set_create(self->cpc);
-	ASSERT_NE(NULL, self->set);
+	CPC_OPEN_SET();
 }
 
 FIXTURE_TEARDOWN(cpc)
@@ -97,6 +105,33 @@ FIXTURE_TEARDOWN(cpc)
 		EXPECT_EQ(0, cpc_close(self->cpc));
 	EXPECT_EQ(0, read_long(PCTR_SYSFS "/contexts"));
 	EXPECT_EQ(0, reload(self->params));
+}
+
+/*
+ * Samples @a, runs @work(@sec), samples @b, reading @clock on both sides
+ * of each sample: what the set counted in between lies between the time
+ * from after the first sample to before the second (*@in_ms) and from
+ * before the first to after the second (*@out_ms), however long the
+ * host stalls the vCPU within a sample.  0, or -1 if a sample failed.
+ */
+static inline int sample_around(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *a,
+				cpc_buf_t *b, double (*clock)(void),
+				void (*work)(double), double sec,
+				double *in_ms, double *out_ms)
+{
+	double o0, i0, i1;
+
+	o0 = clock();
+	if (cpc_set_sample(cpc, set, a))
+		return -1;
+	i0 = clock();
+	work(sec);
+	i1 = clock();
+	if (cpc_set_sample(cpc, set, b))
+		return -1;
+	*out_ms = (clock() - o0) * 1e3;
+	*in_ms = (i1 - i0) * 1e3;
+	return 0;
 }
 
 /* A buffer for @set in each cpc_buf_t ** given, up to NULL; 0 if all made. */

@@ -144,6 +144,14 @@ FIXTURE_SETUP(sec)
 		return;							\
 } while (0)
 
+/* A test that passes when @fn, run as the unprivileged user, returns 0. */
+#define TEST_AS_USER(name, fn)						\
+TEST_F(sec, name)							\
+{									\
+	SEC_START();							\
+	EXPECT_EQ(0, as_user(fn));					\
+}
+
 FIXTURE_TEARDOWN(sec)
 {
 	if (!self->root || !self->ready)
@@ -209,11 +217,7 @@ static int kernel_refused(void)
 	return 0;
 }
 
-TEST_F(sec, user_kernel_mode_is_eacces)
-{
-	SEC_START();
-	EXPECT_EQ(0, as_user(kernel_refused));
-}
+TEST_AS_USER(user_kernel_mode_is_eacces, kernel_refused)
 
 /* A thread binding with PCTR_K, by a tracer of the same user. */
 static int bind_kernel_refused(void)
@@ -264,11 +268,7 @@ out:
 	return ret;
 }
 
-TEST_F(sec, user_thread_binding_kernel_mode_is_eacces)
-{
-	SEC_START();
-	EXPECT_EQ(0, as_user(bind_kernel_refused));
-}
+TEST_AS_USER(user_thread_binding_kernel_mode_is_eacces, bind_kernel_refused)
 
 /* --- taking the PMU ------------------------------------------------- */
 
@@ -310,11 +310,7 @@ static int never_takes(void)
 	return 0;
 }
 
-TEST_F(sec, read_only_and_page_never_take_the_pmu)
-{
-	SEC_START();
-	EXPECT_EQ(0, as_user(never_takes));
-}
+TEST_AS_USER(read_only_and_page_never_take_the_pmu, never_takes)
 
 /*
  * A process that counted has given the counters back by the time its
@@ -583,11 +579,7 @@ static int page_rules(void)
 	return 0;
 }
 
-TEST_F(sec, page_is_read_only_not_exec_not_inherited)
-{
-	SEC_START();
-	EXPECT_EQ(0, as_user(page_rules));
-}
+TEST_AS_USER(page_is_read_only_not_exec_not_inherited, page_rules)
 
 /* --- root only ------------------------------------------------------------ */
 

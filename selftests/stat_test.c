@@ -351,6 +351,25 @@ static const char *self_path(void)
 	return path;
 }
 
+/*
+ * Run the workload, @n loops, under "pctr stat @opts-x, -e @ev" with
+ * its output in @out: the user-mode count of @ev it gives.
+ */
+static unsigned long long stat_workload(struct __test_metadata *_metadata,
+					const char *opts, const char *ev,
+					unsigned long n, char *out, size_t size)
+{
+	char args[512], f[4][64];
+
+	snprintf(args, sizeof(args),
+		 "stat %s-x, -e %s -- env STAT_WORKLOAD=%lu %s 2>&1", opts, ev,
+		 n, self_path());
+	ASSERT_EQ(7, run(0, args, out, size)) TH_LOG("%s", out);
+	snprintf(args, sizeof(args), "%s:u", ev);
+	ASSERT_TRUE(csv_line(out, args, f)) TH_LOG("%s", out);
+	return strtoull(f[0], NULL, 10);
+}
+
 /* -t -x lines "pid/lwp,count,event": their sum and number, pids seen. */
 struct per_thread {
 	unsigned long long sum, big[16];
@@ -393,18 +412,14 @@ static void per_thread_lines(const char *out, const char *event,
  */
 TEST_F(sim, threads_and_children_are_counted)
 {
-	char out[16384], args[512], f[4][64];
+	char out[16384], f[4][64];
 	unsigned long long total;
 	struct per_thread pt;
 	unsigned int i;
 
 	RETURN_IF_SKIPPED();
-	snprintf(args, sizeof(args),
-		 "stat -t -x, -e sim_ticks -- env STAT_WORKLOAD=2000000 %s 2>&1",
-		 self_path());
-	ASSERT_EQ(7, run(0, args, out, sizeof(out))) TH_LOG("%s", out);
-	ASSERT_TRUE(csv_line(out, "sim_ticks:u", f)) TH_LOG("%s", out);
-	total = strtoull(f[0], NULL, 10);
+	total = stat_workload(_metadata, "-t ", "sim_ticks", 2000000, out,
+			      sizeof(out));
 	per_thread_lines(out, "sim_ticks:u", &pt);
 	EXPECT_EQ(6, pt.n) TH_LOG("%s", out);
 	EXPECT_EQ(2, pt.npids) TH_LOG("%s", out);
@@ -428,19 +443,15 @@ TEST_F(sim, threads_and_children_are_counted)
  */
 TEST_F(sim, intervals_add_up_to_the_total)
 {
-	char out[65536], args[512], f[4][64], label[128];
+	char out[65536], label[128];
 	unsigned long long total, c, sum = 0;
 	unsigned int lines = 0;
 	double t, last = 0;
 	const char *l;
 
 	RETURN_IF_SKIPPED();
-	snprintf(args, sizeof(args),
-		 "stat -I 20 -x, -e sim_ticks -- env STAT_WORKLOAD=10000000 %s 2>&1",
-		 self_path());
-	ASSERT_EQ(7, run(0, args, out, sizeof(out))) TH_LOG("%s", out);
-	ASSERT_TRUE(csv_line(out, "sim_ticks:u", f)) TH_LOG("%s", out);
-	total = strtoull(f[0], NULL, 10);
+	total = stat_workload(_metadata, "-I 20 ", "sim_ticks", 10000000, out,
+			      sizeof(out));
 	for (l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		if (sscanf(l, "%lf,%llu,%127[^\n]", &t, &c, label) != 3 ||
 		    !strchr(l, '.') || strchr(label, ','))
@@ -539,19 +550,14 @@ FIXTURE_TEARDOWN(intel)
 TEST_F(intel, children_and_threads_counted_exactly)
 {
 	unsigned long long c[2];
-	char out[16384], args[512], f[4][64];
+	char out[16384];
 	unsigned long n[2] = { 1000000, 2000000 };
 	int i;
 
 	RETURN_IF_SKIPPED();
-	for (i = 0; i < 2; i++) {
-		snprintf(args, sizeof(args),
-			 "stat -x, -e instructions -- env STAT_WORKLOAD=%lu %s 2>&1",
-			 n[i], self_path());
-		ASSERT_EQ(7, run(0, args, out, sizeof(out))) TH_LOG("%s", out);
-		ASSERT_TRUE(csv_line(out, "instructions:u", f)) TH_LOG("%s", out);
-		c[i] = strtoull(f[0], NULL, 10);
-	}
+	for (i = 0; i < 2; i++)
+		c[i] = stat_workload(_metadata, "", "instructions", n[i], out,
+				     sizeof(out));
 	TH_LOG("%llu and %llu instructions: %lld more, %lu expected", c[0],
 	       c[1], (long long)(c[1] - c[0]), 8 * (n[1] - n[0]));
 	EXPECT_GE(1000, llabs((long long)(c[1] - c[0]) -
@@ -566,22 +572,16 @@ TEST_F(intel, children_and_threads_counted_exactly)
 TEST_F(intel, libpfm4_names)
 {
 	unsigned long long c[2];
-	char out[16384], args[512], f[4][64];
+	char out[16384];
 	static const char *const ev[2] = {
 		"instructions", "ix86arch::INSTRUCTION_RETIRED",
 	};
 	int i;
 
 	RETURN_IF_SKIPPED();
-	for (i = 0; i < 2; i++) {
-		snprintf(args, sizeof(args),
-			 "stat -x, -e %s -- env STAT_WORKLOAD=1000000 %s 2>&1",
-			 ev[i], self_path());
-		ASSERT_EQ(7, run(0, args, out, sizeof(out))) TH_LOG("%s", out);
-		snprintf(args, sizeof(args), "%s:u", ev[i]);
-		ASSERT_TRUE(csv_line(out, args, f)) TH_LOG("%s", out);
-		c[i] = strtoull(f[0], NULL, 10);
-	}
+	for (i = 0; i < 2; i++)
+		c[i] = stat_workload(_metadata, "", ev[i], 1000000, out,
+				     sizeof(out));
 	TH_LOG("%s %llu, %s %llu", ev[0], c[0], ev[1], c[1]);
 	EXPECT_GE(1000, llabs((long long)(c[1] - c[0])));
 }

@@ -35,6 +35,19 @@ failed=()
 ok() { pass=$((pass + 1)); echo "PASS: $1"; }
 bad() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL: $1"; }
 
+# verdict NAME LOG TEST: pass NAME when the function TEST finds what it
+# wants in LOG (TEST LOG succeeds); else show LOG's last 20 lines and
+# fail NAME.
+verdict() {
+	local name=$1 log=$2 test=$3
+	if "$test" "$log"; then
+		ok "$name"
+	else
+		tail -n 20 "$log"
+		bad "$name"
+	fi
+}
+
 # Add counts from a line "WORD: N passed, N failed, N skipped".
 add_counts() {
 	local what=$1 line=$2 p f s

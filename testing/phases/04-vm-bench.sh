@@ -45,44 +45,40 @@ grep -q 'COMMAND exited 3' "$bench/3b.log" && [ $rc = 120 ] &&
 grep -q '^add: link arrived as its file' "$bench/3b.log" &&
 	ok "vm/run --add copies the file a symbolic link points to" ||
 	bad "vm/run --add copies the file a symbolic link points to"
+# What each guest check below looks for in its guest's log.
+info_shown() {
+	grep -q '^backend ' "$1" && grep -q '^tsc .*MHz measured' "$1"
+}
+selfcheck_all_skipped() {
+	grep -q '^selfcheck exit 0' "$1" &&
+		grep -Eq '^selfcheck: 0 passed, 0 failed, [1-9][0-9]* skipped' "$1"
+}
+bench_table_shown() {
+	grep -Eq '^baseline +[0-9.]+' "$1" &&
+		grep -Eq '^pctr +[0-9.]+ +[+-][0-9.]+' "$1" &&
+		grep -Eq '^perf task-clock +[0-9.]+ +[+-][0-9.]+' "$1"
+}
+selfcheck_all_passed() {
+	grep -q '^selfcheck exit 0' "$1" &&
+		grep -Eq '^selfcheck: [1-9][0-9]* passed, 0 failed' "$1"
+}
 # Two guests, each for several checks (a boot costs): without a PMU,
 # the readout and the self-check; on the simulated PMU, the benchmark
 # and the self-check.
 testing/vm/run --kernel "$kb" -- sh -c '
 	pctr info
 	pctr selfcheck; echo "selfcheck exit $?"' >"$bench/4.log" 2>&1
-if grep -q '^backend ' "$bench/4.log" && grep -q '^tsc .*MHz measured' "$bench/4.log"; then
-	ok "make run's readout (pctr info in a guest)"
-else
-	tail -n 20 "$bench/4.log"
-	bad "make run's readout (pctr info in a guest)"
-fi
+verdict "make run's readout (pctr info in a guest)" "$bench/4.log" info_shown
 # The hardware self-check: without a PMU every check skips, cleanly;
 # on the simulated PMU its own plumbing checks pass.
-if grep -q '^selfcheck exit 0' "$bench/4.log" &&
-   grep -Eq '^selfcheck: 0 passed, 0 failed, [1-9][0-9]* skipped' "$bench/4.log"; then
-	ok "pctr selfcheck skips every check without a PMU"
-else
-	tail -n 20 "$bench/4.log"
-	bad "pctr selfcheck skips every check without a PMU"
-fi
+verdict "pctr selfcheck skips every check without a PMU" "$bench/4.log" \
+	selfcheck_all_skipped
 # The benchmark runs and prints its table (figures, not a verdict).
 testing/vm/run --kernel "$kb" --param pmu=sim -- sh -c '
 	ctxsw_bench 5000 3
 	pctr selfcheck --no-perf; echo "selfcheck exit $?"' >"$bench/5.log" 2>&1
-if grep -Eq '^baseline +[0-9.]+' "$bench/5.log" &&
-   grep -Eq '^pctr +[0-9.]+ +[+-][0-9.]+' "$bench/5.log" &&
-   grep -Eq '^perf task-clock +[0-9.]+ +[+-][0-9.]+' "$bench/5.log"; then
-	ok "ctxsw_bench prints pctr and perf side by side"
-else
-	tail -n 20 "$bench/5.log"
-	bad "ctxsw_bench prints pctr and perf side by side"
-fi
-if grep -q '^selfcheck exit 0' "$bench/5.log" &&
-   grep -Eq '^selfcheck: [1-9][0-9]* passed, 0 failed' "$bench/5.log"; then
-	ok "pctr selfcheck passes on the simulated PMU"
-else
-	tail -n 20 "$bench/5.log"
-	bad "pctr selfcheck passes on the simulated PMU"
-fi
+verdict "ctxsw_bench prints pctr and perf side by side" "$bench/5.log" \
+	bench_table_shown
+verdict "pctr selfcheck passes on the simulated PMU" "$bench/5.log" \
+	selfcheck_all_passed
 end_phase

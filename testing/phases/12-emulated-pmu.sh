@@ -100,12 +100,22 @@ suite_stream() {
 	echo $? >"$emu/bench.rc"
 	echo $(($(date +%s) - t1)) >"$emu/bench.secs"
 }
+# lines_found LABEL LOG RE...: whether every extended regexp RE matches
+# a line of LOG; each one that does not is shown as "  LABEL RE".
+lines_found() {
+	local label=$1 log=$2 re rc=0
+	shift 2
+	for re; do
+		grep -Eq "$re" "$log" || { echo "  $label $re"; rc=1; }
+	done
+	return $rc
+}
 # The benchmarks against perf's hardware events (make bench, short: one
 # guest on the emulated Intel PMU under -icount).  What is checked is
 # that every comparison row and verdict line is there with its figures,
 # not what the ratios are (Documentation/testing.rst).
 bench_results() {
-	local log rc t num rows_ok verdicts_ok re
+	local log rc t num rows_ok verdicts_ok
 	log=$emu/bench.log
 	rc=$(cat "$emu/bench.rc" 2>/dev/null || echo 125)
 	echo "check: make bench, short, on the emulated Intel PMU: $(cat "$emu/bench.secs" 2>/dev/null)s (exit $rc; beside the AMD guests)"
@@ -114,7 +124,8 @@ bench_results() {
 	[ $rc = 0 ] && ok "$t both benchmarks ran and printed their figures" ||
 		bad "$t both benchmarks ran and printed their figures (exit $rc)"
 	rows_ok=1
-	for re in "^pctr insns +$num +[+-]$num\$" "^pctr insns\+cycles +$num +[+-]$num\$" \
+	lines_found "$t no row:" "$log" \
+		  "^pctr insns +$num +[+-]$num\$" "^pctr insns\+cycles +$num +[+-]$num\$" \
 		  "^perf insns +$num +[+-]$num\$" "^perf insns\+cycles +$num +[+-]$num\$" \
 		  "^bare rdpmc \(pctr's counter\) +$num " "^pctr_read slot 0 \(inline\) +$num " \
 		  "^PCIOCRD \(pctr_read_all\), 1 slot +$num " \
@@ -128,13 +139,13 @@ bench_results() {
 		  "^pctr record -c 20000 +$num +[+-]$num +[1-9][0-9]* +$num/s +-?$num$" \
 		  "^perf record -c 20000 +$num +[+-]$num +[1-9][0-9]* +$num/s +-?$num$" \
 		  "^pctr, one sample +- +[+-]$num +[1-9][0-9]* +- +-?$num$" \
-		  "^perf, one sample +- +[+-]$num +[1-9][0-9]* +- +-?$num$"; do
-		grep -Eq "$re" "$log" || { echo "  $t no row: $re"; rows_ok=0; }
-	done
+		  "^perf, one sample +- +[+-]$num +[1-9][0-9]* +- +-?$num$" ||
+		rows_ok=0
 	[ $rows_ok = 1 ] && ok "$t pctr and perf's hardware events side by side (context switch, reads, sampling)" ||
 		bad "$t pctr and perf's hardware events side by side (context switch, reads, sampling)"
 	verdicts_ok=1
-	for re in "^verdict: added context-switch cost, pctr / perf, instructions = [+-]$num / [+-]$num = $num \(target <= 0\.5\): (met|NOT met, by $num)" \
+	lines_found "$t no line:" "$log" \
+		  "^verdict: added context-switch cost, pctr / perf, instructions = [+-]$num / [+-]$num = $num \(target <= 0\.5\): (met|NOT met, by $num)" \
 		  "^verdict: added context-switch cost, pctr / perf, instructions\+cycles = [+-]$num / [+-]$num = $num \(target <= 0\.5\): (met|NOT met, by $num)" \
 		  "^verdict: inline counter read \(pctr_read\) / bare rdpmc = $num / $num = $num \(target <= 1\.3\): (met|NOT met, by $num)" \
 		  "^verdict: PCIOCRD, 1 slot / perf read\(\) of a hardware event = $num / $num = $num \(target <= 1\.0\): (met|NOT met, by $num)" \
@@ -145,9 +156,8 @@ bench_results() {
 		  "^sampling overhead <= perf record at the same period: every 1000000 instructions" \
 		  "^verdict: the cost of one sample, pctr / perf = [+-]$num / [+-]$num = $num \(target <= 1\.0\): (met|NOT met, by $num)" \
 		  "^sampling overhead <= perf record at the same period: every 100000 instructions" \
-		  "^sampling overhead <= perf record at the same period: one sample"; do
-		grep -Eq "$re" "$log" || { echo "  $t no line: $re"; verdicts_ok=0; }
-	done
+		  "^sampling overhead <= perf record at the same period: one sample" ||
+		verdicts_ok=0
 	# A summary verdict for each measured target: rdpmc, context switch
 	# (two), PCIOCRD (two), sampling (two periods, one sample) and
 	# pctr_vtsc.
