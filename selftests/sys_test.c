@@ -611,6 +611,172 @@ TEST_F(sysx86, perf_zeroing_a_counter_is_no_bogus_count)
 	EXPECT_LT(0, st.pctr_hwc[0]);
 }
 
+/* A fault exits with 90 + the CPU it happened on. */
+static void rdpmc_fault(int sig)
+{
+	_exit(90 + sched_getcpu());
+}
+
+/*
+ * In a child: open the device on CPU @a, rdpmc on CPU @b (the leave
+ * follows the process to a CPU it had not run on), close, then rdpmc on
+ * CPU @c, which must fault.  0 if all went so; 90 + @b: the first
+ * faulted; 63: the second read; else what failed.
+ */
+static int rdpmc_follows(int a, int b, int c)
+{
+	pid_t pid = fork();
+	int fd, r;
+
+	if (pid < 0)
+		return -1;
+	if (pid) {
+		r = wait_exit(pid);
+		return r == 90 + c ? 0 : r;
+	}
+	signal(SIGSEGV, rdpmc_fault);
+	pin_to_cpu(a);
+	fd = open(PCTR_DEV, O_RDONLY);
+	if (fd < 0)
+		_exit(60);
+	pin_to_cpu(b);
+	if (sched_getcpu() != b)
+		_exit(61);
+	(void)rdpmc(0);
+	close(fd);
+	pin_to_cpu(c);
+	if (sched_getcpu() != c)
+		_exit(62);
+	(void)rdpmc(0);
+	_exit(63);
+}
+
+/*
+ * The open and the close tell only the CPUs the process ran on; a CPU
+ * it moves to later gets the right CR4.PCE at the switch: rdpmc works
+ * there while the device is open and faults there once it is closed.
+ * The children come from a helper forked before the function is set:
+ * a fork copies the address space's rdpmc leave (perf_rdpmc_allowed),
+ * and this process has the leave of its own descriptor once it is set.
+ */
+TEST_F(sysx86, rdpmc_follows_the_process)
+{
+	int n = online_cpus(), go[2], i, r;
+	char c = 0;
+	pid_t pid;
+
+	RETURN_IF_SKIPPED();
+	if (!x86_backend(self->m.fd))
+		SKIP(return, "no Intel or AMD backend here");
+	if (n < 2)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < n; i++) {
+			r = rdpmc_follows(i, (i + 1) % n, i);
+			if (!r)
+				r = rdpmc_follows(i, (i + 1) % n, (i + 2) % n);
+			if (r) {
+				fprintf(stderr, "# from CPU %d: %d\n", i, r);
+				_exit(r ?: 1);
+			}
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	close(go[1]);
+	EXPECT_EQ(0, wait_exit(pid));
+}
+
+/* Each CPU's function-call interrupts (/proc/interrupts, CAL); 0 if read. */
+static int call_irqs(unsigned long long *v, int n)
+{
+	char line[4096], *p, *end;
+	FILE *f = fopen("/proc/interrupts", "r");
+	int i, ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "CAL:", 4))
+			continue;
+		p += 4;
+		for (i = 0; i < n; i++) {
+			v[i] = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+			p = end;
+		}
+		ret = i == n ? 0 : -1;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+#define OPENS	2000
+
+/*
+ * A process on CPU 0 that opens and closes the device in a loop while
+ * functions are set switches its rdpmc leave each time: only CPU 0 may
+ * hear of it, not every CPU (issue 26, point 7).  The child is forked
+ * before the function is set, so its address space starts with no leave
+ * from this process's descriptor.
+ */
+TEST_F(sysx86, open_close_interrupts_no_other_cpu)
+{
+	unsigned long long a[8], b[8];
+	int n = online_cpus(), go[2], i, fd;
+	char c = 0;
+	pid_t pid;
+
+	RETURN_IF_SKIPPED();
+	if (!x86_backend(self->m.fd))
+		SKIP(return, "no Intel or AMD backend here");
+	if (n < 2)
+		SKIP(return, "one CPU");
+	if (call_irqs(a, n))
+		SKIP(return, "no CAL line in /proc/interrupts");
+	ASSERT_EQ(0, pipe(go));
+	pin_to_cpu(0);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(70);
+		for (i = 0; i < OPENS; i++) {
+			fd = open(PCTR_DEV, O_RDONLY);
+			if (fd < 0)
+				_exit(71);
+			if (!i)
+				(void)rdpmc(0);	/* granted here */
+			close(fd);
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
+	ASSERT_EQ(0, call_irqs(a, n));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	close(go[1]);
+	EXPECT_EQ(0, wait_exit(pid));
+	ASSERT_EQ(0, call_irqs(b, n));
+	for (i = 1; i < n; i++) {
+		TH_LOG("CPU %d: %llu function-call interrupts in %d opens",
+		       i, b[i] - a[i], OPENS);
+		EXPECT_GT(OPENS / 4, b[i] - a[i]);
+	}
+}
+
 /* user_rdpmc=0: no rdpmc in system mode either. */
 TEST_F(sysx86_off, no_rdpmc_when_not_allowed)
 {

@@ -165,7 +165,7 @@ suite_skips() {
 # The vendor's own variants of the selftests, overflow interrupts and
 # system mode (suite_results' v, t, log and smp).
 suite_variants() {
-	local nb ns nu wb ws wu np nf wp nx
+	local nb ns nu wb ws wu np nf wp nx wx
 	# The vendor's own variants all passed: backend_test's 6 (AMD
 	# has no fixed counters; one vCPU, no migration), security_test's
 	# 13 as root (one vCPU: no hotplug, no binding of another CPU)
@@ -192,12 +192,16 @@ suite_variants() {
 		bad "$t overflow signals, exact periods and counts, libcpc's (PMI as NMI) ($np of $wp, $nf failed)"
 	# System mode (issue 14) on the real backend: sys_test's three
 	# x86 cases (rdpmc while a function is set and not otherwise, a
-	# counter perf used counted from zero, user_rdpmc=0) pass.
+	# counter perf used counted from zero, user_rdpmc=0) pass; with
+	# several vCPUs two more (issue 26: the rdpmc switch follows the
+	# process, and open and close interrupt no other CPU).
+	wx=3
+	[ ${#smp[@]} = 0 ] || wx=5
 	nx=$(grep -cE "^ok [0-9]+ sysx86(_off)?\.[a-z_]+$" "$log")
-	echo "  $t system mode: $nx of 3 sys_test x86 cases pass"
-	[ "$nx" = 3 ] &&
+	echo "  $t system mode: $nx of $wx sys_test x86 cases pass"
+	[ "$nx" = $wx ] &&
 		ok "$t system mode: user rdpmc of the CPU's counters, from zero, refused when off" ||
-		bad "$t system mode: user rdpmc of the CPU's counters, from zero, refused when off ($nx of 3)"
+		bad "$t system mode: user rdpmc of the CPU's counters, from zero, refused when off ($nx of $wx)"
 }
 
 # Overflow interrupts against perf record, and perf's own tests

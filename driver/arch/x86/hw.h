@@ -145,14 +145,20 @@ static inline void pctr_mm_pce_ipi(void *arg)
  * System mode: let @mm's threads use rdpmc (@on), or take one such leave
  * back, the way perf's mapping of an event does: the kernel sets CR4.PCE
  * at every switch to an mm whose perf_rdpmc_allowed is non-zero, unless
- * perf's rdpmc setting is 0 (then it clears it at the next switch).  The
- * CPUs running @mm now are told at once.  Process context.
+ * perf's rdpmc setting is 0 (then it clears it at the next switch).
+ *
+ * Only the CPUs in @mm's cpumask are told at once, as perf does: a CPU
+ * sets its bit there before it loads @mm and reads perf_rdpmc_allowed
+ * (both sides are full barriers), so a CPU that is not told switches to
+ * @mm later and reads the new count then.  Other processes' CPUs are
+ * left alone, and a loop of open and close interrupts no one else.
+ * Process context, serialised by the caller.
  */
 static inline void pctr_mm_user_read(struct mm_struct *mm, bool on)
 {
 	if (on ? atomic_inc_return(&mm->context.perf_rdpmc_allowed) == 1 :
 		 atomic_dec_and_test(&mm->context.perf_rdpmc_allowed))
-		on_each_cpu(pctr_mm_pce_ipi, mm, 1);
+		on_each_cpu_mask(mm_cpumask(mm), pctr_mm_pce_ipi, mm, true);
 }
 #endif /* __KERNEL__ */
 
