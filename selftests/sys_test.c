@@ -652,6 +652,55 @@ static int rdpmc_follows(int a, int b, int c)
 }
 
 /*
+ * A child forked now, before the function is set (a fork copies the
+ * address space's rdpmc leave, perf_rdpmc_allowed), that waits for a byte
+ * on @go and then exits with @fn(@n); its pid, or -1.  go_child() lets
+ * it run once the function is set.
+ */
+static pid_t fork_waiting(int go[2], int (*fn)(int), int n)
+{
+	char c;
+	pid_t pid;
+
+	if (pipe(go))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(70);
+		_exit(fn(n));
+	}
+	close(go[0]);
+	return pid;
+}
+
+static int go_child(int go[2])
+{
+	int ok = write(go[1], "", 1) == 1;
+
+	close(go[1]);
+	return ok ? 0 : -1;
+}
+
+/* In the child: from each of the @n CPUs, the rdpmc leave follows it. */
+static int follows_on_every_cpu(int n)
+{
+	int i, r;
+
+	for (i = 0; i < n; i++) {
+		r = rdpmc_follows(i, (i + 1) % n, i);
+		if (!r)
+			r = rdpmc_follows(i, (i + 1) % n, (i + 2) % n);
+		if (r) {
+			fprintf(stderr, "# from CPU %d: %d\n", i, r);
+			return r;
+		}
+	}
+	return 0;
+}
+
+/*
  * The open and the close tell only the CPUs the process ran on; a CPU
  * it moves to later gets the right CR4.PCE at the switch: rdpmc works
  * there while the device is open and faults there once it is closed.
@@ -661,8 +710,7 @@ static int rdpmc_follows(int a, int b, int c)
  */
 TEST_F(sysx86, rdpmc_follows_the_process)
 {
-	int n = online_cpus(), go[2], i, r;
-	char c = 0;
+	int n = online_cpus(), go[2];
 	pid_t pid;
 
 	RETURN_IF_SKIPPED();
@@ -670,28 +718,10 @@ TEST_F(sysx86, rdpmc_follows_the_process)
 		SKIP(return, "no Intel or AMD backend here");
 	if (n < 2)
 		SKIP(return, "one CPU");
-	ASSERT_EQ(0, pipe(go));
-	pid = fork();
+	pid = fork_waiting(go, follows_on_every_cpu, n);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		for (i = 0; i < n; i++) {
-			r = rdpmc_follows(i, (i + 1) % n, i);
-			if (!r)
-				r = rdpmc_follows(i, (i + 1) % n, (i + 2) % n);
-			if (r) {
-				fprintf(stderr, "# from CPU %d: %d\n", i, r);
-				_exit(r ?: 1);
-			}
-		}
-		_exit(0);
-	}
-	close(go[0]);
 	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
-	ASSERT_EQ(1, write(go[1], &c, 1));
-	close(go[1]);
+	ASSERT_EQ(0, go_child(go));
 	EXPECT_EQ(0, wait_exit(pid));
 }
 
@@ -724,6 +754,22 @@ static int call_irqs(unsigned long long *v, int n)
 
 #define OPENS	2000
 
+/* In the child: @opens opens and closes, the first one read through. */
+static int opens_and_closes(int opens)
+{
+	int i, fd;
+
+	for (i = 0; i < opens; i++) {
+		fd = open(PCTR_DEV, O_RDONLY);
+		if (fd < 0)
+			return 71;
+		if (!i)
+			(void)rdpmc(0);	/* granted here */
+		close(fd);
+	}
+	return 0;
+}
+
 /*
  * A process on CPU 0 that opens and closes the device in a loop while
  * functions are set switches its rdpmc leave each time: only CPU 0 may
@@ -734,8 +780,7 @@ static int call_irqs(unsigned long long *v, int n)
 TEST_F(sysx86, open_close_interrupts_no_other_cpu)
 {
 	unsigned long long a[8], b[8];
-	int n = online_cpus(), go[2], i, fd;
-	char c = 0;
+	int n = online_cpus(), go[2], i;
 	pid_t pid;
 
 	RETURN_IF_SKIPPED();
@@ -745,29 +790,12 @@ TEST_F(sysx86, open_close_interrupts_no_other_cpu)
 		SKIP(return, "one CPU");
 	if (call_irqs(a, n))
 		SKIP(return, "no CAL line in /proc/interrupts");
-	ASSERT_EQ(0, pipe(go));
 	pin_to_cpu(0);
-	pid = fork();
+	pid = fork_waiting(go, opens_and_closes, OPENS);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(70);
-		for (i = 0; i < OPENS; i++) {
-			fd = open(PCTR_DEV, O_RDONLY);
-			if (fd < 0)
-				_exit(71);
-			if (!i)
-				(void)rdpmc(0);	/* granted here */
-			close(fd);
-		}
-		_exit(0);
-	}
-	close(go[0]);
 	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
 	ASSERT_EQ(0, call_irqs(a, n));
-	ASSERT_EQ(1, write(go[1], &c, 1));
-	close(go[1]);
+	ASSERT_EQ(0, go_child(go));
 	EXPECT_EQ(0, wait_exit(pid));
 	ASSERT_EQ(0, call_irqs(b, n));
 	for (i = 1; i < n; i++) {
