@@ -184,6 +184,15 @@ static struct pctr_locked *locked_find(struct user_struct *user)
 	return NULL;
 }
 
+/* An entry whose user holds no ring any more goes. */
+static void locked_drop_empty(struct pctr_locked *l)
+{
+	if (!l->pages) {
+		list_del(&l->node);
+		kfree(l);
+	}
+}
+
 static int locked_add(struct user_struct *user, unsigned long pages,
 		      unsigned long limit)
 {
@@ -205,10 +214,7 @@ static int locked_add(struct user_struct *user, unsigned long pages,
 		l->pages += pages;
 	else
 		ret = -EPERM;
-	if (!l->pages) {
-		list_del(&l->node);
-		kfree(l);
-	}
+	locked_drop_empty(l);
 out:
 	mutex_unlock(&pctr_locked_lock);
 	return ret;
@@ -222,10 +228,7 @@ static void locked_sub(struct user_struct *user, unsigned long pages)
 	l = locked_find(user);
 	if (!WARN_ON_ONCE(!l || l->pages < pages)) {
 		l->pages -= pages;
-		if (!l->pages) {
-			list_del(&l->node);
-			kfree(l);
-		}
+		locked_drop_empty(l);
 	}
 	mutex_unlock(&pctr_locked_lock);
 }
