@@ -526,6 +526,16 @@ static int rdpmc_in_child(int open_own)
 }
 
 /*
+ * The start of every x86 system-mode test: the fixture set up, and an
+ * Intel or AMD backend (not the sim) under it.
+ */
+#define X86_START() do {						\
+	RETURN_IF_SKIPPED();						\
+	if (!x86_backend(self->m.fd))					\
+		SKIP(return, "no Intel or AMD backend here");		\
+} while (0)
+
+/*
  * A process with the device open may rdpmc while a function is set:
  * the CPU's count, growing; not before one is set, nor after the last
  * is cleared (the counters are perf's again then).
@@ -534,9 +544,7 @@ TEST_F(sysx86, rdpmc_while_set)
 {
 	uint64_t a, b;
 
-	RETURN_IF_SKIPPED();
-	if (!x86_backend(self->m.fd))
-		SKIP(return, "no Intel or AMD backend here");
+	X86_START();
 	EXPECT_EQ(128 + SIGSEGV, rdpmc_in_child(1));
 	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
 	a = rdpmc(0);
@@ -583,9 +591,7 @@ TEST_F(sysx86, perf_zeroing_a_counter_is_no_bogus_count)
 	pid_t pid;
 	int i;
 
-	RETURN_IF_SKIPPED();
-	if (!x86_backend(self->m.fd))
-		SKIP(return, "no Intel or AMD backend here");
+	X86_START();
 	pin_to_cpu(0);
 	if (perf_dirties_a_counter(ev))
 		SKIP(return, "perf cannot count branches here");
@@ -713,9 +719,7 @@ TEST_F(sysx86, rdpmc_follows_the_process)
 	int n = online_cpus(), go[2];
 	pid_t pid;
 
-	RETURN_IF_SKIPPED();
-	if (!x86_backend(self->m.fd))
-		SKIP(return, "no Intel or AMD backend here");
+	X86_START();
 	if (n < 2)
 		SKIP(return, "one CPU");
 	pid = fork_waiting(go, follows_on_every_cpu, n);
@@ -783,9 +787,7 @@ TEST_F(sysx86, open_close_interrupts_no_other_cpu)
 	int n = online_cpus(), go[2], i;
 	pid_t pid;
 
-	RETURN_IF_SKIPPED();
-	if (!x86_backend(self->m.fd))
-		SKIP(return, "no Intel or AMD backend here");
+	X86_START();
 	if (n < 2)
 		SKIP(return, "one CPU");
 	if (call_irqs(a, n))
@@ -810,9 +812,7 @@ TEST_F(sysx86_off, no_rdpmc_when_not_allowed)
 {
 	struct pctr_info info;
 
-	RETURN_IF_SKIPPED();
-	if (!x86_backend(self->m.fd))
-		SKIP(return, "no Intel or AMD backend here");
+	X86_START();
 	ASSERT_EQ(0, pctr_get_info(self->m.fd, &info));
 	EXPECT_TRUE(info.pi_caps & PCTR_CAP_RDPMC_OFF);
 	ASSERT_EQ(0, set(self->m.fd, 0, INSNS));
