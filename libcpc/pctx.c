@@ -218,7 +218,7 @@ static int cpc_pctx_bind_err(cpc_t *cpc, int err, pid_t pid, pid_t tid)
 	case EBUSY:
 		return cpc_err(cpc, "cpc_bind_pctx", CPC_RESOURCE_UNAVAIL,
 			       EAGAIN,
-			       "thread %d counts already (for itself, or bound by another)",
+			       "thread %d's counters are taken (it counts already, another binds it, or perf holds the PMU)",
 			       (int)tid);
 	case EPERM:
 		/* Not traceable; EACCES is the kernel-mode rule (below). */
