@@ -487,7 +487,15 @@ static void thread_probe_exit(void *data, struct task_struct *p)
 	thread_gone(p);
 }
 
-/* Sampling asked to follow exec goes on, for a program one may trace. */
+/*
+ * Exec, after the new program is loaded and before its first user
+ * instruction (load_elf_binary() has returned; the return to user space
+ * comes after this tracepoint).  Sampling asked to follow exec goes on,
+ * for a program one may trace; any other context, a binding's included,
+ * ends here.  From exec_mmap() to here the context still counts, in the
+ * kernel's exec only, and writes no sample: sample.c compares the
+ * address space with the one its sampler was set up for.
+ */
 static void thread_probe_exec(void *data, struct task_struct *p,
 			      pid_t old_pid, struct linux_binprm *bprm)
 {
