@@ -330,7 +330,7 @@ $(B)/selftests/sample_work: selftests/sample_work.c
 selftests: $(B)/selftests/exec_spin
 $(B)/selftests/exec_spin: selftests/exec_spin.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -static -no-pie -Wl,-Ttext-segment=0x37000000 -o $@ $<
+	$(CC) $(CFLAGS) -static -no-pie -Wl,-Ttext-segment=0x37000000 -o $@ $<
 
 # An OpenBSD pctr(4) program built unchanged against the uapi (only its
 # <machine/pctr.h> supplied), warnings as errors: openbsd_test runs it.
