@@ -325,6 +325,13 @@ $(B)/selftests/sample_work: selftests/sample_work.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -fno-omit-frame-pointer -pthread -o $@ $<
 
+# security_test's set-id program: static, its text at a known address
+# (EXEC_SPIN_BASE in security_test.c).
+selftests: $(B)/selftests/exec_spin
+$(B)/selftests/exec_spin: selftests/exec_spin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -no-pie -Wl,-Ttext-segment=0x37000000 -o $@ $<
+
 # An OpenBSD pctr(4) program built unchanged against the uapi (only its
 # <machine/pctr.h> supplied), warnings as errors: openbsd_test runs it.
 OBSD_PCTR	:= $(B)/selftests/obsd_pctr

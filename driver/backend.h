@@ -82,9 +82,10 @@ struct pctr_hw {
  */
 #define PCTR_PMU_RAW_SUM	(1U << 3)
 /*
- * Every counting thread may read its counters in user mode (hw->user_read
- * with or without a mapped page), as under Sun's Perfmon on SPARC.  Never
- * a CPU binding: its counts are the CPU's, not the running thread's.
+ * Every thread counting its own events may read its counters in user
+ * mode (hw->user_read with or without a mapped page), as under Sun's
+ * Perfmon on SPARC.  Never a binding: a CPU binding's counts are the
+ * CPU's, a thread binding's its binder's.
  */
 #define PCTR_PMU_USER_ALWAYS	(1U << 4)
 

@@ -232,12 +232,15 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	if (ctx->notify)
 		ctx_set_left(ctx);
 	/*
-	 * rdpmc works in user mode only for a thread that mapped its page,
-	 * and only while its own counters are in the registers: the backend
-	 * then leaves every other counter register reading zero.
+	 * rdpmc works in user mode only for a thread that mapped its page
+	 * (or, where the backend says so, any thread counting its own
+	 * events: never one a binder programmed, whose counts are the
+	 * binder's), and only while its own counters are in the registers:
+	 * the backend then leaves every other counter register reading zero.
 	 */
 	ctx->hw.user_read = (ctx->page ||
-			     (pctr_pmu.flags & PCTR_PMU_USER_ALWAYS)) &&
+			     ((pctr_pmu.flags & PCTR_PMU_USER_ALWAYS) &&
+			      !ctx->remote)) &&
 			    (pctr_pmu.caps & PCTR_CAP_USER_RDPMC);
 	pctr_pmu.ops->start(&pctr_pmu, &ctx->hw);
 	if (unlikely(ctx->hw.err)) {

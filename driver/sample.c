@@ -24,7 +24,8 @@
  * a fold -- is caught by a per-CPU busy mark and counted as lost.
  *
  * A context's sampler (which ring, the periods, what to record, the
- * thread's pid and tid as the ring's maker sees them) is made by
+ * thread's pid and tid as the ring's maker sees them, the address space
+ * it samples) is made by
  * PCIOCSAMPLE in the thread itself, or copied to a thread it creates
  * (inheritance), and ends with the thread's side of the context.
  */
@@ -102,6 +103,8 @@ struct pctr_sampler {
 	u32			depth;		/* call chain entries, or 0 */
 	bool			kaddr;		/* may record kernel addresses */
 	u32			pid, tid;	/* in ring->ns */
+	/* The address space it samples: compared, never followed. */
+	const struct mm_struct	*mm;
 };
 
 /* --- the ring ------------------------------------------------------------ */
@@ -333,6 +336,14 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 
 	if (cpu >= r->ncpu)
 		return;
+	/*
+	 * Not the program it was set up for: an exec installed a new
+	 * address space (exec_mmap(), before the new credentials) and
+	 * thread.c has not yet dropped or kept the sampler.  Nothing of
+	 * that program is recorded: no address, no frame read.
+	 */
+	if (current->mm != READ_ONCE(smp->mm))
+		return;
 	kc = &r->kcpu[cpu];
 	uc = &r->ucpu[cpu];
 	/* An NMI in the middle of this CPU's record: that one is lost. */
@@ -447,6 +458,7 @@ void sample_attach(struct pctr_ctx *ctx, struct pctr_sampler *smp)
 
 	smp->pid = task_tgid_nr_ns(current, smp->ring->ns);
 	smp->tid = task_pid_nr_ns(current, smp->ring->ns);
+	WRITE_ONCE(smp->mm, current->mm);
 	local_irq_save(flags);
 	ctx->smp = smp;
 	ctx->sampling = smp->slots;
@@ -479,14 +491,20 @@ struct pctr_sampler *sample_inherit(const struct pctr_ctx *ctx)
 }
 
 /*
- * At exec: does sampling go on into the new program?  Only if asked
- * (PCTR_SA_EXEC) and the program is one its caller could trace: not
- * set-id, readable (the dumpable rule ptrace follows).
+ * At exec (sched_process_exec, before the new program's first user
+ * instruction): does sampling go on into the new program?  Only if
+ * asked (PCTR_SA_EXEC) and the program is one its caller could trace:
+ * not set-id, readable (the dumpable rule ptrace follows).  If so, the
+ * new address space is the sampler's from here; until here, since
+ * exec_mmap(), sample_record() wrote nothing.
  */
 bool sample_keep_on_exec(struct pctr_ctx *ctx)
 {
-	return ctx->smp && (ctx->smp->flags & PCTR_SA_EXEC) && !ctx->remote &&
-	       current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
+	if (!ctx->smp || !(ctx->smp->flags & PCTR_SA_EXEC) || ctx->remote ||
+	    !current->mm || get_dumpable(current->mm) != SUID_DUMP_USER)
+		return false;
+	WRITE_ONCE(ctx->smp->mm, current->mm);
+	return true;
 }
 
 /* PCIOCSAMPLE's argument, before anything is changed: 0 or -EINVAL. */

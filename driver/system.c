@@ -25,7 +25,11 @@
  * may read the counters while functions are set, that is while pctr
  * holds the PMU (never perf's counters).  Each open descriptor records
  * its opener's address space; the arch lets those read (user_read_mm)
- * while the PMU is held, and no longer once it is given back.
+ * while the PMU is held, and no longer once it is given back.  An arch
+ * that cannot let one process read and not another (SPARC: PCR.PRIV is
+ * the CPU's, whatever runs) would let every process read the machine's
+ * counts, the kernel's included: there user reads stay off unless the
+ * administrator loaded pctr with system_rdpic=1.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,6 +52,10 @@
 #include "pmu_owner.h"
 
 bool pctr_system;
+
+static bool system_rdpic;
+module_param(system_rdpic, bool, 0444);
+MODULE_PARM_DESC(system_rdpic, "mode=system on SPARC: let every process read the machine's counters with \"rd %pic\" while functions are set (default 0: only through the ioctl)");
 
 static DEFINE_MUTEX(sys_lock);
 /* Written under sys_lock with the CPUs held; read with either. */
@@ -165,10 +173,19 @@ static void sys_grant(bool on)
 	}
 }
 
-/* User rdpmc may read the counters: the backend scrubs the others. */
+/*
+ * What each CPU's counters are started with (hw->user_read).  Where the
+ * arch grants user reads per process (user_read_mm), this only has the
+ * backend scrub the registers without a function.  Where it has no such
+ * grant, it is the grant, for every process on the CPU: only by the
+ * administrator's leave.  One place for every path that programs a CPU:
+ * a change, a CPU that comes online, a resume.
+ */
 static bool sys_user_read(void)
 {
-	return pctr_pmu.caps & PCTR_CAP_USER_RDPMC;
+	if (!(pctr_pmu.caps & PCTR_CAP_USER_RDPMC))
+		return false;
+	return pctr_arch.user_read_mm || system_rdpic;
 }
 
 struct sys_change {

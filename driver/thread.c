@@ -487,7 +487,16 @@ static void thread_probe_exit(void *data, struct task_struct *p)
 	thread_gone(p);
 }
 
-/* Sampling asked to follow exec goes on, for a program one may trace. */
+/*
+ * Exec, after the new program is loaded and before its first user
+ * instruction (load_elf_binary() has returned; the return to user space
+ * comes after this tracepoint).  Sampling asked to follow exec goes on,
+ * for a program one may trace; any other context ends here (a binding's
+ * ended earlier, at the rename).  From exec_mmap() to here the context
+ * still counts, in the kernel's exec only, and writes no sample:
+ * sample.c compares the address space with the one its sampler was set
+ * up for.
+ */
 static void thread_probe_exec(void *data, struct task_struct *p,
 			      pid_t old_pid, struct linux_binprm *bprm)
 {
@@ -501,6 +510,29 @@ static void thread_probe_exec(void *data, struct task_struct *p,
 	thread_gone(p);
 }
 
+/*
+ * Exec renames the thread (begin_new_exec()'s __set_task_comm(), under
+ * the task's lock) after exec_mmap() and before commit_creds() gives a
+ * set-id program its credentials.  A thread binding ends here, so its
+ * binder counts nothing of the exec past this point, kernel mode
+ * included: perf's events end right after commit_creds().  The
+ * thread's own context waits for sched_process_exec, where the
+ * program's dumpable state says whether its sampling may follow (here a
+ * set-id exec still looks dumpable: commit_creds() changes that).
+ * in_execve: not a rename by prctl() or through /proc.
+ */
+static void thread_probe_rename(void *data, struct task_struct *p,
+				const char *comm)
+{
+	struct pctr_ctx *ctx;
+
+	if (p != current || !p->in_execve)
+		return;
+	ctx = ctx_current();
+	if (ctx && ctx->remote)
+		prog_destroy(ctx);
+}
+
 struct pctr_hook {
 	const char		*name;
 	void			*probe;
@@ -511,6 +543,7 @@ static struct pctr_hook pctr_hooks[] = {
 	{ "sched_process_exit", thread_probe_exit },
 	{ "sched_process_exec", thread_probe_exec },
 	{ "sched_process_fork", thread_probe_fork },
+	{ "task_rename", thread_probe_rename },
 };
 
 static void thread_find_tracepoint(struct tracepoint *tp, void *priv)

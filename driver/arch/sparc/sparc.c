@@ -15,11 +15,14 @@
  * notifier) while it holds the counters and folds, or the kernel's NMI
  * code would rewrite the PCR.
  *
- * PRIV is clear while a thread with counters runs (unless the admin said
- * user_rdpmc=0), so that it can read its counters with "rd %pic" as
- * under Sun's Perfmon, but never for a CPU binding; every start() writes
- * both halves of the PIC, so what another context counted is never
- * visible, and every stop() sets PRIV again.
+ * PRIV is clear while a thread counting its own events runs (unless the
+ * admin said user_rdpmc=0), so that it can read its counters with "rd
+ * %pic" as under Sun's Perfmon; never for a binding (a CPU's, or a
+ * thread's, whose counts are its binder's), and in mode=system, where it
+ * would be clear for every process, only with system_rdpic=1 (the core
+ * decides: hw->user_read).  Every start() writes both halves of the
+ * PIC, so what another context counted is never visible, and every
+ * stop() sets PRIV again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -190,8 +193,9 @@ u64 pctr_sparc_fns_to_pcr(const struct pctr_sparc_chip *c, const u64 *fn)
 
 /*
  * The PCR that runs @hw's slots: their selects and mode, PRIV clear only
- * when the core allows user-mode reads (a counting thread, with
- * user_rdpmc on; never a CPU binding).
+ * when the core allows user-mode reads (a thread counting its own
+ * events, with user_rdpmc on; system mode's CPUs only with
+ * system_rdpic=1; never a binding).
  */
 u64 pctr_sparc_pcr_of(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
 {
@@ -394,7 +398,8 @@ int pctr_sparc_probe(struct pctr_pmu *pmu, const struct pctr_sparc_id *id)
 	strscpy(pmu->name, "sparc", sizeof(pmu->name));
 	/*
 	 * Raw "rd %pic" values stay the 64-bit values' low bits, and every
-	 * counting thread may read them (Perfmon programs map no page).
+	 * thread counting its own events may read them (Perfmon programs
+	 * map no page); a bound thread may not.
 	 */
 	pmu->flags = PCTR_PMU_RAW_SUM | PCTR_PMU_USER_ALWAYS;
 	pmu->ngeneral = SPARC_NPIC;
