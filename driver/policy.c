@@ -59,6 +59,20 @@ static unsigned int ring_kb = 516;
 module_param(ring_kb, uint, 0644);
 MODULE_PARM_DESC(ring_kb, "KiB of sampling ring each user may hold per online CPU, beyond its RLIMIT_MEMLOCK (default 516, as perf_event_mlock_kb)");
 
+static bool system_rdpic;
+module_param(system_rdpic, bool, 0444);
+MODULE_PARM_DESC(system_rdpic, "mode=system on SPARC: let every process read the machine's counters with \"rd %pic\" while functions are set (default 0: only through the ioctl)");
+
+/*
+ * mode=system on an arch that cannot grant user reads per process
+ * (SPARC's PCR.PRIV is the CPU's): may every process read the machine's
+ * counts, the kernel's included?  Only by the administrator's leave.
+ */
+bool pctr_may_read_system_all(void)
+{
+	return system_rdpic;
+}
+
 /* Kernel-mode counting: perf's rule where it is exported, else the cap. */
 static bool may_count_kernel(void)
 {

@@ -23,6 +23,7 @@ unsigned int pctr_bind_rights(bool cpu);
 unsigned int pctr_sys_rights(void);
 int pctr_policy_fn(u64 fn, unsigned int rights);
 bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder);
+bool pctr_may_read_system_all(void);
 
 /* Sampling rings' memory, charged to a user within its allowance. */
 int pctr_charge_ring(struct user_struct *user, unsigned long pages);

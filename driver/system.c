@@ -50,12 +50,9 @@
 #include "engine.h"
 #include "file.h"
 #include "pmu_owner.h"
+#include "policy.h"
 
 bool pctr_system;
-
-static bool system_rdpic;
-module_param(system_rdpic, bool, 0444);
-MODULE_PARM_DESC(system_rdpic, "mode=system on SPARC: let every process read the machine's counters with \"rd %pic\" while functions are set (default 0: only through the ioctl)");
 
 static DEFINE_MUTEX(sys_lock);
 /* Written under sys_lock with the CPUs held; read with either. */
@@ -185,7 +182,7 @@ static bool sys_user_read(void)
 {
 	if (!(pctr_pmu.caps & PCTR_CAP_USER_RDPMC))
 		return false;
-	return pctr_arch.user_read_mm || system_rdpic;
+	return pctr_arch.user_read_mm || pctr_may_read_system_all();
 }
 
 struct sys_change {
