@@ -67,10 +67,18 @@ extern "C" {
  * index() with them, a name such a program may give a variable
  * (Example 2's "int index"); and _lwp_self(), the calling LWP's id,
  * here the kernel's thread id (gettid(2)): unique in the system, not
- * numbered from 1 within the process as Solaris numbers LWPs.
+ * numbered from 1 within the process as Solaris numbers LWPs.  C++
+ * gets <string.h> itself: a redeclaration there would have to match
+ * the library's exception specifications.
  */
+#ifdef __cplusplus
+}
+#include <string.h>	/* C++: the library's declarations, as they are */
+extern "C" {
+#else
 extern char *strerror(int errnum);
 extern void bzero(void *s, size_t n);
+#endif
 #ifndef _lwp_self
 static inline __attribute__((unused)) int _lwp_self(void)
 {
