@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 RELOAD_FIXTURE(sim, "pmu=sim sim_div=1000");
+RELOAD_FIXTURE(sys, "pmu=sim sim_div=1000 mode=system");
 
 /* OpenBSD/amd64's values of the names an OpenBSD program uses. */
 _Static_assert(PCTR_U == 0x010000 && PCTR_K == 0x020000 &&
@@ -289,6 +290,28 @@ TEST_F(sim, openbsd_rdpmc_without_page)
 	ASSERT_EQ(1, sscanf(l, " ctr0 = %llu", &v));
 	EXPECT_LT(0, r) TH_LOG("%s", out);
 	EXPECT_LE(r, v) TH_LOG("%s", out);
+}
+
+/*
+ * The same in mode=system, OpenBSD's semantics: the sim has no user
+ * rdpmc, so rdpmc() reads the CPU's count with PCIOCRD.
+ */
+TEST_F(sys, openbsd_rdpmc_system_mode)
+{
+	unsigned long long r;
+	char out[4096], *l;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run_obsd("-r -s 0 -f 01 -u -n 3000000", out,
+			      sizeof(out)))
+		TH_LOG("%s", out);
+	l = strstr(out, " rdpmc0 = ");
+	ASSERT_NE(NULL, l) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(l, " rdpmc0 = %llu", &r));
+	/* A CPU's count: PCIOCRD after it may read another CPU's. */
+	EXPECT_LT(0, r) TH_LOG("%s", out);
+	/* Leave the machine's functions as found. */
+	EXPECT_EQ(0, run_obsd("-s 0 -f 00", out, sizeof(out))) TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN

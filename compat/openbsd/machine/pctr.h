@@ -19,8 +19,9 @@
  *   where the page does not allow that.  The descriptor stays open for
  *   the thread's life, one per thread and source file calling rdpmc().
  * - In mode=system (OpenBSD's semantics: functions belong to the
- *   machine) it is the instruction itself, the CPU's raw counter, as on
- *   OpenBSD.
+ *   machine) it is the instruction itself on x86 where the backend lets
+ *   user mode read the counters (PCTR_CAP_USER_RDPMC), the CPU's raw
+ *   counter, as on OpenBSD; otherwise the CPU's count, with PCIOCRD.
  *
  * If the device cannot be opened, or a read fails, rdpmc() returns
  * (pctrval)-1 with errno set.  Link with libpctr (pkg-config does).
@@ -32,10 +33,9 @@
 #include <linux/pctr.h>
 #include <pctr.h>
 
-#if defined(__x86_64__) || defined(__i386__)
 /* The calling thread's handle, made by its first rdpmc() (above). */
 static __thread pctr_t *pctr_openbsd_;
-/* 1: the handle is open; 2: system mode, the raw instruction. */
+/* 1: the handle is open; 2: the raw instruction (system mode, x86). */
 static __thread int pctr_openbsd_how_;
 
 static inline __attribute__((unused)) pctrval pctr_openbsd_rdpmc_(unsigned int ctr)
@@ -44,15 +44,18 @@ static inline __attribute__((unused)) pctrval pctr_openbsd_rdpmc_(unsigned int c
 		pctr_openbsd_ = pctr_open(O_RDONLY);
 		if (!pctr_openbsd_)
 			return (pctrval)-1;
-		if (pctr_openbsd_->info.pi_caps & PCTR_CAP_SYSTEM) {
+		pctr_openbsd_how_ = 1;
+#if defined(__x86_64__) || defined(__i386__)
+		if ((pctr_openbsd_->info.pi_caps & PCTR_CAP_SYSTEM) &&
+		    (pctr_openbsd_->info.pi_caps & PCTR_CAP_USER_RDPMC)) {
 			pctr_close(pctr_openbsd_);
 			pctr_openbsd_ = 0;
 			pctr_openbsd_how_ = 2;
-		} else {
-			/* Without the page pctr_read() uses PCIOCRD. */
-			(void)pctr_map(pctr_openbsd_);
-			pctr_openbsd_how_ = 1;
 		}
+#endif
+		/* Without the page pctr_read() uses PCIOCRD. */
+		if (pctr_openbsd_how_ == 1)
+			(void)pctr_map(pctr_openbsd_);
 	}
 	if (pctr_openbsd_how_ == 2)
 		return rdpmc(ctr);
@@ -60,6 +63,5 @@ static inline __attribute__((unused)) pctrval pctr_openbsd_rdpmc_(unsigned int c
 }
 
 #define rdpmc(ctr)	pctr_openbsd_rdpmc_(ctr)
-#endif
 
 #endif /* _PCTR_OPENBSD_MACHINE_PCTR_H */
