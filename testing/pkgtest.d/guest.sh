@@ -5,7 +5,7 @@
 # built, run in a guest (pmu=sim perfmon=1, on $kver or the newest
 # kernel): no system call in the hot loop; the examples' counts and
 # overflow signals; the pages' examples (ports.sh), then these again on
-# the bench's emulated Intel PMU when its QEMU is cached.  --no-guest
+# the bench's emulated Intel and AMD PMUs when their QEMU is cached.  --no-guest
 # ($guest = 0) counts these checks as skipped.
 
 guest_checks=(
@@ -17,7 +17,7 @@ guest_checks=(
 	"overflow (shared) catches its overflow signals, in a guest"
 	"overflow: each signal came exactly PERIOD counts after the last (sim is exact)"
 )
-# The pages' examples: on the sim, then on the emulated Intel PMU.
+# The pages' examples: on the sim, then on the emulated Intel and AMD PMUs.
 port_checks=(
 	"Perfmon's example flushes (exit 0, silent)"
 	"OpenBSD's time_functionx times functionx"
@@ -25,7 +25,7 @@ port_checks=(
 	"Example 1 counts 20 iterations (EVENT0, EVENT1 set)"
 	"Example 2 catches its overflow signals"
 )
-for where in "on the sim" "on the emulated Intel PMU"; do
+for where in "on the sim" "on the emulated Intel PMU" "on the emulated AMD PMU"; do
 	for c in "${port_checks[@]}"; do
 		guest_checks+=("$c, $where")
 	done
@@ -47,8 +47,8 @@ echo "pkgtest: guest on ${kver:-no kernel}, pmu=sim"
 # The examples' output is kept apart, each line marked "[name] ".
 period=1000000
 # shellcheck disable=SC2016 # expanded in the guest
-# The pages' examples, each line of output marked "[name] " (a second
-# guest marks them "[name@emu] ").
+# The pages' examples, each line of output marked "[name] " (the
+# emulated PMUs' guests mark them "[name@intel] ", "[name@amd] ").
 ports_run='
 	for ex in perfmon_flush obsd_time_functionx cpc_example1 cpc_example2; do
 		case $ex in
@@ -199,28 +199,35 @@ ports_check() {
 }
 ports_check "" "on the sim"
 
-# The same on the emulated Intel PMU (a PMU the backend really drives),
-# when its QEMU is cached; two vCPUs, as the emulated-PMU phase boots.
+# The same on the emulated Intel and AMD PMUs (PMUs the backends really
+# drive), when their QEMU is cached; two vCPUs, as the emulated-PMU
+# phase boots them.
 if testing/vm/qemu/build --print >/dev/null 2>&1; then
 	emu_smp=(--smp 2)
 	case "$kver" in 6.1.*) emu_smp=() ;; esac
-	# shellcheck disable=SC2016 # expanded in the guest
-	testing/vm/run ${kver:+--kernel "$kver"} --emulated-pmu intel \
-		"${emu_smp[@]}" --param perfmon=1 \
-		--add "$work/shared/libpctr.so.1" \
-		--add "$work/shared/libcpc.so.1" "${ports_add[@]}" -- sh -c '
-		tag=@emu
-		'"$ports_run"'
-		exit 0' >"$work/guest-emu.log" 2>&1
-	erc=$?
-	cat "$work/guest-emu.log" >>"$work/guest.log"
-	if [ $erc != 0 ]; then
-		tail -n 30 "$work/guest-emu.log"
-		bad "the emulated-PMU guest ran cleanly (testing/vm/run exit $erc)"
-	fi
-	ports_check @emu "on the emulated Intel PMU"
+	for vendor in intel amd; do
+		name=Intel
+		[ $vendor = amd ] && name=AMD
+		# shellcheck disable=SC2016 # expanded in the guest
+		testing/vm/run ${kver:+--kernel "$kver"} --emulated-pmu $vendor \
+			"${emu_smp[@]}" --param perfmon=1 \
+			--add "$work/shared/libpctr.so.1" \
+			--add "$work/shared/libcpc.so.1" "${ports_add[@]}" -- sh -c '
+			tag=@'$vendor'
+			'"$ports_run"'
+			exit 0' >"$work/guest-$vendor.log" 2>&1
+		erc=$?
+		cat "$work/guest-$vendor.log" >>"$work/guest.log"
+		if [ $erc != 0 ]; then
+			tail -n 30 "$work/guest-$vendor.log"
+			bad "the emulated $name PMU's guest ran cleanly (testing/vm/run exit $erc)"
+		fi
+		ports_check @$vendor "on the emulated $name PMU"
+	done
 else
-	for c in "${port_checks[@]}"; do
-		skipped "$c, on the emulated Intel PMU (its QEMU is not cached: testing/vm/qemu/build)"
+	for where in "on the emulated Intel PMU" "on the emulated AMD PMU"; do
+		for c in "${port_checks[@]}"; do
+			skipped "$c, $where (its QEMU is not cached: testing/vm/qemu/build)"
+		done
 	done
 fi
