@@ -82,6 +82,14 @@ CPC_SO		:= $(B)/lib/libcpc.so.$(CPC_VERSION)
 CPC_LIBS	:= $(B)/lib/libcpc.a $(CPC_SO) $(B)/lib/$(CPC_SONAME) \
 		   $(B)/lib/libcpc.so $(B)/lib/libcpc.pc
 CPC_PFM		?= $(if $(wildcard /usr/include/perfmon/pfmlib.h),1,0)
+# The compatibility overlays: include directories for programs written
+# for another system, installed under $(compatdir) and named by
+# pkg-config: pctr-openbsd (compat/openbsd: OpenBSD's <machine/pctr.h>)
+# and pctr-perfmon (Sun Perfmon's <perfmon.h> and libperfmon.a, lib/).
+compatdir	?= $(includedir)/pctr-compat
+COMPAT_OBSD_HDRS := compat/openbsd/machine/pctr.h compat/openbsd/machine/cpu.h
+PERFMON_LIB	:= $(B)/lib/libperfmon.a
+COMPAT_PC	:= $(B)/lib/pctr-openbsd.pc $(B)/lib/pctr-perfmon.pc
 CPC_INC		:= -I$(CURDIR)/libcpc -I$(CURDIR)/libpctx
 CPC_CPPFLAGS	:= $(CPC_INC) $(if $(filter 1,$(CPC_PFM)),-DCPC_HAVE_PFM)
 CPC_LDLIBS	:= $(if $(filter 1,$(CPC_PFM)),-lpfm)
@@ -151,7 +159,7 @@ module:
 
 userspace: lib libcpc tools benches selftests examples
 
-lib: $(LIBS)
+lib: $(LIBS) $(PERFMON_LIB) $(COMPAT_PC)
 
 # One set of objects for both libraries: position-independent, and
 # exporting only what lib/pctr.h marks PCTR_API.
@@ -176,7 +184,7 @@ $(B)/lib/libpctr.so: $(B)/lib/$(LIB_SONAME)
 
 # The .pc files name the install directories: remake them when they
 # change.
-PC_VARS := $(PREFIX)|$(libdir)|$(includedir)|$(LIB_VERSION)|$(CPC_VERSION)|$(CPC_PFM)
+PC_VARS := $(PREFIX)|$(libdir)|$(includedir)|$(compatdir)|$(LIB_VERSION)|$(CPC_VERSION)|$(CPC_PFM)
 $(B)/lib/pc.vars: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' >$@
@@ -190,6 +198,24 @@ $(B)/lib/libpctr.pc: lib/libpctr.pc.in $(B)/lib/pc.vars
 	sed -e 's|@prefix@|$(PREFIX)|' \
 	    -e 's|@libdir@|$(call pc_rel,$(libdir))|' \
 	    -e 's|@includedir@|$(call pc_rel,$(includedir))|' \
+	    -e 's|@version@|$(LIB_VERSION)|' $< >$@
+
+# libperfmon.a: Perfmon's routines out of line (lib/perfmon.h says which
+# an architecture has).
+$(B)/lib/perfmon.o: lib/perfmon.c lib/perfmon.h uapi/linux/pctr.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(PERFMON_LIB): $(B)/lib/perfmon.o
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# The overlays' .pc files (compat/*.pc.in).
+$(B)/lib/pctr-%.pc: compat/pctr-%.pc.in $(B)/lib/pc.vars
+	sed -e 's|@prefix@|$(PREFIX)|' \
+	    -e 's|@libdir@|$(call pc_rel,$(libdir))|' \
+	    -e 's|@includedir@|$(call pc_rel,$(includedir))|' \
+	    -e 's|@compatdir@|$(call pc_rel,$(compatdir))|' \
 	    -e 's|@version@|$(LIB_VERSION)|' $< >$@
 
 libcpc: $(CPC_LIBS) $(LIBPCTX_LIBS)
@@ -332,15 +358,16 @@ $(B)/selftests/exec_spin: selftests/exec_spin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -static -no-pie -Wl,-Ttext-segment=0x37000000 -o $@ $<
 
-# An OpenBSD pctr(4) program built unchanged against the uapi (only its
-# <machine/pctr.h> supplied), warnings as errors: openbsd_test runs it.
+# An OpenBSD pctr(4) program built unchanged against the OpenBSD overlay
+# (compat/openbsd, as pkg-config pctr-openbsd gives it), warnings as
+# errors: openbsd_test runs it.
 OBSD_PCTR	:= $(B)/selftests/obsd_pctr
 selftests: $(OBSD_PCTR)
-$(OBSD_PCTR): selftests/openbsd/obsd_pctr.c \
-	      selftests/openbsd/include/machine/pctr.h uapi/linux/pctr.h
+$(OBSD_PCTR): selftests/openbsd/obsd_pctr.c $(COMPAT_OBSD_HDRS) lib/pctr.h \
+	      uapi/linux/pctr.h $(B)/lib/libpctr.a
 	@mkdir -p $(dir $@)
-	$(CC) -I$(CURDIR)/selftests/openbsd/include -I$(CURDIR)/uapi $(CFLAGS) \
-		-Werror -o $@ $<
+	$(CC) -I$(CURDIR)/compat/openbsd -I$(CURDIR)/lib -I$(CURDIR)/uapi \
+		$(CFLAGS) -Werror -o $@ $< $(B)/lib/libpctr.a
 
 # make run: plain TCG first (no PMU: pctr says so and offers the TSC),
 # then the Intel backend counting a program on the bench's EMULATED PMU
@@ -414,6 +441,11 @@ install-user: lib libcpc tools
 	ln -sf $(CPC_SONAME) $(DESTDIR)$(libdir)/libcpc.so
 	install -m 644 $(LIBPCTX_LIBS) $(DESTDIR)$(libdir)/
 	install -m 644 $(B)/lib/libpctr.pc $(B)/lib/libcpc.pc $(DESTDIR)$(pkgconfigdir)/
+	install -d $(DESTDIR)$(compatdir)/openbsd/machine $(DESTDIR)$(compatdir)/perfmon
+	install -m 644 $(COMPAT_OBSD_HDRS) $(DESTDIR)$(compatdir)/openbsd/machine/
+	install -m 644 lib/perfmon.h $(DESTDIR)$(compatdir)/perfmon/
+	install -m 644 $(PERFMON_LIB) $(DESTDIR)$(libdir)/
+	install -m 644 $(COMPAT_PC) $(DESTDIR)$(pkgconfigdir)/
 	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
 	install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/
 	install -m 644 $(MAN4) $(DESTDIR)$(mandir)/man4/
@@ -431,6 +463,9 @@ uninstall:
 		$(LIB_SONAME) $(notdir $(LIB_SO)) libcpc.a libcpc.so \
 		$(CPC_SONAME) $(notdir $(CPC_SO)) $(notdir $(LIBPCTX_LIBS))) \
 	      $(DESTDIR)$(pkgconfigdir)/libpctr.pc $(DESTDIR)$(pkgconfigdir)/libcpc.pc \
+	      $(addprefix $(DESTDIR)$(compatdir)/openbsd/machine/,$(notdir $(COMPAT_OBSD_HDRS))) \
+	      $(DESTDIR)$(compatdir)/perfmon/perfmon.h $(DESTDIR)$(libdir)/libperfmon.a \
+	      $(addprefix $(DESTDIR)$(pkgconfigdir)/,$(notdir $(COMPAT_PC))) \
 	      $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man4/,$(notdir $(MAN4))) \

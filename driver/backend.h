@@ -332,6 +332,11 @@ struct pctr_arch {
 	 */
 	unsigned int (*user_chain)(u64 *out, unsigned int max,
 				   struct pt_regs *uregs);
+	/*
+	 * Optional, for PCIOCFLUSH: the size in bytes of the calling CPU's
+	 * largest cache, 0 if unknown.  Migration off.
+	 */
+	unsigned long (*cache_bytes)(void);
 	/* Register /dev/perfmon by default (perfmon=): Sun's Perfmon's arch. */
 	bool	perfmon;
 };

@@ -64,6 +64,9 @@ void pctr_sys_close(struct file *file);
  * ioctl.c: the ABI.  A descriptor of /dev/perfmon programs counters
  * however it was opened, as Sun's Perfmon device's did.
  */
+/* flush.c: Perfmon's cache flush of the calling CPU */
+long pctr_flush_cache(void);
+
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 long pctr_perfmon_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg);

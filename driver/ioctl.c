@@ -359,6 +359,18 @@ static long ioc_release(struct file *file, const struct pctr_ioc *ioc,
 	return 0;
 }
 
+/*
+ * PCIOCFLUSH (Perfmon's PERFMON_FLUSH_CACHE): the calling CPU's caches
+ * displaced (flush.c).  It takes no argument, and Perfmon programs pass
+ * none, so whatever the third register holds is ignored.
+ */
+static long ioc_flush(struct file *file, const struct pctr_ioc *ioc,
+		      unsigned int cmd, union pctr_ioc_arg *a,
+		      void __user *uarg)
+{
+	return pctr_flush_cache();
+}
+
 /* Sampling (sample.c): the descriptor's ring, a slot of the caller's. */
 static long ioc_ring(struct file *file, const struct pctr_ioc *ioc,
 		     unsigned int cmd, union pctr_ioc_arg *a,
@@ -401,6 +413,8 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCEVENT,		ioc_event,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCGOPTS,		ioc_getopts,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCRELEASE,	ioc_release,	IOC_BOUND),
+	/* The caller's own CPU and time: any descriptor, any backend. */
+	IOC(PCIOCFLUSH,		ioc_flush,	IOC_BOUND),
 	/* A bound descriptor is for its binding: it programs nothing else. */
 	IOCN(PCIOCS(0), PCTR_NUM, ioc_set32,	IOC_PROGRAM | IOC_COPY | IOC_THREAD,
 	     .op.set = pctr_thread_set),

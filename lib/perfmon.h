@@ -12,8 +12,8 @@
  *
  *   PCR_* field values       pre-shifted, ORed into a PCR value
  *   PERFMON_SETPCR/GETPCR    pctr's PCIOCSETPCR64/PCIOCGETPCR64 (a __u64)
- *   PERFMON_FLUSH_CACHE      fails with ENOTTY: Linux has no call to
- *                            flush a CPU's caches from user space
+ *   PERFMON_FLUSH_CACHE      pctr's PCIOCFLUSH: the calling CPU's data
+ *                            caches displaced (pctr(4))
  *   get_tick()               %tick
  *   get_pic(), get_pic0(), get_pic1(), extract_pic0(), extract_pic1()
  *   clr_pic()                both counters to 0 (the 64-bit values step
@@ -27,16 +27,23 @@
  * chip's manual).  libperfmon.a has out-of-line copies of the routines
  * for a program that links -lperfmon; define PERFMON_NO_INLINE to use
  * them.
+ *
+ * On other architectures a Perfmon program builds and gets the device
+ * calls: the names, PERFMON_FLUSH_CACHE (which works on every backend)
+ * and GETPCR/SETPCR (which fail with EOPNOTSUPP where the PMU has no
+ * single PCR: x86).  There is no PIC to read in user mode: get_pic(),
+ * get_pic0(), get_pic1() and clr_pic() are not declared, so a program
+ * that uses them fails to build, not to run.  On x86, get_tick() is the
+ * TSC (rdtsc) and cpu_sync() a full fence (mfence), inline and in
+ * libperfmon.a, as are extract_pic0() and extract_pic1(), plain
+ * arithmetic.  pkg-config --cflags --libs pctr-perfmon gives the
+ * include directory and -lperfmon.
  */
 #ifndef _PCTR_PERFMON_H
 #define _PCTR_PERFMON_H
 
 #include <sys/ioctl.h>
 #include <linux/pctr.h>
-
-#if !(defined(__sparc__) && defined(__arch64__))
-#error "<perfmon.h> is for sparc64: UltraSPARC's PCR and PIC"
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,7 +54,7 @@ extern "C" {
 /* The ioctls. */
 #define PERFMON_GETPCR		PCIOCGETPCR64
 #define PERFMON_SETPCR		PCIOCSETPCR64
-#define PERFMON_FLUSH_CACHE	_IO(PCTR_IOC_MAGIC, 0xbf)
+#define PERFMON_FLUSH_CACHE	PCIOCFLUSH
 
 /* The PCR's mode bits. */
 #define PCR_PRIV_MODE		PCTR_SPARC_PCR_PRIV
@@ -85,18 +92,46 @@ extern "C" {
 #define PCR_S1_EC_SNOOP_COPYBCK	PERFMON_S1(0xe)
 #define PCR_S1_EC_IC_HIT	PERFMON_S1(0xf)
 
+/*
+ * The routines: on sparc64 all of Perfmon's; on x86 those with a
+ * meaning there (above); elsewhere none.
+ */
+#if defined(__sparc__) && defined(__arch64__)
+#define PERFMON_HAVE_PIC	1
+#define PERFMON_HAVE_TICK	1
+#elif defined(__x86_64__) || defined(__i386__)
+#define PERFMON_HAVE_TICK	1
+#endif
+
 #ifdef PERFMON_NO_INLINE
+#ifdef PERFMON_HAVE_TICK
 unsigned long long get_tick(void);
+unsigned long extract_pic0(unsigned long long pic);
+unsigned long extract_pic1(unsigned long long pic);
+void cpu_sync(void);
+#endif
+#ifdef PERFMON_HAVE_PIC
 unsigned long long get_pic(void);
 unsigned long get_pic0(void);
 unsigned long get_pic1(void);
-unsigned long extract_pic0(unsigned long long pic);
-unsigned long extract_pic1(unsigned long long pic);
 void clr_pic(void);
-void cpu_sync(void);
-#else
+#endif
+#else /* !PERFMON_NO_INLINE */
 #define PERFMON_INLINE	static inline __attribute__((unused))
 
+#ifdef PERFMON_HAVE_TICK
+PERFMON_INLINE unsigned long extract_pic0(unsigned long long pic)
+{
+	return (unsigned long)(pic & 0xffffffffULL);
+}
+
+PERFMON_INLINE unsigned long extract_pic1(unsigned long long pic)
+{
+	return (unsigned long)(pic >> 32);
+}
+#endif
+
+#if defined(__sparc__) && defined(__arch64__)
 PERFMON_INLINE unsigned long long get_tick(void)
 {
 	unsigned long long t;
@@ -118,16 +153,6 @@ PERFMON_INLINE unsigned long long get_pic(void)
 	return p;
 }
 
-PERFMON_INLINE unsigned long extract_pic0(unsigned long long pic)
-{
-	return (unsigned long)(pic & 0xffffffffULL);
-}
-
-PERFMON_INLINE unsigned long extract_pic1(unsigned long long pic)
-{
-	return (unsigned long)(pic >> 32);
-}
-
 PERFMON_INLINE unsigned long get_pic0(void)
 {
 	return extract_pic0(get_pic());
@@ -147,6 +172,21 @@ PERFMON_INLINE void cpu_sync(void)
 {
 	__asm__ __volatile__("membar #Sync" : : : "memory");
 }
+#elif defined(PERFMON_HAVE_TICK)
+/* x86: the TSC for %tick, mfence for membar #Sync. */
+PERFMON_INLINE unsigned long long get_tick(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((unsigned long long)hi << 32) | lo;
+}
+
+PERFMON_INLINE void cpu_sync(void)
+{
+	__asm__ __volatile__("mfence" : : : "memory");
+}
+#endif
 #endif /* PERFMON_NO_INLINE */
 
 #ifdef __cplusplus

@@ -46,16 +46,44 @@
 
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <string.h>		/* as Solaris's: programs rely on it */
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 #include <linux/pctr.h>
-#include <libpctx.h>		/* likewise: pctx_t and its calls */
+#include <libpctx.h>		/* as Solaris's: pctx_t and its calls */
 
 /* CPC_API (what the library exports) and pctx_t come from <libpctx.h>. */
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/*
+ * What Solaris programs that use libcpc call without including its
+ * header (cpc_bind_curlwp(3CPC)'s examples): strerror() and bzero(),
+ * declared alone, because glibc's <string.h> and <strings.h> declare
+ * index() with them, a name such a program may give a variable
+ * (Example 2's "int index"); and _lwp_self(), the calling LWP's id,
+ * here the kernel's thread id (gettid(2)): unique in the system, not
+ * numbered from 1 within the process as Solaris numbers LWPs.  C++
+ * gets <string.h> itself: a redeclaration there would have to match
+ * the library's exception specifications.
+ */
+#ifdef __cplusplus
+}
+#include <string.h>	/* C++: the library's declarations, as they are */
+extern "C" {
+#else
+extern char *strerror(int errnum);
+extern void bzero(void *s, size_t n);
+#endif
+#ifndef _lwp_self
+static inline __attribute__((unused)) int _lwp_self(void)
+{
+	return (int)syscall(SYS_gettid);
+}
 #endif
 
 /* Solaris types the interface uses (uint_t also in <libpctx.h>). */

@@ -5,6 +5,10 @@
  * they build unchanged.  Everything else there is Solaris's private
  * business and not provided.
  *
+ * The tools use <string.h>'s functions without including it: it is
+ * included here (<libcpc.h> declares only strerror() and bzero(), so
+ * that a program's "int index" does not clash with glibc's index()).
+ *
  * CPC_TICKREG_NAME: the name of the register cpc_buf_tick() reads, for
  * the tools' column header: "tsc" on x86 (pctr's virtual TSC), "%tick"
  * on SPARC as on Solaris, "tick" elsewhere.
@@ -13,6 +17,7 @@
 #define _LIBCPC_IMPL_PUBLIC_H
 
 #include <inttypes.h>
+#include <string.h>		/* as the tools expect (above) */
 #include <sys/types.h>
 #include <libcpc.h>
 

@@ -3,15 +3,15 @@
  * libcpc's headers as Solaris programs use them (issue 16): this file
  * includes <libcpc_impl.h> and nothing else before the harness, as
  * cpustat's and cputrack's cpucmds.h does, and uses what they take from
- * it: <libcpc.h>'s limits and its <string.h> and <libpctx.h>, and the
- * tick register's name.  That it compiles is half the test; the rest
+ * it: <libcpc.h>'s limits and its <libpctx.h>, <libcpc_impl.h>'s
+ * <string.h>, and the tick register's name.  That it compiles is half the test; the rest
  * checks the names' values (cpc_test checks what libcpc does with them).
  */
 /* A name the headers should have declared is an error, not a warning. */
 #pragma GCC diagnostic error "-Wimplicit-function-declaration"
 #include <libcpc_impl.h>
 
-/* Used before any other header: <libcpc.h> brought them. */
+/* Used before any other header: the libcpc headers brought them. */
 static size_t spec_len(const char *spec)
 {
 	return strlen(spec);

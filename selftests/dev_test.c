@@ -282,7 +282,7 @@ TEST(unknown_ioctl_is_enotty)
 	struct pctrst st;
 	unsigned long bad[] = {
 		_IO(PCTR_IOC_MAGIC, 0x00),
-		_IO(PCTR_IOC_MAGIC, 0xbf),
+		_IO(PCTR_IOC_MAGIC, 0xbe),
 		_IOR(PCTR_IOC_MAGIC, 0xc0, int),	/* PCIOCRD, wrong size */
 		_IOW(PCTR_IOC_MAGIC, 0xc0, struct pctrst), /* wrong direction */
 		_IOR(PCTR_IOC_MAGIC, PCTR_IOC_SET_BASE, __u64), /* PCIOCS0 read */

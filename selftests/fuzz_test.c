@@ -106,6 +106,8 @@ static const struct rule rules[] = {
 	{ "PCIOCGETPCR64", PCIOCGETPCR64, A_SLOT_FN,
 	  { E_ANY, EAGAIN, EOPNOTSUPP } },
 	{ "PCIOCSETPCR64", PCIOCSETPCR64, A_SLOT_FN, { E_ANY, E_PROG } },
+	/* Perfmon's cache flush: any descriptor, no argument. */
+	{ "PCIOCFLUSH", PCIOCFLUSH, A_NONE, { E_ANY, EINTR, ENOMEM } },
 	/* Sampling: the ring once per descriptor, then a slot into it. */
 	{ "PCIOCRING", PCIOCRING, A_RING, { E_ANY, E_PROG } },
 	{ "PCIOCSAMPLE", PCIOCSAMPLE, A_SAMPLE, { E_ANY, E_PROG, ENXIO } },

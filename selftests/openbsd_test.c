@@ -4,13 +4,15 @@
  * int and PCIOCS64<n> a __u64, each read at exactly its size; both are
  * checked alike; OpenBSD's names have OpenBSD's values; and an OpenBSD
  * pctr(4) program built unchanged (selftests/openbsd/obsd_pctr.c) sets
- * and reads a counter.  On the simulated PMU (pmu=sim, reloaded: root).
+ * and reads a counter, with PCIOCRD and with the overlay's rdpmc().  On
+ * the simulated PMU (pmu=sim, reloaded: root).
  */
 #include "pctr_test.h"
 
 #include <sys/mman.h>
 
 RELOAD_FIXTURE(sim, "pmu=sim sim_div=1000");
+RELOAD_FIXTURE(sys, "pmu=sim sim_div=1000 mode=system");
 
 /* OpenBSD/amd64's values of the names an OpenBSD program uses. */
 _Static_assert(PCTR_U == 0x010000 && PCTR_K == 0x020000 &&
@@ -263,6 +265,53 @@ TEST_F(sim, openbsd_program_sets_and_reads)
 	EXPECT_EQ(1, run_obsd("-s 4 -f 01", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "PCIOCS4: Invalid argument"))
 		TH_LOG("%s", out);
+}
+
+/*
+ * rdpmc() from the overlay's <machine/pctr.h> in thread mode, in a
+ * program that never maps its page: the thread's own count (the
+ * instruction itself would fault: no page, no user rdpmc), at most
+ * what PCIOCRD reads just after it.
+ */
+TEST_F(sim, openbsd_rdpmc_without_page)
+{
+	unsigned long long r, v;
+	char out[4096], *l;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run_obsd("-r -s 0 -f 01 -u -n 3000000", out,
+			      sizeof(out)))
+		TH_LOG("%s", out);
+	l = strstr(out, " rdpmc0 = ");
+	ASSERT_NE(NULL, l) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(l, " rdpmc0 = %llu", &r));
+	l = strstr(out, " ctr0 = ");
+	ASSERT_NE(NULL, l) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(l, " ctr0 = %llu", &v));
+	EXPECT_LT(0, r) TH_LOG("%s", out);
+	EXPECT_LE(r, v) TH_LOG("%s", out);
+}
+
+/*
+ * The same in mode=system, OpenBSD's semantics: the sim has no user
+ * rdpmc, so rdpmc() reads the CPU's count with PCIOCRD.
+ */
+TEST_F(sys, openbsd_rdpmc_system_mode)
+{
+	unsigned long long r;
+	char out[4096], *l;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, run_obsd("-r -s 0 -f 01 -u -n 3000000", out,
+			      sizeof(out)))
+		TH_LOG("%s", out);
+	l = strstr(out, " rdpmc0 = ");
+	ASSERT_NE(NULL, l) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(l, " rdpmc0 = %llu", &r));
+	/* A CPU's count: PCIOCRD after it may read another CPU's. */
+	EXPECT_LT(0, r) TH_LOG("%s", out);
+	/* Leave the machine's functions as found. */
+	EXPECT_EQ(0, run_obsd("-s 0 -f 00", out, sizeof(out))) TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN

@@ -123,6 +123,7 @@ int pctr_reserve_evntsel(u32 msr);
 void pctr_release_evntsel(u32 msr);
 u64 pctr_rdtsc(void);
 u64 pctr_tsc_khz(void);
+unsigned long pctr_cache_bytes(void);
 void pctr_set_pce(bool on);
 struct mm_struct;
 void pctr_mm_user_read(struct mm_struct *mm, bool on);

@@ -151,6 +151,11 @@ u64 pctr_sparc_tick_khz(void)
 	return 440000;
 }
 
+unsigned long pctr_sparc_cache_bytes(void)
+{
+	return 0;
+}
+
 void pctr_sparc_identify_cpu(struct pctr_sparc_id *id)
 {
 	id->kind = smodel->kind;

@@ -767,6 +767,11 @@ u64 pctr_tsc_khz(void)
 	return 2000000;
 }
 
+unsigned long pctr_cache_bytes(void)
+{
+	return 0;
+}
+
 /* CR4.PCE has no effect on the model: it is only recorded. */
 bool model_pce;
 

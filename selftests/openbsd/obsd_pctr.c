@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A pctr(4) program as one writes it for OpenBSD/amd64, built unchanged
- * against pctr's uapi (only <machine/pctr.h> is supplied, in include/):
+ * against pctr's OpenBSD overlay (compat/openbsd: <machine/pctr.h>):
  * it uses OpenBSD's names -- _PATH_PCTR, PCIOCS0 + ctr with an unsigned
  * int, PCIOCRD, struct pctrst, pctrval, PCTR_U/K/E/I/EN, PCTR_UM_*,
  * PCTR_UM_SHIFT, PCTR_CM_SHIFT, PCTR_INTEL_NUM/PCTR_AMD_NUM -- and
  * OpenBSD's types and <err.h>.  The Makefile builds it with -Werror.
  *
- *   obsd_pctr [-AeikMu] [-f func] [-m umask] [-s ctr] [-t thold] [-n loops]
+ *   obsd_pctr [-AeikMru] [-f func] [-m umask] [-s ctr] [-t thold] [-n loops]
  *
  * Without -s it only reads.  With -s it sets counter ctr to function
  * func (hex) as OpenBSD's pctr(1) composes it, runs a loop, and reads:
  * pctr counters are per thread, so setting and reading happen in one
  * process here.  Prints " ctrN = value  [iekuEN func umask +thold]"
- * for each counter with a function, and the TSC.  openbsd_test runs it.
+ * for each counter with a function, and the TSC.  With -r it first reads
+ * counter ctr with rdpmc(), as OpenBSD programs read without a system
+ * call, and prints " rdpmcN = value".  openbsd_test runs it.
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -30,7 +32,7 @@
 
 static int ctr = -1, loops = 1000000;
 static u_int func, umask, thold;
-static int Aflag, eflag, iflag, kflag, Mflag, uflag;
+static int Aflag, eflag, iflag, kflag, Mflag, rflag, uflag;
 
 static const char *
 fn2str(u_int sel)
@@ -61,7 +63,7 @@ hexarg(const char *s, u_long max, const char *what)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: obsd_pctr [-AeikMu] [-f func] [-m umask] "
+	fprintf(stderr, "usage: obsd_pctr [-AeikMru] [-f func] [-m umask] "
 	    "[-s ctr] [-t thold] [-n loops]\n");
 	exit(1);
 }
@@ -75,7 +77,7 @@ main(int argc, char **argv)
 	u_int val;
 	int ch, fd, i, n;
 
-	while ((ch = getopt(argc, argv, "Aef:ikMm:n:s:t:u")) != -1)
+	while ((ch = getopt(argc, argv, "Aef:ikMm:n:rs:t:u")) != -1)
 		switch (ch) {
 		case 'A':
 			Aflag = 1;
@@ -100,6 +102,9 @@ main(int argc, char **argv)
 			break;
 		case 'n':
 			loops = atoi(optarg);
+			break;
+		case 'r':
+			rflag = 1;
 			break;
 		case 's':
 			ctr = atoi(optarg);
@@ -148,6 +153,8 @@ main(int argc, char **argv)
 			err(1, "PCIOCS%d", ctr);
 		for (i = 0; i < loops; i++)
 			sink += i;
+		if (rflag)
+			printf(" rdpmc%d = %16llu\n", ctr, rdpmc(ctr));
 	}
 	memset(&st, 0, sizeof(st));
 	if (ioctl(fd, PCIOCRD, &st) == -1)

@@ -2,16 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # title: packaging
 #
-# Packaging (testing/pkgtest): a staged install of libpctr and libcpc,
-# programs and the libcpc examples built against it with pkg-config, run
-# in a guest.
+# Packaging (testing/pkgtest): a staged install of libpctr, libcpc and
+# the overlays, programs and examples built against it with pkg-config,
+# run in guests.
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 # A staged install, programs built against it with pkg-config (shared and
 # static), and in a guest: their hot loop without a single system call,
 # and the libcpc examples (examples/measure: 20 measured iterations;
-# examples/overflow: overflow signals), as built against the install.
+# examples/overflow: overflow signals), as built against the install;
+# the example programs of the pages pctr follows (testing/pkgtest.d/ports)
+# built with the overlays' pkg-config lines and run on the sim, and on
+# the emulated Intel and AMD PMUs when their QEMU is cached.
 testing/pkgtest --kernel "$kb" >"$logdir/pkgtest.log" 2>&1
 script_result pkgtest "$logdir/pkgtest.log" '^FAIL: '
 end_phase

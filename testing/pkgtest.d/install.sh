@@ -31,24 +31,44 @@ for f in include/pctr.h include/linux/pctr.h lib/libpctr.a \
 	 share/man/man3/cpc_bind_curlwp.3 share/man/man3/cpc_set_restart.3 \
 	 share/man/man3/cpc_open.3 \
 	 bin/cputrack bin/cpustat share/man/man1/cputrack.1 \
-	 share/man/man8/cpustat.8; do
+	 share/man/man8/cpustat.8 \
+	 include/pctr-compat/openbsd/machine/pctr.h \
+	 include/pctr-compat/openbsd/machine/cpu.h \
+	 include/pctr-compat/perfmon/perfmon.h lib/libperfmon.a \
+	 lib/pkgconfig/pctr-openbsd.pc lib/pkgconfig/pctr-perfmon.pc; do
 	[ -e "$u/$f" ] || missing+=" $f"
 done
 if [ -z "$missing" ]; then
-	ok "the install holds headers, libraries, .pc, tools, man pages"
+	ok "the install holds headers, libraries, .pc, tools, man pages, the overlays"
 else
-	bad "the install holds headers, libraries, .pc, tools, man pages (missing:$missing)"
+	bad "the install holds headers, libraries, .pc, tools, man pages, the overlays (missing:$missing)"
 fi
 
 # The headers are the public ones, each named in the Makefile (CPC_HDRS
-# for libcpc and libpctx): none of the private ones (libcpc/*_private.h,
-# libpctx/*_private.h), nor any other.
+# for libcpc and libpctx, the overlays'): none of the private ones
+# (libcpc/*_private.h, libpctx/*_private.h), nor any other.
 hdrs=$(cd "$u/include" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs)
-if [ "$hdrs" = "libcpc.h libcpc_impl.h libpctx.h linux/pctr.h pctr.h" ]; then
-	ok "the install holds no private header (only pctr.h, linux/pctr.h, libcpc.h, libcpc_impl.h, libpctx.h)"
+want="libcpc.h libcpc_impl.h libpctx.h linux/pctr.h pctr-compat/openbsd/machine/cpu.h pctr-compat/openbsd/machine/pctr.h pctr-compat/perfmon/perfmon.h pctr.h"
+if [ "$hdrs" = "$want" ]; then
+	ok "the install holds no private header (only $want)"
 else
 	echo "pkgtest: installed headers: $hdrs"
-	bad "the install holds no private header (only pctr.h, linux/pctr.h, libcpc.h, libcpc_impl.h, libpctx.h)"
+	bad "the install holds no private header (only $want)"
+fi
+# One definition of the ABI: the overlays include <linux/pctr.h> and
+# define none of its names again.
+abi_names=$(sed -En 's/^#define[[:space:]]+([A-Za-z_0-9]+).*/\1/p' "$u/include/linux/pctr.h" | sort -u)
+redefined=$(cat "$u"/include/pctr-compat/openbsd/machine/*.h \
+		"$u/include/pctr-compat/perfmon/perfmon.h" |
+	    sed -En 's/^#define[[:space:]]+([A-Za-z_0-9]+).*/\1/p' | sort -u |
+	    comm -12 - <(echo "$abi_names"))
+if [ -z "$redefined" ] &&
+   grep -q '^#include <linux/pctr.h>' "$u/include/pctr-compat/openbsd/machine/pctr.h" &&
+   grep -q '^#include <linux/pctr.h>' "$u/include/pctr-compat/perfmon/perfmon.h"; then
+	ok "the overlays include <linux/pctr.h> and redefine none of its names"
+else
+	echo "pkgtest: redefined: $redefined"
+	bad "the overlays include <linux/pctr.h> and redefine none of its names"
 fi
 # The benchmarks (bench/) are developers' tools: make install leaves them out.
 check "the install holds no benchmark" \

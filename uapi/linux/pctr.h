@@ -361,13 +361,19 @@ struct pctr_bind {
  */
 #define PCIOCENABLE	_IO(PCTR_IOC_MAGIC, 0xcc)
 #define PCIOCDISABLE	_IO(PCTR_IOC_MAGIC, 0xcd)
-/*
- * The one PCR of a SPARC chip, in its own layout (see above).  0xbf is
- * kept for Perfmon's PERFMON_FLUSH_CACHE (<perfmon.h>), which no kernel
- * answers: ENOTTY.
- */
+/* The one PCR of a SPARC chip, in its own layout (see above). */
 #define PCIOCGETPCR64	_IOR(PCTR_IOC_MAGIC, 0xce, __u64)
 #define PCIOCSETPCR64	_IOW(PCTR_IOC_MAGIC, 0xcf, __u64)
+
+/*
+ * PCIOCFLUSH, Perfmon's PERFMON_FLUSH_CACHE: the calling CPU's data
+ * caches emptied of the caller's data, so that the next measurement
+ * starts cold: the CPU reads a buffer twice the size of its largest
+ * cache (Documentation/abi.rst).  Any descriptor, read-only ones too; no
+ * argument.  EINTR if a fatal signal ends it, ENOMEM.  A kernel older
+ * than this header fails it with ENOTTY.
+ */
+#define PCIOCFLUSH	_IO(PCTR_IOC_MAGIC, 0xbf)
 
 /*
  * Sampling (ioctls 0xd0-0xdf).  A slot in sampling mode counts down a

@@ -13,6 +13,7 @@
 #include <linux/kdebug.h>
 #include <linux/notifier.h>
 #include <linux/smp.h>
+#include <asm/cpudata.h>
 #include <asm/nmi.h>
 #include <asm/pcr.h>
 #include <asm/pil.h>
@@ -98,6 +99,11 @@ u64 pctr_sparc_tick(void)
 u64 pctr_sparc_tick_khz(void)
 {
 	return sparc64_get_clock_tick(raw_smp_processor_id()) / 1000;
+}
+
+unsigned long pctr_sparc_cache_bytes(void)
+{
+	return cpu_data(smp_processor_id()).ecache_size;
 }
 
 /*

@@ -45,6 +45,7 @@ const struct pctr_arch pctr_arch = {
 	.identify	= sparc_identify,
 	.probe		= sparc_probe,
 	.tsc		= pctr_sparc_tick,
+	.cache_bytes	= pctr_sparc_cache_bytes,
 	/* Sun's Perfmon programs come from here: /dev/perfmon by default. */
 	.perfmon	= true,
 };

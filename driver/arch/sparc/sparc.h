@@ -125,6 +125,8 @@ u64 pctr_sparc_rd_pic(void);
 void pctr_sparc_wr_pic(u64 val);
 u64 pctr_sparc_tick(void);
 u64 pctr_sparc_tick_khz(void);
+/* The calling CPU's E-cache, in bytes (0: unknown).  Migration off. */
+unsigned long pctr_sparc_cache_bytes(void);
 void pctr_sparc_identify_cpu(struct pctr_sparc_id *id);
 /* The NMI watchdog counts with the PIC on this machine now. */
 bool pctr_sparc_watchdog_on(void);

@@ -123,6 +123,14 @@ static inline u64 pctr_tsc_khz(void)
 	return tsc_khz;
 }
 
+/* The calling CPU's largest cache, in bytes (0: unknown).  Migration off. */
+static inline unsigned long pctr_cache_bytes(void)
+{
+	int kb = cpu_data(smp_processor_id()).x86_cache_size;
+
+	return kb > 0 ? (unsigned long)kb * 1024 : 0;
+}
+
 /* CR4.PCE: user-mode rdpmc on this CPU.  Interrupts off. */
 static inline void pctr_set_pce(bool on)
 {

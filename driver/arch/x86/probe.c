@@ -80,6 +80,7 @@ const struct pctr_arch pctr_arch = {
 	.tsc		= pctr_rdtsc,
 	.user_read	= pctr_set_pce,
 	.user_read_mm	= pctr_mm_user_read,
+	.cache_bytes	= pctr_cache_bytes,
 #ifdef CONFIG_X86_64
 	/* Frame-pointer walks of 64-bit user stacks (stack.c). */
 	.user_chain	= pctr_x86_user_chain,
