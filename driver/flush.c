@@ -19,7 +19,9 @@
  * lines.  Instruction caches are not displaced.
  *
  * One flush runs at a time (a mutex), so at most one buffer exists; it
- * is allocated for the call and freed after it.  A fatal signal ends a
+ * is allocated for the call, charged to the caller's memory cgroup
+ * (ENOMEM beyond its limit, never the kernel's warning), and freed
+ * after it.  A fatal signal ends a
  * flush early (EINTR).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -85,7 +87,8 @@ long pctr_flush_cache(void)
 	migrate_disable();
 	size = pctr_flush_size();
 	migrate_enable();
-	buf = vmalloc(size);
+	/* The caller's memory for the call: memcg counts it; no warning. */
+	buf = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!buf) {
 		ret = -ENOMEM;
 		goto out;
