@@ -150,26 +150,26 @@ static int pctr_map_at(pctr_t *p, off_t off)
 	return 0;
 }
 
-/* Programs built before page version 2 (or with PCTR_PAGE_V1). */
-PCTR_API int pctr_map_v1_(pctr_t *p) __asm__("pctr_map");
-PCTR_API int pctr_read_all_v1_(pctr_t *p, struct pctrst *st)
-	__asm__("pctr_read_all");
+/* The functions themselves, not <pctr.h>'s names for version 2. */
+#undef pctr_map
+#undef pctr_read_all
 
-int pctr_map_v1_(pctr_t *p)
+/* Programs built before page version 2 (or with PCTR_PAGE_V1). */
+int pctr_map(pctr_t *p)
 {
 	return pctr_map_at(p, 0) < 0 ? -1 : 0;
 }
 
-int pctr_read_all_v1_(pctr_t *p, struct pctrst *st)
+int pctr_read_all(pctr_t *p, struct pctrst *st)
 {
 	return ioctl(p->fd, PCIOCRD, st);
 }
 
 /*
- * pctr_map2: version 2, the calling thread's page from now on (again,
- * for a handle it mapped before: its other handles map the same page).
+ * Version 2, the calling thread's page from now on (again, for a handle
+ * it mapped before: its other handles map the same page).
  */
-int pctr_map(pctr_t *p)
+int pctr_map2(pctr_t *p)
 {
 	if (pctr_map_at(p, PCTR_PAGE2_OFFSET) < 0)
 		return -1;
@@ -289,11 +289,11 @@ uint64_t pctr_vtsc_slow2_(pctr_t *p)
 }
 
 /*
- * pctr_read_all2: from the page when this thread mapped the handle and
- * every programmed slot is read inline; the free slots are zeroed once,
- * the programmed ones walked.
+ * From the page when this thread mapped the handle and every programmed
+ * slot is read inline; the free slots are zeroed once, the programmed
+ * ones walked.
  */
-int pctr_read_all(pctr_t *p, struct pctrst *st)
+int pctr_read_all2(pctr_t *p, struct pctrst *st)
 {
 	const volatile struct pctr_page2 *pg = pctr_page2_;
 	uint32_t seq, live, m;

@@ -80,25 +80,28 @@ PCTR_API extern __thread unsigned long pctr_thread_id_
 PCTR_API pctr_t *pctr_open(int flags);
 PCTR_API void pctr_close(pctr_t *p);
 /*
- * Map the calling thread's counter page (creates its context), and for
- * version 2 make it the one the calling thread's inline reads read.
+ * Map the calling thread's counter page (creates its context): version
+ * 1.  pctr_map2() maps version 2 and makes it the page the calling
+ * thread's inline reads read.
  */
-#ifdef PCTR_PAGE_V1
 PCTR_API int pctr_map(pctr_t *p);
-#else
-PCTR_API int pctr_map(pctr_t *p) __asm__("pctr_map2");
-#endif
+PCTR_API int pctr_map2(pctr_t *p);
 
 /*
- * All slots, as PCIOCRD gives them.  With version 2, from the page of
- * the calling thread when the handle is the one it mapped and every
- * programmed slot can be read inline; the ioctl otherwise.
+ * All slots, as PCIOCRD gives them: by the ioctl.  pctr_read_all2()
+ * reads them from version 2 of the calling thread's page when the handle
+ * is the one it mapped and every programmed slot can be read inline.
  */
-#ifdef PCTR_PAGE_V1
 PCTR_API int pctr_read_all(pctr_t *p, struct pctrst *st);
-#else
-PCTR_API int pctr_read_all(pctr_t *p, struct pctrst *st)
-	__asm__("pctr_read_all2");
+PCTR_API int pctr_read_all2(pctr_t *p, struct pctrst *st);
+
+/*
+ * A program reads version 2 unless it defines PCTR_PAGE_V1 first: its
+ * pctr_map() and pctr_read_all() are then the version 2 functions.
+ */
+#ifndef PCTR_PAGE_V1
+#define pctr_map(p)		pctr_map2(p)
+#define pctr_read_all(p, st)	pctr_read_all2(p, st)
 #endif
 PCTR_API int pctr_set(pctr_t *p, unsigned int slot, uint64_t fn);
 /* Set a slot to a named event (PCIOCEVENT), with PCTR_U/K/EN in flags. */
