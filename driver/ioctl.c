@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -157,7 +158,8 @@ static long ioc_read(struct file *file, const struct pctr_ioc *ioc,
 		ret = pctr_bind_read(file, fn, val, &mask);
 		tsc = pctr_arch_tsc();
 	} else {
-		ret = ioc->op.read(fn, val, &tsc, &mask);
+		ret = INDIRECT_CALL_1(ioc->op.read, pctr_thread_read, fn, val,
+				      &tsc, &mask);
 	}
 	return ret ?: ioc_read_out(uarg, fn, val, tsc, mask);
 }
@@ -453,8 +455,10 @@ static long pctr_dispatch(struct file *file, unsigned int cmd,
 		return -ENODEV;
 	if (!ioc_mode_fits(ioc))
 		return -EOPNOTSUPP;
+	/* PCIOCRD, the one call made in loops, without a retpoline. */
 	if (!(ioc->flags & IOC_COPY))
-		return ioc->fn(file, ioc, cmd, NULL, uarg);
+		return INDIRECT_CALL_1(ioc->fn, ioc_read, file, ioc, cmd, NULL,
+				       uarg);
 	if (WARN_ON_ONCE(size > sizeof(a)))
 		return -ENOTTY;
 	memset(&a, 0, size);
