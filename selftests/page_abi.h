@@ -153,7 +153,7 @@ TEST_F(pg, inline_equals_ioctl_across_switches_and_cpus)
 /* pctr_read_n and pctr_read_all as the ioctl gives them. */
 TEST_F(pg, read_n_and_read_all)
 {
-	struct pctrst st, st2, io;
+	struct pctrst st, st2, io, io2;
 	uint64_t vals[4];
 	unsigned long fb;
 
@@ -163,6 +163,8 @@ TEST_F(pg, read_n_and_read_all)
 	ASSERT_EQ(0, pctr_read_n(self->p, vals, 4));
 	ASSERT_EQ(0, pctr_read_all(self->p, &st));
 	ASSERT_EQ(0, pctr_read_all(self->p, &st2));
+	ASSERT_EQ(0, rd(self->p->fd, &io2));
+	EXPECT_LE(st2.pctr_hwc[0], io2.pctr_hwc[0]);
 	EXPECT_LE(io.pctr_hwc[0], vals[0]);
 	EXPECT_LE(vals[0], st.pctr_hwc[0]);
 	EXPECT_LE(st.pctr_hwc[0], st2.pctr_hwc[0]);
@@ -177,6 +179,7 @@ TEST_F(pg, read_n_and_read_all)
 	/* From the page, with rdpmc: no system call (version 2). */
 	if (self->rdpmc && VERSION == 2)
 		EXPECT_EQ(fb, self->p->fallbacks);
+	EXPECT_EQ(io.pctr_fn[0], io2.pctr_fn[0]);
 }
 
 /* Once the context ended, both versions say so, and the reads fall back. */
