@@ -333,6 +333,9 @@ $(B)/selftests/pctx_test: $(B)/selftests/%: \
 	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
 		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
 
+# Two builds of one test: page versions 2 and 1.
+$(B)/selftests/page_abi_test $(B)/selftests/page_abi_v1_test: selftests/page_abi.h
+
 # One test, its stressors in a file each.
 $(B)/selftests/notify_bind_stress_test: selftests/nb_stress.h \
 	selftests/nb_workers.c selftests/nb_inheritor.c \

@@ -13,13 +13,12 @@
  * event), the counter page mapped; then released (PCIOCRELEASE):
  *   bare rdtsc                the floor an inline virtual read builds on
  *   pctr_vtsc                 inline virtual TSC from the counter page
- *   pctr_vtsc, no check       the same without the thread check (the
- *                             header's pctr_vtsc_view_), to show its cost
+ *   pctr_vtsc, no check       the same without the thread check: page
+ *                             version 2 has none, so the same read
  *   pctr_read slot 0          inline 64-bit virtual counter
- *   pctr_read, no check       the same without the thread check
- *                             (pctr_view_)
+ *   pctr_read, no check       the same, likewise
  *   pctr_read_n               inline, every programmed slot at once
- *   PCIOCRD                   the ioctl (pctr_read_all), every slot
+ *   PCIOCRD                   the ioctl itself, every slot
  *                             programmed, then slot 0 alone (as perf's
  *                             read() reads one event)
  *   bare rdpmc                of pctr's slot 0, when the page allows it
@@ -124,24 +123,11 @@ SUM_LOOP(loop_vtsc, pctr_vtsc(b->p))
 
 /*
  * The two inline reads without their check that the caller mapped the
- * page (one thread-local load and a compare): what the check costs.
+ * page: page version 2 (the thread's own page, through a thread-local
+ * pointer) has no such check to leave out, so these are the same reads.
  */
-SUM_LOOP(loop_vtsc_nc, pctr_vtsc_view_(b->p, b->p->page))
-
-static __attribute__((noinline)) uint64_t loop_read_nc(struct bench *b,
-						       long n)
-{
-	uint64_t v, sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++) {
-		if (!pctr_view_(b->p, b->p->page, &v, 0, 1) &&
-		    pctr_read_slow_(b->p, &v, 0, 1))
-			v = 0;
-		sum += v;
-	}
-	return sum;
-}
+SUM_LOOP(loop_vtsc_nc, pctr_vtsc(b->p))
+SUM_LOOP(loop_read_nc, pctr_read(b->p, 0))
 
 SUM_LOOP(loop_read, pctr_read(b->p, 0))
 
@@ -168,8 +154,9 @@ static __attribute__((noinline)) uint64_t loop_ioctl(struct bench *b, long n)
 	uint64_t sum = 0;
 	long i;
 
+	/* The ioctl itself: pctr_read_all() reads page version 2 if it can. */
 	for (i = 0; i < n; i++) {
-		if (pctr_read_all(b->p, &st)) {
+		if (ioctl(b->p->fd, PCIOCRD, &st)) {
 			b->err = errno;
 			break;
 		}
@@ -276,9 +263,9 @@ static const struct {
 			    loop_read_nc, PCTR_HALF },
 	[M_READ_N]	= { "pctr_read_n", "pctr_read_n", loop_read_n,
 			    PCTR_HALF },
-	[M_IOCTL]	= { "PCIOCRD (pctr_read_all), all slots", "pcioc_rd",
+	[M_IOCTL]	= { "PCIOCRD (the ioctl), all slots", "pcioc_rd",
 			    loop_ioctl, PCTR_HALF },
-	[M_IOCTL1]	= { "PCIOCRD (pctr_read_all), 1 slot", "pcioc_rd_1",
+	[M_IOCTL1]	= { "PCIOCRD (the ioctl), 1 slot", "pcioc_rd_1",
 			    loop_ioctl, PCTR1_HALF },
 	[M_RDPMC]	= { "bare rdpmc (pctr's counter)", "rdpmc",
 			    loop_rdpmc, PCTR_HALF },
@@ -361,8 +348,8 @@ static unsigned int pctr_half_on(struct bench *b, const struct pctr_event *ev,
 			break;
 	}
 	*map_err = pctr_map(b->p) ? errno : 0;
-	if (!*map_err && b->p->page->pg_slot[0].ps_rdpmc)
-		b->pmc = b->p->page->pg_slot[0].ps_rdpmc - 1;
+	if (!*map_err && pctr_page2_->p2_slot[0].p2s_index >= 0)
+		b->pmc = pctr_page2_->p2_slot[0].p2s_index;
 	return i;
 }
 
@@ -439,16 +426,15 @@ static int hw_rdpmc_ok(const struct bench *b)
 /* Can slot 0 be read without a system call, and by rdpmc? */
 static int slot0_inline(const struct bench *b)
 {
-	const volatile struct pctr_page *pg = b->p->page;
-
-	return pg && (pg->pg_slot[0].ps_rdpmc || pg->pg_slot[0].ps_sim_period);
+	return b->p->page && pctr_page2_->p2_slot[0].p2s_index >= 0;
 }
 
 static int slot0_rdpmc(const struct bench *b)
 {
-	const volatile struct pctr_page *pg = b->p->page;
+	const volatile struct pctr_page2 *pg = pctr_page2_;
 
-	return pg && pg->pg_slot[0].ps_rdpmc && (pg->pg_flags & PCTR_PG_RDPMC);
+	return b->p->page && pg->p2_slot[0].p2s_index >= 0 &&
+	       (pg->p2_flags & PCTR_PG_RDPMC);
 }
 
 /* Does rdpmc @idx work for this thread, or fault? */
@@ -488,7 +474,7 @@ static int pctr_agrees(struct bench *b)
 	struct pctrst st;
 
 	a = pctr_read(b->p, 0);
-	if (pctr_read_all(b->p, &st)) {
+	if (ioctl(b->p->fd, PCIOCRD, &st)) {
 		fprintf(stderr, "error: PCIOCRD: %s\n", pctr_strerror(errno));
 		return -1;
 	}
@@ -707,7 +693,7 @@ int main(int argc, char **argv)
 	rdpmc_of[PERF_HALF] = M_HW_RDPMC;
 	snprintf(label, sizeof(label), "pctr_read_n, %u slot%s (inline)",
 		 b.nslots, b.nslots == 1 ? "" : "s");
-	snprintf(label_ioctl, sizeof(label_ioctl), "PCIOCRD (pctr_read_all), %u slot%s",
+	snprintf(label_ioctl, sizeof(label_ioctl), "PCIOCRD (the ioctl), %u slot%s",
 		 b.nslots, b.nslots == 1 ? "" : "s");
 	for (m = 0; m < NMETHODS; m++)
 		if (!why[m])

@@ -142,6 +142,19 @@ static __always_inline void ctx_publish(struct pctr_ctx *ctx, bool on_cpu)
 		page_publish(ctx, on_cpu && ctx_counts(ctx), ctx_valid(ctx));
 }
 
+/*
+ * A version 2 page's reader adds the raw counter to an offset: a counter
+ * near the rebase point must be loaded from zero at its next start
+ * (page.c).  Marks the context so.
+ */
+static __always_inline bool ctx_rebase_due(struct pctr_ctx *ctx)
+{
+	if (likely(!(ctx->page_abi & PAGE_ABI_V2)) || !page_rebase_due(ctx))
+		return false;
+	ctx->dirty = true;
+	return true;
+}
+
 /* The check every fold makes inline; the rest is out of the way. */
 static __always_inline bool ctx_check_ovf_(struct pctr_ctx *ctx)
 {
@@ -312,8 +325,10 @@ static __always_inline void ctx_stop_(struct pctr_ctx *ctx)
 		return;
 	ctx->running = false;
 	ctx->vtsc += pctr_arch_tsc() - ctx->tsc_in;
-	if (pc->cur == ctx)
+	if (pc->cur == ctx) {
 		ctx_hw_off(ctx, pc);
+		ctx_rebase_due(ctx);
+	}
 	smp_wmb();	/* sums before seq: see bind.c's bind_read_thread() */
 	WRITE_ONCE(ctx->seq, ctx->seq + 1);
 	/* The thread is not running: nobody reads its page until start. */
@@ -361,6 +376,12 @@ void ctx_update(struct pctr_ctx *ctx)
 		}
 		ctx_fold(ctx);
 		ctx_ack();
+		if (unlikely(ctx_rebase_due(ctx))) {
+			/* Start the counters from zero again. */
+			ctx_hw_off(ctx, pc);
+			if (ctx_counts(ctx))
+				ctx_hw_on(ctx, pc);
+		}
 	}
 	ctx_publish(ctx, pc->cur == ctx);
 }

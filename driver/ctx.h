@@ -166,7 +166,7 @@ int prog_encode_pcr(struct pctr_prog *prog, const struct pctr_pcr *pcr,
 void prog_fns_to_pcr(const u64 *fn, struct pctr_pcr *pcr);
 
 void prog_end_remote(struct pctr_ctx *ctx);
-struct page *prog_page(struct pctr_ctx *ctx);
+struct page *prog_page(struct pctr_ctx *ctx, u8 abi);
 
 
 #endif /* _PCTR_CTX_H */

@@ -51,6 +51,7 @@ struct pctr_ctx {
 	struct page	*page;		/* the page user space maps, or NULL */
 	struct pctr_page *upage;	/* its kernel address */
 	u32		published;	/* slots the page describes */
+	u8		page_abi;	/* layouts mapped: PAGE_ABI_V* */
 	refcount_t	ref;
 	struct pid	*pid;		/* the thread, for signals */
 	unsigned long	ovf_pc;		/* user PC at the last overflow */

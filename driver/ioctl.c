@@ -9,42 +9,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
-#include <linux/kernel_stat.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/string.h>
-#include <linux/tick.h>
-#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 #include "backend.h"
 #include "engine.h"
 #include "file.h"
+#include "page.h"
 #include "sample.h"
-
-/*
- * Idle time of all online CPUs, from the same sources as /proc/stat.
- * Summing it costs a clock read per CPU, so it is refreshed at most once
- * a millisecond: a reader in a loop pays for it once, not every call.
- */
-static u64 pctr_idle_ns(void)
-{
-	static u64 cached, cached_at;
-	u64 now = ktime_get_mono_fast_ns(), sum = 0, us;
-	int cpu;
-
-	if (now - READ_ONCE(cached_at) < NSEC_PER_MSEC)
-		return READ_ONCE(cached);
-	for_each_online_cpu(cpu) {
-		us = get_cpu_idle_time_us(cpu, NULL);
-		if (us == -1ULL)
-			sum += kcpustat_cpu(cpu).cpustat[CPUTIME_IDLE];
-		else
-			sum += us * NSEC_PER_USEC;
-	}
-	/* Racing refreshers store figures of the same millisecond. */
-	WRITE_ONCE(cached, sum);
-	WRITE_ONCE(cached_at, now);
-	return sum;
-}
 
 /*
  * A call's argument, when the dispatcher copies it in and out (IOC_COPY):
@@ -131,12 +104,13 @@ static long ioc_read_out(struct pctrst __user *u, u64 *fn, u64 *val, u64 tsc,
 			 u32 mask)
 {
 	u64 idl, *f, *v;
-	u8 idx[PCTR_NUM], *i, *end;
+	u8 idx[PCTR_NUM] __uninitialized;	/* only the first n are read */
+	u8 *i, *end;
 	u64 __user *ufn, *uval;
 	unsigned long m;
 	unsigned int s, n;
 
-	idl = pctr_idle_ns();
+	idl = page_idle_ns();
 	/* Packed in place: the n-th programmed slot is slot n or above. */
 	for (m = mask, n = 0; m; m &= m - 1, n++) {
 		s = __ffs(m);
@@ -173,7 +147,10 @@ static long ioc_read(struct file *file, const struct pctr_ioc *ioc,
 		     unsigned int cmd, union pctr_ioc_arg *a,
 		     void __user *uarg)
 {
-	u64 fn[PCTR_NUM], val[PCTR_NUM], tsc;
+	/* Only the slots in mask are written, and only they are read. */
+	u64 fn[PCTR_NUM] __uninitialized;
+	u64 val[PCTR_NUM] __uninitialized;
+	u64 tsc;
 	u32 mask;
 	int ret;
 
@@ -181,7 +158,8 @@ static long ioc_read(struct file *file, const struct pctr_ioc *ioc,
 		ret = pctr_bind_read(file, fn, val, &mask);
 		tsc = pctr_arch_tsc();
 	} else {
-		ret = ioc->op.read(fn, val, &tsc, &mask);
+		ret = INDIRECT_CALL_1(ioc->op.read, pctr_thread_read, fn, val,
+				      &tsc, &mask);
 	}
 	return ret ?: ioc_read_out(uarg, fn, val, tsc, mask);
 }
@@ -491,8 +469,10 @@ static long pctr_dispatch(struct file *file, unsigned int cmd,
 		return -ENODEV;
 	if (!ioc_mode_fits(ioc))
 		return -EOPNOTSUPP;
+	/* PCIOCRD, the one call made in loops, without a retpoline. */
 	if (!(ioc->flags & IOC_COPY))
-		return ioc->fn(file, ioc, cmd, NULL, uarg);
+		return INDIRECT_CALL_1(ioc->fn, ioc_read, file, ioc, cmd, NULL,
+				       uarg);
 	if (WARN_ON_ONCE(size > sizeof(a)))
 		return -ENOTTY;
 	memset(&a, 0, size);

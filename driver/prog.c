@@ -37,6 +37,7 @@
 
 #include "backend.h"
 #include "ctx.h"
+#include "page.h"
 #include "pmu_owner.h"
 #include "sample.h"
 
@@ -465,25 +466,31 @@ int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 }
 
 /*
- * The calling thread's counter page, made for @ctx if it has none yet.
- * The counters are switched in again, so that user rdpmc is set up for
- * the page.
+ * The calling thread's counter page, made for @ctx if it has none yet,
+ * with layout @abi (PAGE_ABI_V1 or PAGE_ABI_V2) kept up to date from now
+ * on.  The counters are switched in again, so that user rdpmc is set up
+ * for the page, and the layout written.
  */
-struct page *prog_page(struct pctr_ctx *ctx)
+struct page *prog_page(struct pctr_ctx *ctx, u8 abi)
 {
 	unsigned long flags;
-	struct page *page;
+	struct page *page = ctx->page;
 
-	if (ctx->page)
-		return ctx->page;
-	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!page)
-		return NULL;
-	((struct pctr_page *)page_address(page))->pg_version =
-		PCTR_PAGE_VERSION;
+	if (page && (ctx->page_abi & abi))
+		return page;
+	/* Version 2 carries the idle time PCIOCRD last read: have one. */
+	if (abi & PAGE_ABI_V2)
+		page_idle_ns();
+	if (!page) {
+		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!page)
+			return NULL;
+		page_init(page_address(page));
+	}
 	local_irq_save(flags);
 	ctx->page = page;
 	ctx->upage = page_address(page);
+	ctx->page_abi |= abi;
 	ctx_stop(ctx);
 	ctx_start(ctx);
 	local_irq_restore(flags);

@@ -25,6 +25,7 @@
 #include "compat.h"
 #include "ctx.h"
 #include "engine.h"
+#include "page.h"
 #include "pmu_owner.h"
 #include "sample.h"
 
@@ -386,7 +387,9 @@ int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa)
 /*
  * mmap() of the device: the calling thread's counter page.  Makes the
  * thread's context if it has none (the virtual TSC needs no counters);
- * that never takes the PMU.
+ * that never takes the PMU.  The offset says which layout the kernel is
+ * to keep in it from now on: 0 for version 1, PCTR_PAGE2_OFFSET for
+ * version 2 (abi.rst); both map the same page.
  *
  * The page is read-only and never executable: its contents are partly
  * the user's (PCIOCPRESET), so an executable mapping would let a program
@@ -400,10 +403,17 @@ int pctr_thread_mmap(struct vm_area_struct *vma)
 	unsigned long flags;
 	struct page *page;
 	bool made = false;
+	u8 abi;
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+	if (vma->vm_pgoff == 0)
+		abi = PAGE_ABI_V1;
+	else if (vma->vm_pgoff == PCTR_PAGE2_OFFSET >> PAGE_SHIFT)
+		abi = PAGE_ABI_V2;
+	else
+		return -EINVAL;
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
@@ -416,7 +426,7 @@ int pctr_thread_mmap(struct vm_area_struct *vma)
 		ctx_start(ctx);
 		local_irq_restore(flags);
 	}
-	page = prog_page(ctx);
+	page = prog_page(ctx, abi);
 	if (!page) {
 		if (made)
 			prog_destroy_current(ctx);

@@ -20,6 +20,19 @@
 
 __thread unsigned long pctr_thread_id_;
 
+/*
+ * What pctr_page2_ points to in a thread with no page: both sequences
+ * differ and no slot is readable, so every inline read takes its slow
+ * path, which knows this page for what it is.
+ */
+static const struct pctr_page2 pctr_nopage2_ = {
+	.p2_version = PCTR_PAGE2_VERSION,
+	.p2_seq = 1,
+	.p2_slot = { [0 ... PCTR_NUM - 1] = { .p2s_index = -1 } },
+};
+
+__thread const volatile struct pctr_page2 *pctr_page2_ = &pctr_nopage2_;
+
 /* The next thread id pctr_map() gives out (0 means "none yet"). */
 static unsigned long pctr_next_id;
 static pthread_once_t pctr_fork_once = PTHREAD_ONCE_INIT;
@@ -32,6 +45,7 @@ static pthread_once_t pctr_fork_once = PTHREAD_ONCE_INIT;
 static void pctr_fork_child(void)
 {
 	pctr_thread_id_ = 0;
+	pctr_page2_ = &pctr_nopage2_;
 }
 
 static void pctr_fork_setup(void)
@@ -83,32 +97,52 @@ fail:
 	return NULL;
 }
 
+/* The version 2 layout within the handle's mapping, if it has one. */
+static const volatile struct pctr_page2 *pctr_page2_of(const pctr_t *p)
+{
+	if (!p->page)
+		return NULL;
+	return (const volatile struct pctr_page2 *)
+		((const volatile char *)p->page + PCTR_PAGE2_START);
+}
+
+/* Unmap the handle's page; the calling thread's reads no longer see it. */
+static void pctr_unmap(pctr_t *p)
+{
+	if (!p->page)
+		return;
+	if (pctr_page2_ == pctr_page2_of(p))
+		pctr_page2_ = &pctr_nopage2_;
+	munmap((void *)p->page, PCTR_PAGE_SIZE);
+	p->page = NULL;
+}
+
 void pctr_close(pctr_t *p)
 {
 	if (!p)
 		return;
-	if (p->page)
-		munmap((void *)p->page, PCTR_PAGE_SIZE);
+	pctr_unmap(p);
 	close(p->fd);
 	free(p);
 }
 
 /*
  * The page is the calling thread's: mapping a handle another thread
- * mapped is EINVAL, as reading it would be.
+ * mapped is EINVAL, as reading it would be.  @off says the layout.  0
+ * when mapped, 1 when it was already.
  */
-int pctr_map(pctr_t *p)
+static int pctr_map_at(pctr_t *p, off_t off)
 {
 	unsigned long me = pctr_self_id();
 	void *pg;
 
 	if (p->page) {
 		if (p->owner == me)
-			return 0;
+			return 1;
 		errno = EINVAL;
 		return -1;
 	}
-	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, p->fd, 0);
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, p->fd, off);
 	if (pg == MAP_FAILED)
 		return -1;
 	p->owner = me;
@@ -116,8 +150,188 @@ int pctr_map(pctr_t *p)
 	return 0;
 }
 
+/* The functions themselves, not <pctr.h>'s names for version 2. */
+#undef pctr_map
+#undef pctr_read_all
+
+/* Programs built before page version 2 (or with PCTR_PAGE_V1). */
+int pctr_map(pctr_t *p)
+{
+	return pctr_map_at(p, 0) < 0 ? -1 : 0;
+}
+
 int pctr_read_all(pctr_t *p, struct pctrst *st)
 {
+	return ioctl(p->fd, PCIOCRD, st);
+}
+
+/*
+ * Version 2, the calling thread's page from now on (again, for a handle
+ * it mapped before: its other handles map the same page).
+ */
+int pctr_map2(pctr_t *p)
+{
+	if (pctr_map_at(p, PCTR_PAGE2_OFFSET) < 0)
+		return -1;
+	pctr_page2_ = pctr_page2_of(p);
+	return 0;
+}
+
+/*
+ * Slots @first..@first+@n-1 from the calling thread's page: 1 when read,
+ * 0 when the page cannot give them (no page, a dead one, or a slot that
+ * is not read inline), -1 with EINVAL for a handle another thread mapped
+ * when this one has no page.  Retries an update it straddled.
+ */
+static int pctr_page2_read(pctr_t *p, uint64_t *vals, unsigned int first,
+			   unsigned int n)
+{
+	const volatile struct pctr_page2 *pg = pctr_page2_;
+	uint32_t seq, live;
+	unsigned int k, s;
+	int32_t idx;
+
+	if (pg == &pctr_nopage2_) {
+		if (p->page && p->owner != pctr_thread_id_) {
+			errno = EINVAL;
+			return -1;
+		}
+		return 0;
+	}
+	for (;;) {
+		seq = pg->p2_seq;
+		pctr_barrier2_(pg);
+		if (pg->p2_flags & PCTR_PG_DEAD)
+			return 0;
+		live = pg->p2_live;
+		for (k = 0; k < n; k++) {
+			s = first + k;
+			vals[k] = 0;
+			if (!(live & (1U << s)))
+				continue;
+			idx = pg->p2_slot[s].p2s_index;
+			if (idx < 0)
+				return 0;
+			vals[k] = pg->p2_slot[s].p2s_off + rdpmc(idx);
+		}
+		pctr_barrier2_(pg);
+		if (pg->p2_seq_end == seq)
+			return 1;
+		p->retries++;
+	}
+}
+
+/* The ioctl, for what the page cannot give. */
+static int pctr_read_ioctl(pctr_t *p, uint64_t *vals, unsigned int first,
+			   unsigned int n)
+{
+	struct pctrst st;
+	unsigned int k;
+
+	p->fallbacks++;
+	if (ioctl(p->fd, PCIOCRD, &st) < 0)
+		return -1;
+	for (k = 0; k < n; k++)
+		vals[k] = st.pctr_hwc[first + k];
+	return 0;
+}
+
+uint64_t pctr_read_slow2_(pctr_t *p, unsigned int i)
+{
+	uint64_t v;
+	int r;
+
+	if (i >= PCTR_NUM) {
+		errno = EINVAL;
+		return (uint64_t)-1;
+	}
+	r = pctr_page2_read(p, &v, i, 1);
+	if (r > 0)
+		return v;
+	if (r < 0 || pctr_read_ioctl(p, &v, i, 1))
+		return (uint64_t)-1;
+	return v;
+}
+
+int pctr_read_n_slow2_(pctr_t *p, uint64_t *vals, unsigned int n)
+{
+	int r = pctr_page2_read(p, vals, 0, n);
+
+	if (r)
+		return r > 0 ? 0 : -1;
+	return pctr_read_ioctl(p, vals, 0, n);
+}
+
+uint64_t pctr_vtsc_slow2_(pctr_t *p)
+{
+	const volatile struct pctr_page2 *pg = pctr_page2_;
+	uint64_t v;
+	uint32_t seq;
+
+	if (pg == &pctr_nopage2_) {
+		if (p->page && p->owner != pctr_thread_id_) {
+			errno = EINVAL;
+			return (uint64_t)-1;
+		}
+		return 0;
+	}
+	for (;;) {
+		seq = pg->p2_seq;
+		pctr_barrier2_(pg);
+		if (pg->p2_flags & PCTR_PG_DEAD)
+			return pg->p2_vtsc_off;
+		v = pg->p2_vtsc_off + rdtsc();
+		pctr_barrier2_(pg);
+		if (pg->p2_seq_end == seq)
+			return v;
+		p->retries++;
+	}
+}
+
+/*
+ * From the page when this thread mapped the handle and every programmed
+ * slot is read inline; the free slots are zeroed once, the programmed
+ * ones walked.
+ */
+int pctr_read_all2(pctr_t *p, struct pctrst *st)
+{
+	const volatile struct pctr_page2 *pg = pctr_page2_;
+	uint32_t seq, live, m;
+	unsigned int s;
+	int32_t idx;
+
+	if (pg != pctr_page2_of(p))
+		return ioctl(p->fd, PCIOCRD, st);
+	memset(st->pctr_fn, 0, sizeof(st->pctr_fn));
+	memset(st->pctr_hwc, 0, sizeof(st->pctr_hwc));
+	live = 0;
+	for (;;) {
+		seq = pg->p2_seq;
+		pctr_barrier2_(pg);
+		/* Slots freed since the last try read 0 again. */
+		for (m = live & ~pg->p2_live; m; m &= m - 1) {
+			s = __builtin_ctz(m);
+			st->pctr_fn[s] = 0;
+			st->pctr_hwc[s] = 0;
+		}
+		live = pg->p2_live;
+		for (m = live; m; m &= m - 1) {
+			s = __builtin_ctz(m);
+			idx = pg->p2_slot[s].p2s_index;
+			if (idx < 0)
+				goto slow;
+			st->pctr_fn[s] = pg->p2_fn[s];
+			st->pctr_hwc[s] = pg->p2_slot[s].p2s_off + rdpmc(idx);
+		}
+		st->pctr_tsc = rdtsc();
+		st->pctr_idl = pg->p2_idl;
+		pctr_barrier2_(pg);
+		if (pg->p2_seq_end == seq)
+			return 0;
+		p->retries++;
+	}
+slow:
+	p->fallbacks++;
 	return ioctl(p->fd, PCIOCRD, st);
 }
 
@@ -173,10 +387,7 @@ int pctr_zero(pctr_t *p)
 
 int pctr_release(pctr_t *p)
 {
-	if (p->page) {
-		munmap((void *)p->page, PCTR_PAGE_SIZE);
-		p->page = NULL;
-	}
+	pctr_unmap(p);
 	return ioctl(p->fd, PCIOCRELEASE);
 }
 

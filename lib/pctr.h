@@ -10,11 +10,21 @@
  * thread's counter page with rdpmc or rdtsc and a few loads, with no
  * system call, retrying when the thread was switched in between.  Where
  * a slot cannot be read that way they fall back to the PCIOCRD ioctl.
- * A handle's page belongs to the thread that called pctr_map(): use one
- * handle per thread.  Read from any other thread (or a forked child),
- * the inline reads fail with EINVAL rather than return that thread's
- * counters as if they were the caller's: the check is one thread-local
- * load and a compare (pctr_thread_id_ against the handle's owner).
+ *
+ * Two page layouts (uapi/linux/pctr.h): a program built with this header
+ * reads version 2, where a counting slot is one offset plus rdpmc and
+ * the page is found through a thread-local pointer that pctr_map() sets
+ * (pctr_page2_), so a read always reads the calling thread's own page:
+ * pctr_read() and pctr_vtsc() read the calling thread's counters whatever
+ * handle they are given, as PCIOCRD does; a thread that mapped no page
+ * of its own gets EINVAL for a handle another thread mapped.  A program
+ * built with PCTR_PAGE_V1 defined before including this header (or built
+ * before version 2) reads version 1 through the handle: there a handle
+ * read from a thread other than the one that mapped it (or a forked
+ * child) fails with EINVAL, the check being one thread-local load and a
+ * compare (pctr_thread_id_ against the handle's owner).  pctr_map() says
+ * which layout the kernel is to keep: the version 1 function is the
+ * symbol pctr_map, version 2's pctr_map2.
  */
 #ifndef _PCTR_LIB_H
 #define _PCTR_LIB_H
@@ -44,7 +54,10 @@ extern "C" {
 typedef struct pctr {
 	int			fd;
 	struct pctr_info	info;
-	/* The calling thread's counter page, once pctr_map() made it. */
+	/*
+	 * The calling thread's counter page, once pctr_map() made it: the
+	 * mapping, whose layout is version 1 only for a PCTR_PAGE_V1 program.
+	 */
 	const volatile struct pctr_page *page;
 	/* Inline reads retried because the thread was switched meanwhile. */
 	unsigned long		retries;
@@ -66,10 +79,30 @@ PCTR_API extern __thread unsigned long pctr_thread_id_
 /* Open /dev/pctr (or $PCTR_DEVICE); flags is O_RDONLY or O_RDWR. */
 PCTR_API pctr_t *pctr_open(int flags);
 PCTR_API void pctr_close(pctr_t *p);
-/* Map the calling thread's counter page (creates its context). */
+/*
+ * Map the calling thread's counter page (creates its context): version
+ * 1.  pctr_map2() maps version 2 and makes it the page the calling
+ * thread's inline reads read.
+ */
 PCTR_API int pctr_map(pctr_t *p);
+PCTR_API int pctr_map2(pctr_t *p);
 
+/*
+ * All slots, as PCIOCRD gives them: by the ioctl.  pctr_read_all2()
+ * reads them from version 2 of the calling thread's page when the handle
+ * is the one it mapped and every programmed slot can be read inline.
+ */
 PCTR_API int pctr_read_all(pctr_t *p, struct pctrst *st);
+PCTR_API int pctr_read_all2(pctr_t *p, struct pctrst *st);
+
+/*
+ * A program reads version 2 unless it defines PCTR_PAGE_V1 first: its
+ * pctr_map() and pctr_read_all() are then the version 2 functions.
+ */
+#ifndef PCTR_PAGE_V1
+#define pctr_map(p)		pctr_map2(p)
+#define pctr_read_all(p, st)	pctr_read_all2(p, st)
+#endif
 PCTR_API int pctr_set(pctr_t *p, unsigned int slot, uint64_t fn);
 /* Set a slot to a named event (PCIOCEVENT), with PCTR_U/K/EN in flags. */
 PCTR_API int pctr_set_event(pctr_t *p, unsigned int slot, const char *name,
@@ -88,7 +121,12 @@ PCTR_API const char *pctr_backend_reason(char *buf, unsigned int len);
 /* The time-stamp counter. */
 static inline uint64_t rdtsc(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
+	uint64_t lo, hi;	/* the halves come zero-extended */
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return hi << 32 | lo;
+#elif defined(__i386__)
 	uint32_t lo, hi;
 
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
@@ -137,7 +175,12 @@ static inline uint64_t rdtscp(uint32_t *aux)
  */
 static inline uint64_t rdpmc(uint32_t ctr)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
+	uint64_t lo, hi;	/* the halves come zero-extended */
+
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(ctr));
+	return hi << 32 | lo;
+#elif defined(__i386__)
 	uint32_t lo, hi;
 
 	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(ctr));
@@ -156,6 +199,8 @@ static inline uint64_t rdpmc(uint32_t ctr)
 
 /* A full compiler barrier. */
 #define pctr_barrier()	__asm__ __volatile__("" ::: "memory")
+
+#ifdef PCTR_PAGE_V1
 
 /*
  * Keep the page's loads on their side of rdtsc/rdpmc without making the
@@ -373,6 +418,157 @@ static inline uint64_t pctr_vtsc(pctr_t *p)
 	}
 	return pctr_vtsc_view_(p, pg);
 }
+
+#else /* page version 2 */
+
+/*
+ * Keep the page's loads on their side of rdtsc/rdpmc without making the
+ * compiler forget everything else: the barrier claims to read and write
+ * the page only.
+ */
+#define pctr_barrier2_(pg) \
+	__asm__ __volatile__("" : "+m"(*(struct pctr_page2 *)(uintptr_t)(pg)))
+
+/*
+ * rdpmc and rdtsc between the loads of page @pg's two sequences.  On
+ * x86-64 with no barrier: the page's fields are volatile, which keeps
+ * their loads in program order, and neither GCC nor clang moves a
+ * volatile load across a volatile asm (GCC schedules no instruction
+ * across one; clang takes it to touch memory).  A barrier that claimed
+ * to write memory would keep the compiler from leaving other loads (the
+ * handle, for the slow path) out of the fast path.
+ */
+static inline uint64_t pctr_rdpmc2_(const volatile struct pctr_page2 *pg,
+				    int32_t idx)
+{
+#if defined(__x86_64__)
+	uint64_t lo, hi;
+
+	(void)pg;
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx));
+	return hi << 32 | lo;
+#else
+	uint64_t v;
+
+	pctr_barrier2_(pg);
+	v = rdpmc(idx);
+	pctr_barrier2_(pg);
+	return v;
+#endif
+}
+
+static inline uint64_t pctr_rdtsc2_(const volatile struct pctr_page2 *pg)
+{
+#if defined(__x86_64__)
+	uint64_t lo, hi;
+
+	(void)pg;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return hi << 32 | lo;
+#else
+	uint64_t v;
+
+	pctr_barrier2_(pg);
+	v = rdtsc();
+	pctr_barrier2_(pg);
+	return v;
+#endif
+}
+
+/*
+ * The calling thread's version 2 page, set by pctr_map(); until then (and
+ * in a forked child, and after pctr_release()) a page of the library's
+ * on which nothing reads inline, so that the reads need no test for it.
+ * Initial-exec: reading it is one load from the thread pointer.
+ */
+PCTR_API extern __thread const volatile struct pctr_page2 *pctr_page2_
+	__attribute__((tls_model("initial-exec")));
+
+/* The slow paths, out of line: the page's rules, then the ioctl. */
+PCTR_API uint64_t pctr_read_slow2_(pctr_t *p, unsigned int i)
+	__attribute__((cold, noinline));
+PCTR_API int pctr_read_n_slow2_(pctr_t *p, uint64_t *vals, unsigned int n)
+	__attribute__((cold, noinline));
+PCTR_API uint64_t pctr_vtsc_slow2_(pctr_t *p)
+	__attribute__((cold, noinline));
+
+/*
+ * The calling thread's 64-bit virtual value of slot @i, without a system
+ * call when the page allows it: one offset plus rdpmc, between two loads
+ * of the page's sequence.  (uint64_t)-1 with errno set on error: EINVAL
+ * for a bad slot, or for a handle another thread mapped when the calling
+ * thread has no page.
+ */
+static inline uint64_t pctr_read(pctr_t *p, unsigned int i)
+{
+	const volatile struct pctr_page2 *pg = pctr_page2_;
+	uint64_t v;
+	uint32_t seq;
+	int32_t idx;
+
+	if (__builtin_expect(i < PCTR_NUM, 1)) {
+		seq = pg->p2_seq;
+		idx = pg->p2_slot[i].p2s_index;
+		v = pg->p2_slot[i].p2s_off;
+		if (__builtin_expect(idx >= 0, 1)) {
+			v += pctr_rdpmc2_(pg, idx);
+			if (__builtin_expect(pg->p2_seq_end == seq, 1))
+				return v;
+		}
+	}
+	return pctr_read_slow2_(p, i);
+}
+
+/*
+ * Slots 0..n-1 at once, from one consistent view of the page (a free
+ * slot reads 0); the ioctl when one of them cannot be read inline.
+ */
+static inline int pctr_read_n(pctr_t *p, uint64_t *vals, unsigned int n)
+{
+	const volatile struct pctr_page2 *pg = pctr_page2_;
+	uint32_t seq, live;
+	unsigned int k;
+	int32_t idx;
+
+	if (n > PCTR_NUM)
+		n = PCTR_NUM;
+	seq = pg->p2_seq;
+	live = pg->p2_live;
+	for (k = 0; k < n; k++) {
+		vals[k] = 0;
+		if (!(live & (1U << k)))
+			continue;
+		idx = pg->p2_slot[k].p2s_index;
+		if (idx < 0)
+			return pctr_read_n_slow2_(p, vals, n);
+		vals[k] = pg->p2_slot[k].p2s_off + pctr_rdpmc2_(pg, idx);
+	}
+	if (__builtin_expect(pg->p2_seq_end == seq, 1))
+		return 0;
+	return pctr_read_n_slow2_(p, vals, n);
+}
+
+/*
+ * The calling thread's virtual TSC: TSC cycles it has run since its
+ * context was made (libcpc's cpc_buf_tick).  Needs pctr_map(); 0 without,
+ * and the final figure once the context has ended.  (uint64_t)-1 with
+ * errno EINVAL for a handle another thread mapped when the calling
+ * thread has no page.
+ */
+static inline uint64_t pctr_vtsc(pctr_t *p)
+{
+	const volatile struct pctr_page2 *pg = pctr_page2_;
+	uint32_t seq;
+	uint64_t v;
+
+	seq = pg->p2_seq;
+	v = pg->p2_vtsc_off + pctr_rdtsc2_(pg);
+	if (__builtin_expect(pg->p2_seq_end == seq, 1))
+		return v;
+	return pctr_vtsc_slow2_(p);
+}
+
+#endif /* PCTR_PAGE_V1 */
 
 #ifdef __cplusplus
 }

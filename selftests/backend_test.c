@@ -21,6 +21,8 @@
  * - a CPU binding counts what runs on that CPU; a thread binding counts
  *   its target, another process.
  */
+/* A page version 1 program: it reads struct pctr_page through p->page. */
+#define PCTR_PAGE_V1
 #include "pctr_test.h"
 
 #include <signal.h>

@@ -7,6 +7,8 @@
  * its thread, rdpmc stays off for threads without one, and the virtual
  * TSC works with no counters at all.
  */
+/* A version 1 program: it reads struct pctr_page through p->page. */
+#define PCTR_PAGE_V1
 #include "pctr_test.h"
 
 #include <linux/filter.h>

@@ -22,7 +22,8 @@ sh ./emu-count.sh
 # The simulator's tests run in the plain guests: PCTR_NO_SIM skips them.
 PCTR_NO_SIM=1 $sel/run_all $sel/backend_test $sel/security_test $sel/dev_test \
 	$sel/module_test $sel/lib_test $sel/notify_test $sel/cpc_test \
-	$sel/cpc_inherit_test $sel/cpc_bind_test $sel/sys_test 2>&1
+	$sel/cpc_inherit_test $sel/cpc_bind_test $sel/sys_test \
+	$sel/page_abi_test $sel/page_abi_v1_test 2>&1
 su -s /bin/sh user -c "export PATH=$PATH; cd /work; \
 	$sel/run_all $sel/security_test" 2>&1 | sed 's/^/user: /'
 [ -n "$want_scrub" ] && $sel/run_all $sel/scrub_test 2>&1 | sed 's/^/scrub: /'

@@ -35,7 +35,8 @@ cc -O2 -static -Wall -Wextra -I"$top/uapi" -I"$top/lib" -o "$emu/loop" \
 # everything that needs the emulated PMU shares it): first the counting
 # and hand-over script (testing/guest/emu-count.sh); then the selftests on the real backends
 # (backend_test, security_test, and the tests that adapt to what pmu=auto
-# found: dev_test, module_test, lib_test, notify_test, cpc_test) as root,
+# found: dev_test, module_test, lib_test, notify_test, cpc_test, and
+# page_abi_test and page_abi_v1_test, both counter page versions) as root,
 # with the simulator's tests left to the plain guests (PCTR_NO_SIM), and
 # security_test again as uid 1000; on 6.12 (two vCPUs: migration,
 # bindings and hotplug across CPUs) scrub_test, on the newest kernel's

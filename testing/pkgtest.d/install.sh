@@ -100,21 +100,21 @@ else
 fi
 
 # Exported: exactly what the installed header marks PCTR_API (its
-# functions, and the inline reads' thread id, a TLS variable), all at
-# version LIBPCTR_1.
+# functions, and the inline reads' thread id and page, TLS variables), at
+# version LIBPCTR_1 or LIBPCTR_1.1 (page version 2).
 sed -En -e 's/^PCTR_API .*[ *](pctr_[a-z_0-9]*)\(.*/\1/p' \
 	-e 's/^PCTR_API extern .*[ *](pctr_[a-z_0-9]*)$/\1/p' \
 	"$u/include/pctr.h" | sort >"$work/api.txt"
 readelf -W --dyn-syms "$u/lib/libpctr.so.1.0.0" |
 	awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && $7 != "ABS" && $5 != "LOCAL" { print $8 }' |
 	sort -u >"$work/exported.txt"
-if [ -s "$work/api.txt" ] && cmp -s <(sed 's/@.*//' "$work/exported.txt") "$work/api.txt" &&
-   ! grep -qv '@@LIBPCTR_1$' "$work/exported.txt"; then
-	ok "libpctr.so exports exactly the $(wc -l <"$work/api.txt") PCTR_API symbols, at LIBPCTR_1"
+if [ -s "$work/api.txt" ] && cmp -s <(sed 's/@.*//' "$work/exported.txt" | sort) "$work/api.txt" &&
+   ! grep -qvE '@@LIBPCTR_1(\.1)?$' "$work/exported.txt"; then
+	ok "libpctr.so exports exactly the $(wc -l <"$work/api.txt") PCTR_API symbols, at LIBPCTR_1 and 1.1"
 else
-	diff <(sed 's/@.*//' "$work/exported.txt") "$work/api.txt" | head -n 20
-	grep -v '@@LIBPCTR_1$' "$work/exported.txt" | head -n 5
-	bad "libpctr.so exports exactly the PCTR_API symbols, at LIBPCTR_1"
+	diff <(sed 's/@.*//' "$work/exported.txt" | sort) "$work/api.txt" | head -n 20
+	grep -vE '@@LIBPCTR_1(\.1)?$' "$work/exported.txt" | head -n 5
+	bad "libpctr.so exports exactly the PCTR_API symbols, at LIBPCTR_1 and 1.1"
 fi
 
 # The same for libcpc: every function <libcpc.h> and <libpctx.h> declare

@@ -240,7 +240,8 @@ struct pctr_event {
  * vtsc, the virtual TSC, is the TSC cycles the thread has run since its
  * context was made.  A slot with neither recipe is read with PCIOCRD.
  * pg_seq stays odd once the context has ended (PCTR_PG_DEAD): read with
- * PCIOCRD then.  <pctr.h> from libpctr implements all this (pctr_read(),
+ * PCIOCRD then.  This is page version 1; version 2, below, is quicker to
+ * read.  <pctr.h> from libpctr implements both (pctr_read(),
  * pctr_read_n(), pctr_vtsc()).
  */
 #define PCTR_PAGE_VERSION	1
@@ -274,6 +275,55 @@ struct pctr_page {
 	__u64	pg_sim_limit;		/* sim: TSC at which counters freeze */
 	__u64	pg_reserved[3];
 	struct pctr_page_slot pg_slot[PCTR_NUM];
+};
+
+/*
+ * Page version 2: mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, fd,
+ * PCTR_PAGE2_OFFSET) maps the same page, and the kernel then keeps a
+ * struct pctr_page2 up to date at byte PCTR_PAGE2_START of it (and the
+ * version 1 layout at byte 0 only if that was mapped too: which offset a
+ * program maps says which layout it reads).  A slot's value is one
+ * offset plus the counter, which the kernel keeps from wrapping between
+ * two updates:
+ *
+ *	do {
+ *		seq   = p2_seq;
+ *		value = p2s_off + rdpmc(p2s_index)   if p2s_index >= 0
+ *		        (read with PCIOCRD otherwise: a free, stopped,
+ *		        simulated or PCTR_INT slot, an invalid or dead page)
+ *		vtsc  = p2_vtsc_off + rdtsc()
+ *	} while (p2_seq_end != seq);
+ *
+ * The kernel writes the page only on the thread's CPU while the thread
+ * is not running user code, setting p2_seq before an update and
+ * p2_seq_end after it: a read that straddled one sees them differ.  Once
+ * the context has ended they differ for good (PCTR_PG_DEAD): read with
+ * PCIOCRD then, and p2_vtsc_off is the final virtual TSC.  p2_live has a
+ * bit for each slot with a function, p2_fn the functions (as PCIOCRD's
+ * pctr_fn), p2_idl the idle time PCIOCRD last saw.
+ */
+#define PCTR_PAGE2_VERSION	2
+#define PCTR_PAGE2_OFFSET	0x20000000ULL
+#define PCTR_PAGE2_START	3072
+
+struct pctr_page2_slot {
+	__u64	p2s_off;		/* value minus the raw counter */
+	__s32	p2s_index;		/* rdpmc index; < 0: use PCIOCRD */
+	__u32	p2s_pad;
+};
+
+struct pctr_page2 {
+	__u32	p2_version;		/* PCTR_PAGE2_VERSION */
+	__u32	p2_seq;			/* set before an update */
+	__u64	p2_vtsc_off;		/* virtual TSC minus the TSC */
+	__u32	p2_seq_end;		/* set after it */
+	__u32	p2_flags;		/* PCTR_PG_* */
+	__u32	p2_cpu;			/* CPU it runs on, when running */
+	__u32	p2_live;		/* slots with a function */
+	__u64	p2_idl;			/* pctr_idl as PCIOCRD last read it */
+	__u64	p2_reserved[3];
+	struct pctr_page2_slot p2_slot[PCTR_NUM];
+	__u64	p2_fn[PCTR_NUM];
 };
 
 /*
@@ -439,7 +489,7 @@ struct pctr_ring_attr {
 	__u64	ra_mmap_size;		/* out: bytes to map */
 };
 
-/* mmap() offset of the ring (the counter page is at offset 0). */
+/* mmap() offset of the ring (the counter page is at 0 and PCTR_PAGE2_OFFSET). */
 #define PCTR_RING_OFFSET	0x40000000ULL
 
 /*
