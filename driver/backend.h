@@ -52,9 +52,11 @@ struct pctr_hw {
 	u64	left[PCTR_NUM];
 	/*
 	 * Set by the core before start() when the thread will run with
-	 * user-mode counter reads on (CR4.PCE on x86): start() must then
-	 * leave every counter register outside @mask reading zero, so no
-	 * count of another context (or of a CPU binding) is visible.
+	 * user-mode counter reads on (CR4.PCE on x86), only ever with
+	 * @thread: start() must then leave every counter register outside
+	 * @mask reading zero, so no count of another context (or of a CPU
+	 * binding) is visible, and its own registers free of another
+	 * process's counts.
 	 */
 	bool	user_read;
 	/*

@@ -418,9 +418,13 @@ TEST_F(x86, user_read_scrubs_foreign_counts)
 	EXPECT_EQ(0, counter_zeroings(m, v, at));
 	EXPECT_EQ(1006, counter_reg(m, 1));
 
-	/* Context b, user reads, owns slot 1 only: the rest reads 0. */
+	/*
+	 * Context b, user reads (only ever a thread's), owns slot 1 only:
+	 * the rest reads 0.
+	 */
 	ASSERT_EQ(0, set_slot(pmu, &b, 1, PCTR_FN(0xc0, 0, UKE), 42));
-	b.user_read = true;
+	b.user_read = b.thread = true;
+	model_domain = 1;
 	self->ops->start(pmu, &b);
 	EXPECT_EQ(0, b.err);
 	for (s = 0; s < PCTR_NUM; s++)

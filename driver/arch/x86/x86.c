@@ -48,10 +48,11 @@ void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
  * off, on the CPU it describes (regs and metrics also by the probe,
  * before anything counts).
  *
- * dirty: the slots whose registers may hold counts of another context
- * than the one starting next, because they counted or were written
- * since they were last zeroed; dirty_dom: whose counts they are (a
- * pctr_x86_domain(), 0 when not known to be one process's).  Taking
+ * dirty: the slots whose registers may hold counts, because they
+ * counted or were written since they were last zeroed; owner[s]: whose
+ * counts register s holds then (a pctr_x86_domain(), 0 when not known
+ * to be one process's alone, as when a thread counted on from another
+ * process's count).  Taking
  * the counters back from perf starts a new pctr_x86_epoch, in which
  * every register (PERF_METRICS too) is dirty and every control unknown.
  *
@@ -65,7 +66,7 @@ struct pctr_x86_cpu {
 	u32	epoch;
 	u32	dirty;
 	bool	dirty_metrics;
-	u64	dirty_dom;
+	u64	owner[PCTR_NUM];
 	u32	ctl_known;
 	u64	ctl[X86_MAX_GENERAL];
 	u64	fixed_ctrl;
@@ -101,7 +102,7 @@ static struct pctr_x86_cpu *pctr_x86_this_cpu(const struct pctr_pmu *pmu)
 		c->epoch = epoch;
 		c->dirty = c->regs;
 		c->dirty_metrics = c->metrics;
-		c->dirty_dom = 0;
+		memset(c->owner, 0, sizeof(c->owner));
 		c->ctl_known = 0;
 	}
 	return c;
@@ -190,40 +191,43 @@ static u32 pctr_x86_ctr_msr(const struct pctr_x86 *x, unsigned int slot)
 
 /*
  * At start(), before @hw is loaded.  With hw->user_read, zero every
- * counter register outside hw->mask that may hold another context's
- * counts, since user-mode rdpmc reads any counter, not only the thread's
- * own; those rdpmc reads but pctr does not offer too (a hybrid part's
- * counters the other core type lacks, PERF_METRICS).  With hw->adopt the
- * thread's own slots start from what their registers hold: those are
- * zeroed too when another process's counts may be there (not those in
- * hw->keep, which hold the thread's own).  A thread's own counter may
- * thus start from what another thread of its process left, as perf
- * clears dirty counters only when switching to another mm: such threads
- * read each other's memory, pages included.  Zeroing at stop() instead
- * would cost every context a write per counter at every switch-out;
- * tracking dirty registers costs writes only when a thread with user
- * reads follows other counters' counts, and none in the common cases of
- * one counting thread on a CPU, or threads of one process counting the
- * same slots.  Returns the slots of @hw zeroed (their hw->val is 0).
+ * counter register outside hw->mask that may hold counts, since
+ * user-mode rdpmc reads any counter, not only the thread's own; those
+ * rdpmc reads but pctr does not offer too (a hybrid part's counters the
+ * other core type lacks, PERF_METRICS).  The thread's own slots that
+ * count on from what their registers hold (hw->adopt, or hw->keep) are
+ * zeroed too unless the counts there are its own process's alone.  A
+ * thread's own counter may thus start from what another thread of its
+ * process left, as perf clears dirty counters only when switching to
+ * another mm: such threads read each other's memory, pages included.
+ * Zeroing at stop() instead would cost every context a write per
+ * counter at every switch-out; tracking dirty registers costs writes
+ * only when a thread with user reads follows other counts, and none in
+ * the common cases of one counting thread on a CPU, or threads of one
+ * process counting the same slots.  Returns the slots of @hw zeroed
+ * (their hw->val is then 0).
  */
 u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
 	u64 dom = hw->thread ? pctr_x86_domain() : 0;
+	u32 own = hw->adopt ? hw->mask : hw->keep;
 	u32 stale = 0, zeroed = 0, msr;
+	unsigned long m;
 	unsigned int s;
 
 	if (hw->forgotten)
 		c->ctl_known = 0;
 	if (hw->user_read) {
 		stale = c->dirty & c->regs & ~hw->mask;
-		if (hw->adopt && (!dom || dom != c->dirty_dom))
-			stale |= c->dirty & hw->mask & ~hw->keep;
+		m = c->dirty & own;
+		for_each_set_bit(s, &m, PCTR_NUM)
+			if (!dom || c->owner[s] != dom)
+				stale |= BIT(s);
 	}
-	for (s = 0; stale && s < PCTR_NUM; s++) {
-		if (!(stale & BIT(s)))
-			continue;
+	m = stale;
+	for_each_set_bit(s, &m, PCTR_NUM) {
 		msr = pctr_x86_ctr_msr(x, s);
 		if (pctr_wrmsr(msr, 0)) {
 			/* One pctr does not offer is absent after all. */
@@ -246,10 +250,11 @@ u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 			c->metrics = false;
 		c->dirty_metrics = false;
 	}
-	if (c->dirty & ~hw->mask)
-		c->dirty_dom = c->dirty_dom == dom ? dom : 0;
-	else
-		c->dirty_dom = dom;
+	/* What counts here now: its own, or mixed with what was there. */
+	m = hw->mask;
+	for_each_set_bit(s, &m, PCTR_NUM)
+		if (!(c->dirty & own & BIT(s)) || c->owner[s] != dom)
+			c->owner[s] = c->dirty & own & BIT(s) ? 0 : dom;
 	c->dirty |= hw->mask;
 	return zeroed;
 }
