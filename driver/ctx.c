@@ -251,8 +251,8 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	 * A backend may start a slot from another raw value than asked: one
 	 * armed for its overflow, or (x86) whatever its register held.
 	 */
-	for_each_set_bit(s, &m, PCTR_NUM)
-		ctx->prev[s] = ctx->hw.val[s];
+	for (m = ctx->hw.mask; m; m &= m - 1)
+		ctx->prev[__ffs(m)] = ctx->hw.val[__ffs(m)];
 	ctx->dirty = false;
 	pc->cur = ctx;
 	pc->last_id = ctx->id;

@@ -45,9 +45,10 @@ typedef int64_t s64;
 #define READ_ONCE(x)		(*(volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
-#define for_each_set_bit(bit, addr, size)				\
-	for ((bit) = 0; (bit) < (size); (bit)++)			\
-		if (!(*(addr) & (1UL << (bit)))) {} else
+static inline unsigned long __ffs(unsigned long x)
+{
+	return __builtin_ctzl(x);
+}
 
 static inline int fls(unsigned int x)
 {

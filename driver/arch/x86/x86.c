@@ -213,21 +213,19 @@ u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
 	u64 dom = hw->thread ? pctr_x86_domain() : 0;
 	u32 own = hw->adopt ? hw->mask : hw->keep;
-	u32 stale = 0, zeroed = 0, msr;
-	unsigned long m;
+	u32 stale = 0, zeroed = 0, msr, m;
 	unsigned int s;
 
 	if (hw->forgotten)
 		c->ctl_known = 0;
 	if (hw->user_read) {
 		stale = c->dirty & c->regs & ~hw->mask;
-		m = c->dirty & own;
-		for_each_set_bit(s, &m, PCTR_NUM)
-			if (!dom || c->owner[s] != dom)
-				stale |= BIT(s);
+		for (m = c->dirty & own; m; m &= m - 1)
+			if (!dom || c->owner[__ffs(m)] != dom)
+				stale |= BIT(__ffs(m));
 	}
-	m = stale;
-	for_each_set_bit(s, &m, PCTR_NUM) {
+	for (m = stale; m; m &= m - 1) {
+		s = __ffs(m);
 		msr = pctr_x86_ctr_msr(x, s);
 		if (pctr_wrmsr(msr, 0)) {
 			/* One pctr does not offer is absent after all. */
@@ -251,10 +249,13 @@ u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 		c->dirty_metrics = false;
 	}
 	/* What counts here now: its own, or mixed with what was there. */
-	m = hw->mask;
-	for_each_set_bit(s, &m, PCTR_NUM)
-		if (!(c->dirty & own & BIT(s)) || c->owner[s] != dom)
-			c->owner[s] = c->dirty & own & BIT(s) ? 0 : dom;
+	for (m = hw->mask; m; m &= m - 1) {
+		s = __ffs(m);
+		if (!(c->dirty & own & BIT(s)))
+			c->owner[s] = dom;
+		else if (c->owner[s] != dom)
+			c->owner[s] = 0;
+	}
 	c->dirty |= hw->mask;
 	return zeroed;
 }
