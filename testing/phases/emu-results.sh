@@ -137,6 +137,7 @@ suite_msr() {
 	local args line n w slots max
 	for args in "1000" "-s 3 1000" "-m 1000" "-m -s 3 1000"; do
 		line=$(grep -F "msr: $args: switches" "$log" | head -n 1)
+		line=${line:-no result}
 		n=$(sed -n 's/.* switches \([0-9]*\) .*/\1/p' <<<"$line")
 		w=$(sed -n 's/.* msr-writes \([0-9]*\) .*/\1/p' <<<"$line")
 		slots=1
@@ -145,7 +146,7 @@ suite_msr() {
 		grep -q 'perfmon v1,' "$log" && max=$((2 * slots))
 		[ $v = amd ] && ! grep -q 'pctr: amd: .*perfmon v2' "$log" &&
 			max=$((2 * slots))
-		echo "  $t switch-msrs $args: ${line:+${line#msr: "$args": }}${line:-no result}"
+		echo "  $t switch-msrs $args: ${line#msr: "$args": }"
 		# A few more writes than switches x max: the histograms are
 		# set up and read between two switches.
 		if [ -n "$n" ] && [ -n "$w" ] && [ "$n" -gt 0 ] &&
