@@ -52,11 +52,33 @@ struct pctr_hw {
 	u64	left[PCTR_NUM];
 	/*
 	 * Set by the core before start() when the thread will run with
-	 * user-mode counter reads on (CR4.PCE on x86): start() must then
-	 * leave every counter register outside @mask reading zero, so no
-	 * count of another context (or of a CPU binding) is visible.
+	 * user-mode counter reads on (CR4.PCE on x86), only ever with
+	 * @thread: start() must then leave every counter register outside
+	 * @mask reading zero, so no count of another context (or of a CPU
+	 * binding) is visible, and its own registers free of another
+	 * process's counts.
 	 */
 	bool	user_read;
+	/*
+	 * Set by the core before start() when this CPU's registers may not
+	 * hold what the last start() or stop() left there (the CPU was
+	 * offline, the machine slept, an access failed, a CPU binding let
+	 * go): start() must write every control it relies on.
+	 */
+	bool	forgotten;
+	/*
+	 * Set by the core when any starting raw value will do: start() may
+	 * then leave a slot that is neither kept nor armed counting on from
+	 * what its register holds, rather than load hw->val, and stores
+	 * that value in hw->val (x86: a register write fewer per slot and
+	 * switch).  The core folds from hw->val after start().
+	 */
+	bool	adopt;
+	/*
+	 * Set by the core for a thread's counters (not a CPU's): their
+	 * counts are the thread's process's, and start() runs on the thread.
+	 */
+	bool	thread;
 	/*
 	 * Set by a backend when a register access failed in start(),
 	 * stop() or read() (-EIO); the backend reports it once, naming the
@@ -116,8 +138,10 @@ struct pctr_pmu_ops {
 	int	(*encode)(const struct pctr_pmu *pmu, unsigned int slot,
 			  u64 fn, bool privileged, u64 *ctl);
 	/*
-	 * Load hw->val and hw->ctl into the slots in hw->mask, start them;
-	 * with hw->user_read, leave every other counter reading zero.
+	 * Load hw->val and hw->ctl into the slots in hw->mask (with
+	 * hw->adopt, leave the values there and report them in hw->val),
+	 * start them; with hw->user_read, leave every other counter
+	 * reading zero.
 	 */
 	void	(*start)(const struct pctr_pmu *pmu, struct pctr_hw *hw);
 	/* Stop the slots in hw->mask and store their raw values. */

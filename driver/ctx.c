@@ -55,6 +55,8 @@ struct pctr_cpu {
 	u64		last_id;	/* whose state the registers hold */
 	struct hrtimer	fold;		/* folds while a context runs */
 	struct pt_regs	*regs;		/* within the overflow interrupt */
+	bool		pce_next;	/* switching out to a thread that reads */
+	bool		pce_kept;	/* user rdpmc left on for it */
 	unsigned long	kept;		/* starts that only re-enabled */
 	unsigned long	loaded;		/* starts that rewrote registers */
 };
@@ -220,6 +222,7 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 {
 	unsigned long m = ctx->hw.mask;
 	unsigned int s;
+	bool trust = pc->last_id && !READ_ONCE(pctr_no_keep);
 
 	/*
 	 * If this context last stopped on this CPU and nothing ran on the
@@ -229,9 +232,9 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	 */
 	ctx->hw.keep = 0;
 	if ((pctr_pmu.flags & PCTR_PMU_KEEP) && pc->last_id == ctx->id &&
-	    ctx->last_cpu == smp_processor_id() && !ctx->dirty &&
-	    !READ_ONCE(pctr_no_keep))
+	    ctx->last_cpu == smp_processor_id() && !ctx->dirty && trust)
 		ctx->hw.keep = m;
+	ctx->hw.forgotten = !trust;
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		if (!(ctx->hw.keep & BIT(s)))
 			ctx->prev[s] = pctr_pmu.flags & PCTR_PMU_RAW_SUM ?
@@ -260,10 +263,12 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 		ctx_hw_failed(ctx, pc);
 		return;
 	}
-	/* A slot armed for its overflow may start from another raw value. */
-	if (ctx->notify)
-		for_each_set_bit(s, &m, PCTR_NUM)
-			ctx->prev[s] = ctx->hw.val[s];
+	/*
+	 * A backend may start a slot from another raw value than asked: one
+	 * armed for its overflow, or (x86) whatever its register held.
+	 */
+	for (m = ctx->hw.mask; m; m &= m - 1)
+		ctx->prev[__ffs(m)] = ctx->hw.val[__ffs(m)];
 	ctx->dirty = false;
 	pc->cur = ctx;
 	pc->last_id = ctx->id;
@@ -277,8 +282,17 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 static __always_inline void ctx_hw_off(struct pctr_ctx *ctx,
 				       struct pctr_cpu *pc)
 {
+	/*
+	 * Switching to a thread that will read its own counters in user
+	 * mode too, rdpmc is left on for it: its start() leaves every
+	 * other register reading zero before it runs in user mode, and its
+	 * switch-in turns rdpmc off if it does not read after all.
+	 */
 	if (ctx->pce) {
-		pctr_arch_user_rdpmc(false);
+		if (pc->pce_next)
+			pc->pce_kept = true;
+		else
+			pctr_arch_user_rdpmc(false);
 		ctx->pce = false;
 	}
 	pctr_pmu.ops->stop(&pctr_pmu, &ctx->hw);
@@ -484,13 +498,36 @@ static struct pctr_ctx *pn_ctx(struct preempt_notifier *pn)
 	return container_of(pn, struct pctr_ctx, pn);
 }
 
+/*
+ * Will @next read its counters in user mode?  Its notifiers are stable:
+ * only a thread edits its own, and @next is not running.
+ */
+static bool ctx_next_reads(struct task_struct *next)
+{
+	struct preempt_notifier *pn;
+
+	hlist_for_each_entry(pn, &next->preempt_notifiers, link)
+		if (pn->ops == &pctr_preempt_ops)
+			return READ_ONCE(pn_ctx(pn)->page) != NULL;
+	return false;
+}
+
 /* Runs after the switch, preemption off, interrupts on. */
 static void pctr_sched_in(struct preempt_notifier *pn, int cpu)
 {
+	struct pctr_ctx *ctx = pn_ctx(pn);
+	struct pctr_cpu *pc;
 	unsigned long flags;
 
 	local_irq_save(flags);
-	ctx_start_(pn_ctx(pn));
+	ctx_start_(ctx);
+	/* rdpmc left on for this thread at the switch-out (ctx_hw_off()). */
+	pc = this_cpu_ptr(&pctr_cpu);
+	if (unlikely(pc->pce_kept)) {
+		pc->pce_kept = false;
+		if (!ctx->pce)
+			pctr_arch_user_rdpmc(false);
+	}
 	local_irq_restore(flags);
 }
 
@@ -498,7 +535,12 @@ static void pctr_sched_in(struct preempt_notifier *pn, int cpu)
 static void pctr_sched_out(struct preempt_notifier *pn,
 			   struct task_struct *next)
 {
-	ctx_stop_(pn_ctx(pn));
+	struct pctr_ctx *ctx = pn_ctx(pn);
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+
+	pc->pce_next = ctx->pce && ctx_next_reads(next);
+	ctx_stop_(ctx);
+	pc->pce_next = false;
 }
 
 static struct preempt_ops pctr_preempt_ops = {
@@ -546,6 +588,8 @@ void ctx_attach(struct pctr_ctx *ctx)
 	ctx_hooks_enable();
 	ctx->id = atomic64_inc_return(&pctr_ctx_ids);
 	ctx->last_cpu = -1;
+	ctx->hw.thread = true;
+	ctx->hw.adopt = !(pctr_pmu.flags & PCTR_PMU_RAW_SUM);
 	preempt_notifier_init(&ctx->pn, &pctr_preempt_ops);
 	preempt_disable();
 	preempt_notifier_register(&ctx->pn);
@@ -659,6 +703,7 @@ void ctx_cpub_start(struct pctr_cpub *cb)
 		ctx_hw_off(cur, pc);
 		ctx_publish(cur, pc->cur == cur);
 	}
+	cb->hw.forgotten = !pc->last_id || READ_ONCE(pctr_no_keep);
 	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
 	pc->cpub = cb;
 	pc->last_id = cb->id;

@@ -120,6 +120,151 @@ TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
 	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
 }
 
+/*
+ * A thread's own counters start from what their registers hold (no write
+ * at a switch), but never from another process's count: here a child
+ * process counts 4 million instructions on counter 0 of CPU 0 and waits;
+ * this process's thread then counts on counter 0 there, reading inline,
+ * and rdpmc(0) shows only its own count.
+ */
+TEST_F(x86, own_counter_never_starts_from_another_process)
+{
+	const struct pctr_page *pg;
+	int go[2], done[2], status;
+	uint64_t raw, val;
+	pid_t pid;
+	char c;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	pin_to_cpu(0);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd = open(PCTR_DEV, O_RDWR);
+
+		if (fd < 0 || set(fd, 0, INSNS_U))
+			_exit(10);
+		run_insns(2000000);
+		if (rd_now(fd).pctr_hwc[0] < 4000000)
+			_exit(11);
+		/* Switched out here: its count stays in counter 0 of CPU 0. */
+		if (write(go[1], "g", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(12);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(go[0], &c, 1));
+	ASSERT_EQ(0, set(self->fd, 0, INSNS_U));
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, pg);
+	usleep(1000);	/* a switch-in with user reads on */
+	ASSERT_TRUE(pg->pg_flags & PCTR_PG_RDPMC);
+	run_insns(1000);
+	raw = rdpmc(0);
+	val = rd_now(self->fd).pctr_hwc[0];
+	TH_LOG("rdpmc(0) %llu, its value %llu", (unsigned long long)raw,
+	       (unsigned long long)val);
+	EXPECT_GT(1000000, raw);
+	EXPECT_LE(2000, val);
+	EXPECT_GT(1000000, val);
+	ASSERT_EQ(1, write(done[1], "d", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x: 10 set, 11 count, 12 pipes", status);
+	munmap((void *)pg, PCTR_PAGE_SIZE);
+	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
+}
+
+/*
+ * Two threads of one process counting the same slot on one CPU, both
+ * reading inline: a switch between them writes no counter and leaves
+ * user rdpmc on, and each still counts exactly its own instructions.
+ */
+struct pinger {
+	int		fd, in, out;
+	unsigned long	loop;		/* iterations of run_insns a trip */
+	uint64_t	count;		/* instructions over the trips */
+	int		err;
+};
+
+#define TRIPS	200
+
+static void *pinger_thread(void *arg)
+{
+	struct pinger *p = arg;
+	const struct pctr_page *pg;
+	volatile uint64_t sink = 0;
+	uint64_t before;
+	char c = 'x';
+	int i;
+
+	pin_to_cpu(0);
+	if (set(p->fd, 0, INSNS_U)) {
+		p->err = errno;
+		return NULL;
+	}
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, p->fd, 0);
+	if (pg == MAP_FAILED) {
+		p->err = errno;
+		return NULL;
+	}
+	before = rd_now(p->fd).pctr_hwc[0];
+	for (i = 0; i < TRIPS; i++) {
+		if (read(p->in, &c, 1) != 1) {
+			p->err = EIO;
+			break;
+		}
+		run_insns(p->loop);
+		sink += rdpmc(0);	/* faults if rdpmc were off */
+		if (write(p->out, &c, 1) != 1) {
+			p->err = EIO;
+			break;
+		}
+	}
+	p->count = rd_now(p->fd).pctr_hwc[0] - before;
+	munmap((void *)pg, PCTR_PAGE_SIZE);
+	ioctl(p->fd, PCIOCRELEASE);
+	return NULL;
+}
+
+TEST_F(x86, threads_of_one_process_count_exactly_across_switches)
+{
+	int ab[2], ba[2];
+	struct pinger a, b;
+	pthread_t ta, tb;
+	uint64_t want;
+
+	if (!self->ready)
+		return;
+	ASSERT_EQ(0, pipe(ab));
+	ASSERT_EQ(0, pipe(ba));
+	a = (struct pinger){ .fd = self->fd, .in = ba[0], .out = ab[1],
+			     .loop = 1000 };
+	b = (struct pinger){ .fd = self->fd, .in = ab[0], .out = ba[1],
+			     .loop = 3000 };
+	ASSERT_EQ(0, pthread_create(&ta, NULL, pinger_thread, &a));
+	ASSERT_EQ(0, pthread_create(&tb, NULL, pinger_thread, &b));
+	usleep(100000);	/* both set up */
+	ASSERT_EQ(1, write(ba[1], "x", 1));
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	ASSERT_EQ(0, a.err);
+	ASSERT_EQ(0, b.err);
+	/* 2 instructions an iteration, and a few hundred a trip's calls. */
+	want = 2 * a.loop * TRIPS;
+	TH_LOG("a counted %llu (loops %llu), b %llu (loops %llu)",
+	       (unsigned long long)a.count, (unsigned long long)want,
+	       (unsigned long long)b.count,
+	       (unsigned long long)(2 * b.loop * TRIPS));
+	EXPECT_LE(want, a.count);
+	EXPECT_GT(want + 500 * TRIPS, a.count);
+	want = 2 * b.loop * TRIPS;
+	EXPECT_LE(want, b.count);
+	EXPECT_GT(want + 500 * TRIPS, b.count);
+}
+
 /* user_rdpmc=0: no rdpmc for anyone, and the page says so. */
 RELOAD_FIXTURE(rdpmc_off, "user_rdpmc=0");
 

@@ -40,9 +40,15 @@ typedef int64_t s64;
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #endif
 #define min(a, b)		((a) < (b) ? (a) : (b))
+#define max(a, b)		((a) > (b) ? (a) : (b))
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define READ_ONCE(x)		(*(volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+
+static inline unsigned long __ffs(unsigned long x)
+{
+	return __builtin_ctzl(x);
+}
 
 static inline int fls(unsigned int x)
 {
@@ -80,10 +86,15 @@ static inline int smp_processor_id(void)
 	return 0;
 }
 
-/* Wrapped, so that only this_cpu_*() reach it, as in the kernel. */
-#define DEFINE_PER_CPU(type, name)	struct { type v; } name
-#define this_cpu_read(var)		((var).v)
-#define this_cpu_write(var, val)	((var).v = (val))
+/*
+ * Wrapped, so that only this_cpu_*() and per_cpu_ptr() reach it, as in
+ * the kernel; the tests run on CPU 0 of at most two.
+ */
+#define DEFINE_PER_CPU(type, name)	struct { type v[2]; } name
+#define this_cpu_read(var)		((var).v[0])
+#define this_cpu_write(var, val)	((var).v[0] = (val))
+#define this_cpu_ptr(p)			(&(p)->v[0])
+#define per_cpu_ptr(p, cpu)		(&(p)->v[cpu])
 
 /*
  * The kernel log: kept by the model so tests can read it.  (The kernel
@@ -125,6 +136,13 @@ u64 pctr_rdtsc(void);
 u64 pctr_tsc_khz(void);
 unsigned long pctr_cache_bytes(void);
 void pctr_set_pce(bool on);
+static inline void pctr_on_each_cpu(void (*fn)(void *), void *arg)
+{
+	fn(arg);
+}
+
+/* The running thread's process (x86_model.c: model_domain). */
+u64 pctr_x86_domain(void);
 struct mm_struct;
 void pctr_mm_user_read(struct mm_struct *mm, bool on);
 

@@ -66,6 +66,7 @@ enum model_reg {
 	REG_GLOBAL_OVF,		/* Intel OVF_CTRL, AMD STATUS_CLR */
 	REG_GLOBAL_SET,
 	REG_PERF_CAP,
+	REG_PERF_METRICS,
 };
 
 static u64 mask_bits(unsigned int width)
@@ -118,6 +119,9 @@ static enum model_reg intel_decode(const struct x86_model *m, u32 msr,
 	}
 	if (msr == 0x345 && c->pdcm)
 		return REG_PERF_CAP;
+	/* PERF_METRICS comes with fixed counter 3 (TOPDOWN.SLOTS). */
+	if (msr == 0x329 && (m->fixed_mask & (1U << 3)))
+		return REG_PERF_METRICS;
 	if (c->version < 2)
 		return REG_NONE;
 	switch (msr) {
@@ -252,6 +256,9 @@ int model_rdmsr(struct x86_model *m, u32 msr, u64 *val)
 	case REG_PERF_CAP:
 		*val = m->perf_cap;
 		break;
+	case REG_PERF_METRICS:
+		*val = m->perf_metrics;
+		break;
 	default:	/* the clear and set registers read as 0 */
 		break;
 	}
@@ -337,6 +344,9 @@ int model_wrmsr(struct x86_model *m, u32 msr, u64 val)
 		break;
 	case REG_GLOBAL_SET:
 		m->global_status |= val;
+		break;
+	case REG_PERF_METRICS:
+		m->perf_metrics = val;
 		break;
 	default:
 		break;
@@ -774,6 +784,12 @@ unsigned long pctr_cache_bytes(void)
 
 /* CR4.PCE has no effect on the model: it is only recorded. */
 bool model_pce;
+u64 model_domain;
+
+u64 pctr_x86_domain(void)
+{
+	return model_domain;
+}
 
 void pctr_set_pce(bool on)
 {

@@ -83,6 +83,7 @@ struct x86_model {
 	u64	global_ctrl;
 	u64	global_status;
 	u64	perf_cap;
+	u64	perf_metrics;		/* with fixed counter 3 */
 
 	bool	user;			/* CPL 3 if set, else 0 */
 	bool	guest;			/* AMD: running a guest */
@@ -153,5 +154,7 @@ struct pctr_pmu;
 extern unsigned int model_pmi_on, model_pmi_off, model_pmi_late;
 extern int model_pmi_on_ret;
 extern bool model_no_apic;
+/* The process of the thread that runs: pctr_x86_domain(). */
+extern u64 model_domain;
 
 #endif /* _PCTR_X86_MODEL_H */

@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# sh ./emu-suite.sh [perf] [scrub] [stat] [sample_VENDOR]
+# sh ./emu-suite.sh [perf] [scrub] [stat] [msr] [sample_VENDOR]
 #
 # What a guest on the emulated PMU runs (make check's phase "the emulated
 # PMU"): emu-count.sh, the selftests on the real backend as root and as
-# uid 1000, and as asked scrub_test, stat_test, sample-check, then
+# uid 1000, and as asked scrub_test, stat_test, the register writes of
+# a context switch (emu-msr.sh), sample-check, then
 # emu-pmi.sh and perf's own tests with pctr unloaded: the cases of
 # ./perf-tests (fragments of their descriptions, separated by '|').
 sel=/pctr/selftests
@@ -27,6 +28,7 @@ PCTR_NO_SIM=1 $sel/run_all $sel/backend_test $sel/security_test $sel/dev_test \
 su -s /bin/sh user -c "export PATH=$PATH; cd /work; \
 	$sel/run_all $sel/security_test" 2>&1 | sed 's/^/user: /'
 [ -n "$want_scrub" ] && $sel/run_all $sel/scrub_test 2>&1 | sed 's/^/scrub: /'
+[ -n "$want_msr" ] && sh ./emu-msr.sh
 [ -n "$want_stat" ] && PCTR_NO_SIM=1 $sel/run_all $sel/stat_test 2>&1 | sed 's/^/stattest: /'
 # Sampling on the real backend (testing/sample-check; it reloads the
 # module as it found it).

@@ -31,6 +31,8 @@ else
 fi
 cc -O2 -static -Wall -Wextra -I"$top/uapi" -I"$top/lib" -o "$emu/loop" \
 	testing/vm/emu/loop.c build/lib/libpctr.a || emu_ok=0
+cc -O2 -static -Wall -Wextra -I"$top/uapi" -I"$top/lib" -o "$emu/switch-msrs" \
+	testing/guest/switch-msrs.c build/lib/libpctr.a -lpthread || emu_ok=0
 # One guest per kernel and vendor (each boot under -icount costs, so
 # everything that needs the emulated PMU shares it): first the counting
 # and hand-over script (testing/guest/emu-count.sh); then the selftests on the real backends
@@ -39,7 +41,8 @@ cc -O2 -static -Wall -Wextra -I"$top/uapi" -I"$top/lib" -o "$emu/loop" \
 # page_abi_test and page_abi_v1_test, both counter page versions) as root,
 # with the simulator's tests left to the plain guests (PCTR_NO_SIM), and
 # security_test again as uid 1000; on 6.12 (two vCPUs: migration,
-# bindings and hotplug across CPUs) scrub_test, on the newest kernel's
+# bindings and hotplug across CPUs) scrub_test and the MSR writes a
+# context switch costs (testing/guest/emu-msr.sh), on the newest kernel's
 # Intel guest stat_test, then perf's own tests that touch hardware events
 # (PCTR_PERF_TESTS), with pctr unloaded: each case's result is reported,
 # and those in PCTR_PERF_MUST_PASS_<vendor> (they passed when this was
@@ -72,8 +75,9 @@ suite_args() {
 	what=("sample_$v") extra=(--add testing/sample-check)
 	case $k in
 	6.1.*) ;;	# one vCPU under -icount (vm/run)
-	*)	smp=(--smp 2) what+=(perf scrub)
-		extra+=(--add testing/guest/emu-pmi.sh --add build/examples/overflow)
+	*)	smp=(--smp 2) what+=(perf scrub msr)
+		extra+=(--add testing/guest/emu-pmi.sh --add build/examples/overflow
+			--add testing/guest/emu-msr.sh --add "$emu/switch-msrs")
 		for f in /usr/bin/objdump /usr/bin/sleep; do
 			[ -x $f ] && extra+=(--add "$f")
 		done

@@ -97,6 +97,7 @@ suite_results() {
 			bad "$t scrub_test: every test ran and passed ($line)"
 		fi
 	fi
+	[[ " ${what[*]} " == *" msr "* ]] && suite_msr
 	# Sampling (issue 12) on the real backend: testing/sample-check's
 	# lines, each a check (exact sample counts, the 2:1 profile,
 	# call chains, inheritance, a lost-record ring, no kernel
@@ -125,6 +126,37 @@ suite_results() {
 	suite_variants
 	[[ " ${what[*]} " == *" perf "* ]] || return 0
 	suite_perf
+}
+
+# The PMU register writes of a context switch between two counting
+# threads (issue 27: at most 2 in the steady state, the GLOBAL_CTRL
+# writes that stop and start them, where there is a global control;
+# before it the event selects stop a slot, 2 a slot), by the msr
+# tracepoints (testing/guest/emu-msr.sh; suite_results' v, t and log).
+suite_msr() {
+	local args line n w slots max
+	for args in "1000" "-s 3 1000" "-m 1000" "-m -s 3 1000"; do
+		line=$(grep -F "msr: $args: switches" "$log" | head -n 1)
+		line=${line:-no result}
+		n=$(sed -n 's/.* switches \([0-9]*\) .*/\1/p' <<<"$line")
+		w=$(sed -n 's/.* msr-writes \([0-9]*\) .*/\1/p' <<<"$line")
+		slots=1
+		[[ $args == *"-s 3"* ]] && slots=3
+		max=2
+		grep -q 'perfmon v1,' "$log" && max=$((2 * slots))
+		[ $v = amd ] && ! grep -q 'pctr: amd: .*perfmon v2' "$log" &&
+			max=$((2 * slots))
+		echo "  $t switch-msrs $args: ${line#msr: "$args": }"
+		# A few more writes than switches x max: the histograms are
+		# set up and read between two switches.
+		if [ -n "$n" ] && [ -n "$w" ] && [ "$n" -gt 0 ] &&
+		   [ "$w" -le $((n * max + 20)) ]; then
+			ok "$t at most $max MSR writes per context switch ($args: $w for $n)"
+		else
+			grep -F "msr-by: $args:" "$log" | sed "s/^/  $t /"
+			bad "$t at most $max MSR writes per context switch ($args: '$w' for '$n')"
+		fi
+	done
 }
 
 # Each skip of the guest's selftests (as root, then as uid 1000) must

@@ -72,27 +72,31 @@ static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
-	u32 armed = 0;
+	u32 armed = 0, zeroed;
 	unsigned int i;
 
-	pctr_x86_scrub(pmu, hw);
+	zeroed = pctr_x86_scrub(pmu, hw);
+	/* With hw->adopt a counter starts from what it holds (intel.c). */
 	for (i = 0; i < pmu->ngeneral; i++) {
 		if (!(general & BIT(i)))
 			continue;
-		if (pctr_x86_arm(pmu, hw, i, BIT_ULL(pmu->width - 1)))
+		if (pctr_x86_arm(pmu, hw, i, BIT_ULL(pmu->width - 1))) {
 			armed |= BIT(i);
-		else if (hw->keep & BIT(i))
-			continue;
-		pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i), hw->val[i] &
-			       pctr_width_mask(pmu->width));
+			pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i), hw->val[i] &
+				       pctr_width_mask(pmu->width));
+		} else if (!(hw->keep & BIT(i))) {
+			pctr_x86_load(pmu, hw, i, zeroed, hw->val[i] &
+				      pctr_width_mask(pmu->width));
+		}
 	}
 	/* No stale overflow of an armed counter: its PMI is what counts. */
 	if (armed && pmu->version >= 2)
 		pctr_x86_wrmsr(hw, MSR_PCTR_AMD_GLOBAL_STATUS_CLR, armed);
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
-			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), hw->ctl[i] |
-				       (armed & BIT(i) ? PCTR_INT : 0));
+			pctr_x86_write_ctl(pmu, hw, i, pctr_x86_evtsel(x, i),
+					   hw->ctl[i] |
+					   (armed & BIT(i) ? PCTR_INT : 0));
 	pctr_x86_set_armed(armed);
 
 	if (pmu->version >= 2)
@@ -196,7 +200,8 @@ static void amd_setup(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 int pctr_amd_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 		   struct pctr_x86 *x)
 {
-	u32 a, b, c, d, ext_max;
+	u32 a, b, c, d, ext_max, regs;
+	unsigned int n;
 	u64 val;
 
 	pctr_cpuid(0x80000000, 0, &ext_max, &b, &c, &d);
@@ -229,6 +234,19 @@ int pctr_amd_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 	}
 	pmu->width = 48;
 	x->reserve_base = x->ctr_base;
+	/*
+	 * rdpmc reads every core counter, those pctr does not offer too
+	 * (PerfCtrExtCore's six where PerfMonV2 names fewer): the scrub
+	 * covers them.  Indices past them (the L3 and data fabric counters)
+	 * are shared by a CCX or the socket, not a thread's: see
+	 * Documentation/security.rst.
+	 */
+	n = max(pmu->ngeneral, x->stride == 2 ? 6U : 4U);
+	regs = (u32)pctr_width_mask(n);
+	pctr_cpus_lock();
+	pctr_for_each_cpu(n)
+		pctr_x86_set_regs(n, regs, false);
+	pctr_cpus_unlock();
 
 	/*
 	 * There is no CPUID bit for the legacy counters, and hypervisors

@@ -131,6 +131,22 @@ static inline unsigned long pctr_cache_bytes(void)
 	return kb > 0 ? (unsigned long)kb * 1024 : 0;
 }
 
+/* @fn(@arg) on every online CPU, waiting for them.  Process context. */
+static inline void pctr_on_each_cpu(void (*fn)(void *), void *arg)
+{
+	on_each_cpu(fn, arg, 1);
+}
+
+/*
+ * Whose counts a thread's counters are: its process's (its mm's id,
+ * never reused, unlike the mm's address); 0 for a kernel thread.  On
+ * the thread, while it runs.
+ */
+static inline u64 pctr_x86_domain(void)
+{
+	return current->mm ? current->mm->context.ctx_id : 0;
+}
+
 /* CR4.PCE: user-mode rdpmc on this CPU.  Interrupts off. */
 static inline void pctr_set_pce(bool on)
 {

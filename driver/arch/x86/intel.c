@@ -16,7 +16,10 @@
  * value is written as the sign extension of its low 32 bits.  Fixed
  * counters are always written at their full width.  Slots in hw->keep
  * (PCTR_PMU_KEEP) are not rewritten at all: their registers still hold
- * the raw values stop() read, which a 32-bit write might not restore.
+ * the raw values stop() read, which a 32-bit write might not restore;
+ * nor, with hw->adopt, are the others, unless armed, scrubbed, or in the
+ * top half of their range (written 0): a thread's counters count on from
+ * what the registers hold.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -90,13 +93,15 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
 	u32 fixed = hw->mask & intel_fixed_slots(x);
 	u64 fctrl = 0, field, reach;
-	u32 armed = 0;
+	u32 armed = 0, zeroed;
 	unsigned int i, s;
 
-	pctr_x86_scrub(pmu, hw);
+	zeroed = pctr_x86_scrub(pmu, hw);
 	/*
-	 * Values first, while the event selects stop() cleared hold the
-	 * counters still, then the controls, then the global enable.  A
+	 * Values first, while the counters are stopped (by GLOBAL_CTRL, or
+	 * before version 2 by the event selects stop() cleared), then the
+	 * controls that changed, then the global enable.  With hw->adopt a
+	 * counter starts from what its register holds (pctr_x86_load()); a
 	 * slot armed for its overflow interrupt is always written.
 	 */
 	reach = pmu->caps & PCTR_CAP_FULL_WIDTH ? BIT_ULL(pmu->width - 1) :
@@ -104,12 +109,14 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	for (i = 0; i < pmu->ngeneral; i++) {
 		if (!(general & BIT(i)))
 			continue;
-		if (pctr_x86_arm(pmu, hw, i, reach))
+		if (pctr_x86_arm(pmu, hw, i, reach)) {
 			armed |= BIT(i);
-		else if (hw->keep & BIT(i))
-			continue;
-		pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i),
-			       intel_counter_value(pmu, hw->val[i]));
+			pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i),
+				       intel_counter_value(pmu, hw->val[i]));
+		} else if (!(hw->keep & BIT(i))) {
+			pctr_x86_load(pmu, hw, i, zeroed,
+				      intel_counter_value(pmu, hw->val[i]));
+		}
 	}
 	for (i = 0; i < pmu->nfixed; i++) {
 		s = PCTR_FIXED_BASE + i;
@@ -119,12 +126,13 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 		if (pctr_x86_arm(pmu, hw, s, BIT_ULL(pmu->fixed_width - 1))) {
 			armed |= BIT(s);
 			field |= PCTR_FIXED_FIELD_PMI;
-		} else if (hw->keep & BIT(s)) {
-			fctrl |= field << (INTEL_FIXED_BITS * i);
-			continue;
+			pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTR0 + i,
+				       hw->val[s] &
+				       pctr_width_mask(pmu->fixed_width));
+		} else if (!(hw->keep & BIT(s))) {
+			pctr_x86_load(pmu, hw, s, zeroed, hw->val[s] &
+				      pctr_width_mask(pmu->fixed_width));
 		}
-		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTR0 + i,
-			       hw->val[s] & pctr_width_mask(pmu->fixed_width));
 		fctrl |= field << (INTEL_FIXED_BITS * i);
 	}
 	/* No stale overflow of an armed counter: its PMI is what counts. */
@@ -133,10 +141,12 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 			       intel_global_bits(pmu, armed));
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
-			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), hw->ctl[i] |
-				       (armed & BIT(i) ? PCTR_INT : 0));
+			pctr_x86_write_ctl(pmu, hw, i, pctr_x86_evtsel(x, i),
+					   hw->ctl[i] |
+					   (armed & BIT(i) ? PCTR_INT : 0));
 	if (fixed)
-		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTRL, fctrl);
+		pctr_x86_write_ctl(pmu, hw, PCTR_FIXED_BASE,
+				   MSR_PCTR_INTEL_FIXED_CTRL, fctrl);
 	pctr_x86_set_armed(armed);
 
 	if (pmu->version >= 2)
@@ -179,12 +189,10 @@ static void intel_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
 
 static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
-	const struct pctr_x86 *x = pmu->priv;
 	u32 armed = pctr_x86_armed() & hw->mask;
 
+	/* Fixed counters exist from version 2 on: GLOBAL_CTRL stops them. */
 	pctr_x86_stop_general(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
-	if (hw->mask & intel_fixed_slots(x))
-		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTRL, 0);
 	intel_read(pmu, hw);
 	/* An armed counter overflowed: its PMI may come after this. */
 	if (armed) {
@@ -337,6 +345,18 @@ static int intel_leaf_a(unsigned int cpu, struct intel_leaf_a *l)
 }
 
 /*
+ * What rdpmc reads on @cpu, for the scrub: all its counters, those the
+ * other core type lacks too, and PERF_METRICS, which comes with fixed
+ * counter 3 (TOPDOWN.SLOTS).
+ */
+static void intel_set_regs(unsigned int cpu, const struct intel_leaf_a *l)
+{
+	pctr_x86_set_regs(cpu, (u32)pctr_width_mask(l->ngeneral) |
+			  l->fixed_mask << PCTR_FIXED_BASE,
+			  l->fixed_mask & BIT(3));
+}
+
+/*
  * The counters every online CPU has.  Hybrid parts (P-cores and E-cores)
  * have core types with different counters: offering only the common
  * ones means a thread counts, and its rdpmc works, wherever it runs.
@@ -352,6 +372,7 @@ static bool intel_common_counters(struct intel_leaf_a *all)
 	pctr_for_each_cpu(cpu) {
 		if (intel_leaf_a(cpu, &one))
 			continue;
+		intel_set_regs(cpu, &one);
 		if (first) {
 			*all = one;
 			first = false;
@@ -383,6 +404,7 @@ static int intel_cpu_check(const struct pctr_pmu *pmu, unsigned int cpu)
 
 	if (intel_leaf_a(cpu, &l))
 		return -EIO;
+	intel_set_regs(cpu, &l);
 	if (l.version >= pmu->version && l.ngeneral >= pmu->ngeneral &&
 	    l.width >= pmu->width &&
 	    (l.fixed_mask & x->fixed_mask) == x->fixed_mask &&

@@ -43,16 +43,110 @@ void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 }
 
 /*
- * Per CPU: the counter slots whose registers may hold counts of another
- * context than the one starting next, because they counted or were
- * written since they were last zeroed; and the pctr_x86_epoch they are
- * of.  Taking the counters back from perf starts a new epoch, in which
- * every register is dirty until zeroed.  Only touched with interrupts
- * off, on the CPU they describe.
+ * Per CPU, what the backend knows of the counter registers, so that a
+ * switch writes only what must change.  Only touched with interrupts
+ * off, on the CPU it describes (regs and metrics also by the probe,
+ * before anything counts).
+ *
+ * dirty: the slots whose registers may hold counts, because they
+ * counted or were written since they were last zeroed; owner[s]: whose
+ * counts register s holds then (a pctr_x86_domain(), 0 when not known
+ * to be one process's alone, as when a thread counted on from another
+ * process's count).  Taking
+ * the counters back from perf starts a new pctr_x86_epoch, in which
+ * every register (PERF_METRICS too) is dirty and every control unknown.
+ *
+ * ctl[], fixed_ctrl: what the event selects and FIXED_CTR_CTRL hold, for
+ * the general slots in ctl_known (and PCTR_FIXED_BASE for fixed_ctrl):
+ * start() writes a control only when it differs.
  */
-static DEFINE_PER_CPU(u32, pctr_x86_dirty);
-static DEFINE_PER_CPU(u32, pctr_x86_dirty_epoch);
+struct pctr_x86_cpu {
+	u32	regs;		/* every counter rdpmc reads here, as slots */
+	bool	metrics;	/* and PERF_METRICS (with fixed counter 3) */
+	u32	epoch;
+	u32	dirty;
+	bool	dirty_metrics;
+	u64	owner[PCTR_NUM];
+	u32	ctl_known;
+	u64	ctl[X86_MAX_GENERAL];
+	u64	fixed_ctrl;
+};
+
+static DEFINE_PER_CPU(struct pctr_x86_cpu, pctr_x86_cpu);
 static u32 pctr_x86_epoch = 1;
+
+/*
+ * The probe: the counter registers rdpmc can read on @cpu, as slots, more
+ * than the PMU offers where core types differ (hybrid parts) or the CPU
+ * has counters pctr does not use; @metrics: PERF_METRICS may be there.
+ */
+void pctr_x86_set_regs(unsigned int cpu, u32 regs, bool metrics)
+{
+	struct pctr_x86_cpu *c = per_cpu_ptr(&pctr_x86_cpu, cpu);
+
+	c->regs = regs;
+	c->metrics = metrics;
+}
+
+/* This CPU's state, every register dirty in a new epoch. */
+static struct pctr_x86_cpu *pctr_x86_this_cpu(const struct pctr_pmu *pmu)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	struct pctr_x86_cpu *c = this_cpu_ptr(&pctr_x86_cpu);
+	u32 epoch = READ_ONCE(pctr_x86_epoch);
+
+	if (!c->regs)
+		c->regs = pctr_x86_general_slots(pmu) |
+			  x->fixed_mask << PCTR_FIXED_BASE;
+	if (c->epoch != epoch) {
+		c->epoch = epoch;
+		c->dirty = c->regs;
+		c->dirty_metrics = c->metrics;
+		memset(c->owner, 0, sizeof(c->owner));
+		c->ctl_known = 0;
+	}
+	return c;
+}
+
+/*
+ * Write control register @msr (an event select, or FIXED_CTR_CTRL for
+ * @slot PCTR_FIXED_BASE) unless it is known to hold @val already.
+ */
+void pctr_x86_write_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			unsigned int slot, u32 msr, u64 val)
+{
+	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
+	u64 *known = slot < PCTR_FIXED_BASE ? &c->ctl[slot] : &c->fixed_ctrl;
+
+	if ((c->ctl_known & BIT(slot)) && *known == val)
+		return;
+	if (unlikely(pctr_wrmsr(msr, val))) {
+		c->ctl_known = 0;
+		pctr_x86_failed(hw, msr, true);
+		return;
+	}
+	*known = val;
+	c->ctl_known |= BIT(slot);
+}
+
+/*
+ * Give back: every control of this CPU cleared, as perf expects to find
+ * them (it enables all counters in GLOBAL_CTRL and relies on the event
+ * selects of those it does not use being off).  Interrupts off.
+ */
+static void pctr_x86_clear_ctl(void *arg)
+{
+	const struct pctr_pmu *pmu = arg;
+	const struct pctr_x86 *x = pmu->priv;
+	struct pctr_x86_cpu *c = this_cpu_ptr(&pctr_x86_cpu);
+	unsigned int i;
+
+	for (i = 0; i < pmu->ngeneral; i++)
+		pctr_wrmsr(pctr_x86_evtsel(x, i), 0);
+	if (x->fixed_mask)
+		pctr_wrmsr(MSR_PCTR_INTEL_FIXED_CTRL, 0);
+	c->ctl_known = 0;
+}
 
 /*
  * Overflow interrupts (PCTR_PMU_NOTIFY).  The core asks start() to
@@ -96,43 +190,111 @@ static u32 pctr_x86_ctr_msr(const struct pctr_x86 *x, unsigned int slot)
 }
 
 /*
- * At start(), before @hw is loaded: with hw->user_read, zero every
- * counter register outside hw->mask that may hold another context's
- * counts, since user-mode rdpmc reads any counter, not only the thread's
- * own.  Zeroing at stop() instead would cost every context a write per
- * counter at every switch-out; tracking dirty registers costs writes only
- * when a thread with user reads follows one that used other counters,
- * and none in the common case of one counting thread on a CPU.
+ * At start(), before @hw is loaded.  With hw->user_read, zero every
+ * counter register outside hw->mask that may hold counts, since
+ * user-mode rdpmc reads any counter, not only the thread's own; those
+ * rdpmc reads but pctr does not offer too (a hybrid part's counters the
+ * other core type lacks, PERF_METRICS).  The thread's own slots that
+ * count on from what their registers hold (hw->adopt, or hw->keep) are
+ * zeroed too unless the counts there are its own process's alone.  A
+ * thread's own counter may thus start from what another thread of its
+ * process left, as perf clears dirty counters only when switching to
+ * another mm: such threads read each other's memory, pages included.
+ * Zeroing at stop() instead would cost every context a write per
+ * counter at every switch-out; tracking dirty registers costs writes
+ * only when a thread with user reads follows other counts, and none in
+ * the common cases of one counting thread on a CPU, or threads of one
+ * process counting the same slots.  Returns the slots of @hw zeroed
+ * (their hw->val is then 0).
  */
-void pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
-	u32 all = pctr_x86_general_slots(pmu) | x->fixed_mask << PCTR_FIXED_BASE;
-	u32 dirty = this_cpu_read(pctr_x86_dirty), epoch, stale, msr;
+	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
+	u64 dom = hw->thread ? pctr_x86_domain() : 0;
+	u32 own = hw->adopt ? hw->mask : hw->keep;
+	u32 stale = 0, zeroed = 0, msr, m;
 	unsigned int s;
 
-	epoch = READ_ONCE(pctr_x86_epoch);
-	if (this_cpu_read(pctr_x86_dirty_epoch) != epoch) {
-		this_cpu_write(pctr_x86_dirty_epoch, epoch);
-		dirty = all;
+	if (hw->forgotten)
+		c->ctl_known = 0;
+	if (hw->user_read) {
+		stale = c->dirty & c->regs & ~hw->mask;
+		for (m = c->dirty & own; m; m &= m - 1)
+			if (!dom || c->owner[__ffs(m)] != dom)
+				stale |= BIT(__ffs(m));
 	}
-	stale = dirty & all & ~hw->mask;
-	for (s = 0; hw->user_read && stale && s < PCTR_NUM; s++) {
-		if (!(stale & BIT(s)))
-			continue;
+	for (m = stale; m; m &= m - 1) {
+		s = __ffs(m);
 		msr = pctr_x86_ctr_msr(x, s);
-		if (pctr_wrmsr(msr, 0))
-			pctr_x86_failed(hw, msr, true);
-		else
-			dirty &= ~BIT(s);
+		if (pctr_wrmsr(msr, 0)) {
+			/* One pctr does not offer is absent after all. */
+			if (BIT(s) & ~pctr_x86_general_slots(pmu) &
+			    ~(x->fixed_mask << PCTR_FIXED_BASE))
+				c->regs &= ~BIT(s);
+			else
+				pctr_x86_failed(hw, msr, true);
+			continue;
+		}
+		c->dirty &= ~BIT(s);
+		if (hw->mask & BIT(s)) {
+			hw->val[s] = 0;
+			zeroed |= BIT(s);
+		}
 	}
-	this_cpu_write(pctr_x86_dirty, dirty | hw->mask);
+	if (hw->user_read && c->dirty_metrics) {
+		/* Absent after all (an E-core's): nothing there to read. */
+		if (pctr_wrmsr(MSR_PCTR_INTEL_PERF_METRICS, 0))
+			c->metrics = false;
+		c->dirty_metrics = false;
+	}
+	/* What counts here now: its own, or mixed with what was there. */
+	for (m = hw->mask; m; m &= m - 1) {
+		s = __ffs(m);
+		if (!(c->dirty & own & BIT(s)))
+			c->owner[s] = dom;
+		else if (c->owner[s] != dom)
+			c->owner[s] = 0;
+	}
+	c->dirty |= hw->mask;
+	return zeroed;
+}
+
+/*
+ * Load the counter of @slot (neither kept nor armed) with hw->val, the
+ * value written as @val.  With hw->adopt it rather starts from what its
+ * register holds (the last owner's count, or 0 after a scrub), which
+ * saves a write at every switch: the core folds from hw->val.  A value
+ * in the top half of the counter's range is rewritten to 0 then, so that
+ * a thread's raw counter is far from wrapping whenever it starts.
+ */
+void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+		   unsigned int slot, u32 zeroed, u64 val)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u32 msr = pctr_x86_ctr_msr(x, slot);
+
+	if (!hw->adopt) {
+		pctr_x86_wrmsr(hw, msr, val);
+		return;
+	}
+	if (zeroed & BIT(slot))
+		return;
+	pctr_x86_rdmsr(hw, msr, &val);
+	val &= pctr_width_mask(pctr_slot_width(pmu, slot));
+	if (val >> (pctr_slot_width(pmu, slot) - 1)) {
+		val = 0;
+		pctr_x86_wrmsr(hw, msr, 0);
+	}
+	hw->val[slot] = val;
 }
 
 /*
  * Stop the general counters of @hw: from perfmon version 2 on one write
- * of the global control register @global_ctrl stops them all at the same
- * instant; then clear their event selects.
+ * of the global control register @global_ctrl stops every counter at the
+ * same instant, and the event selects are left as they are (the next
+ * start() rewrites only those that change; GLOBAL_CTRL keeps the others
+ * from counting).  Before it, clear their event selects.
  */
 void pctr_x86_stop_general(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 			   u32 global_ctrl)
@@ -141,11 +303,13 @@ void pctr_x86_stop_general(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
 	unsigned int i;
 
-	if (pmu->version >= 2)
+	if (pmu->version >= 2) {
 		pctr_x86_wrmsr(hw, global_ctrl, 0);
+		return;
+	}
 	for (i = 0; i < pmu->ngeneral; i++)
 		if (general & BIT(i))
-			pctr_x86_wrmsr(hw, pctr_x86_evtsel(x, i), 0);
+			pctr_x86_write_ctl(pmu, hw, i, pctr_x86_evtsel(x, i), 0);
 }
 
 /*
@@ -204,6 +368,9 @@ void pctr_x86_release(struct pctr_pmu *pmu)
 		return;
 	if (pmu->flags & PCTR_PMU_NOTIFY)
 		pctr_x86_pmi_off(pmu);
+	pctr_cpus_lock();
+	pctr_on_each_cpu(pctr_x86_clear_ctl, pmu);
+	pctr_cpus_unlock();
 	for (i = 0; i < pmu->ngeneral; i++) {
 		pctr_release_evntsel(pctr_x86_evtsel(x, i));
 		pctr_release_ctr(x->reserve_base + i * x->stride);

@@ -17,6 +17,7 @@
 #define MSR_PCTR_INTEL_PMC0		0x000000c1
 #define MSR_PCTR_INTEL_EVTSEL0		0x00000186
 #define MSR_PCTR_INTEL_FIXED_CTR0	0x00000309
+#define MSR_PCTR_INTEL_PERF_METRICS	0x00000329
 #define MSR_PCTR_INTEL_PERF_CAP		0x00000345
 #define MSR_PCTR_INTEL_FIXED_CTRL	0x0000038d
 #define MSR_PCTR_INTEL_GLOBAL_STATUS	0x0000038e
@@ -134,7 +135,12 @@ u32 pctr_x86_armed(void);
 int pctr_x86_check_fn(u64 fn, u64 valid, bool privileged);
 void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 			const char *name, const char *desc, u64 fn, u64 slots);
-void pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw);
+void pctr_x86_set_regs(unsigned int cpu, u32 regs, bool metrics);
+u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw);
+void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+		   unsigned int slot, u32 zeroed, u64 val);
+void pctr_x86_write_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			unsigned int slot, u32 msr, u64 val);
 void pctr_x86_stop_general(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 			   u32 global_ctrl);
 int pctr_x86_reserve(struct pctr_pmu *pmu);
