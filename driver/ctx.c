@@ -235,6 +235,8 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	    ctx->last_cpu == smp_processor_id() && !ctx->dirty && trust)
 		ctx->hw.keep = m;
 	ctx->hw.forgotten = !trust;
+	/* A counter due for its rebase (page.c) is loaded, not adopted. */
+	ctx->hw.adopt = !(pctr_pmu.flags & PCTR_PMU_RAW_SUM) && !ctx->dirty;
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		if (!(ctx->hw.keep & BIT(s)))
 			ctx->prev[s] = pctr_pmu.flags & PCTR_PMU_RAW_SUM ?
@@ -589,7 +591,6 @@ void ctx_attach(struct pctr_ctx *ctx)
 	ctx->id = atomic64_inc_return(&pctr_ctx_ids);
 	ctx->last_cpu = -1;
 	ctx->hw.thread = true;
-	ctx->hw.adopt = !(pctr_pmu.flags & PCTR_PMU_RAW_SUM);
 	preempt_notifier_init(&ctx->pn, &pctr_preempt_ops);
 	preempt_disable();
 	preempt_notifier_register(&ctx->pn);
