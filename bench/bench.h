@@ -165,18 +165,14 @@ static inline int bench_write_file(const char *path, const char *text,
 }
 
 /*
- * Set the counting up, once: tracefs mounted if it is not, a hist
- * trigger on each event.  The number of events counted.
+ * Set the counting up: tracefs mounted if it is not, a hist trigger on
+ * each event.  The number of events counted.
  */
 static inline int bench_count_setup(void)
 {
-	static int done = -1;
 	char path[160];
-	int i;
+	int i, done = 0;
 
-	if (done >= 0)
-		return done;
-	done = 0;
 	if (access(BENCH_TRACEFS "/events", F_OK))
 		mount("nodev", BENCH_TRACEFS, "tracefs", 0, NULL);
 	for (i = 0; i < BENCH_NCNT; i++) {
@@ -188,6 +184,26 @@ static inline int bench_count_setup(void)
 		done++;
 	}
 	return done;
+}
+
+/*
+ * The counting off: the triggers removed, so the MSR accesses cost what
+ * they did before (a timed run must not follow a counted one without).
+ * Set up again by bench_count_setup().
+ */
+static inline void bench_count_stop(void)
+{
+	char path[160];
+	int i;
+
+	for (i = 0; i < BENCH_NCNT; i++) {
+		if (!bench_cnt_on[i])
+			continue;
+		snprintf(path, sizeof(path), BENCH_TRACEFS "/events/%s/trigger",
+			 bench_cnt_def[i].event);
+		bench_write_file(path, "!hist:keys=common_cpu", "w");
+		bench_cnt_on[i] = false;
+	}
 }
 
 /* A snapshot of every count, each -1 if it is not counted. */

@@ -481,6 +481,7 @@ int main(int argc, char **argv)
 			for (r = 0; r < BENCH_NCNT; r++)
 				cnt[m].n[r] = -1;
 	}
+	bench_count_stop();
 
 	printf("context switch cost: pipe ping-pong, 2 threads pinned to CPU 0, both counting\n");
 	bench_cmdline();

@@ -878,6 +878,7 @@ int main(int argc, char **argv)
 			cnt[m].n[r] = -1;
 	if (counting)
 		rc = rounds_run(&b, &ev, why, ns, 1, n, cnt);
+	bench_count_stop();
 	if (rc) {
 		fprintf(stderr, "read_bench: the reads disagree or a part failed: no figures\n");
 		return rc;
