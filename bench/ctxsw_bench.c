@@ -17,6 +17,10 @@
  *                       handle) and read inline (pctr_read) once a trip
  *   perf insns, inline  perf insns, each side's user page mapped and
  *                       read by perf's minimal page read once a trip
+ *   pctr insns, one side, perf insns, one side
+ *                       only one of the two threads counts: every
+ *                       switch is between a counting thread and one
+ *                       that does not count
  * without one (pmu=sim):
  *   baseline, pctr (the backend's first named event) and a perf
  *   task-clock event, the only per-thread counter perf has there.
@@ -63,7 +67,7 @@
 
 enum mode {
 	BASELINE, PCTR_1, PCTR_2, PERF_1, PERF_2, PCTR_INL, PERF_INL,
-	PERF_CLOCK, NMODES
+	PCTR_ONE, PERF_ONE, PERF_CLOCK, NMODES
 };
 
 static int hw;			/* a hardware PMU: the hardware modes */
@@ -81,6 +85,8 @@ static const struct {
 	[PERF_2]	= { "perf insns+cycles",	"perf_ins_cyc",	1, 0 },
 	[PCTR_INL]	= { "pctr insns, inline",	"pctr_inline",	1, 0 },
 	[PERF_INL]	= { "perf insns, inline",	"perf_inline",	1, 0 },
+	[PCTR_ONE]	= { "pctr insns, one side",	"pctr_one",	1, 0 },
+	[PERF_ONE]	= { "perf insns, one side",	"perf_one",	1, 0 },
 	[PERF_CLOCK]	= { "perf task-clock",		"perf_clock",	0, 0 },
 };
 
@@ -342,9 +348,13 @@ static double run(enum mode mode, long trips, int pctr_fd, const char **why,
 	if (pipe(ab) || pipe(ba))
 		return -errno;
 	pthread_barrier_init(&go, NULL, 2);
+	/* One side: the other thread counts as PCTR_1 or PERF_1, this not. */
 	other = (struct side){ .rfd = ab[0], .wfd = ba[1], .trips = trips,
-			       .mode = mode, .pctr_fd = pctr_fd, .go = &go };
-	me = (struct side){ .mode = mode, .pctr_fd = pctr_fd };
+			       .mode = mode == PCTR_ONE ? PCTR_1 :
+				       mode == PERF_ONE ? PERF_1 : mode,
+			       .pctr_fd = pctr_fd, .go = &go };
+	me = (struct side){ .mode = mode == PCTR_ONE || mode == PERF_ONE ?
+				    BASELINE : mode, .pctr_fd = pctr_fd };
 	pthread_create(&t, NULL, pong, &other);
 	me.err = counters_on(&me);
 	pthread_barrier_wait(&go);
@@ -371,7 +381,8 @@ static double run(enum mode mode, long trips, int pctr_fd, const char **why,
 	close(ba[0]);
 	close(ba[1]);
 	pthread_barrier_destroy(&go);
-	if (hw && (mode == PCTR_1 || mode == PCTR_2 || mode == PCTR_INL))
+	if (hw && (mode == PCTR_1 || mode == PCTR_2 || mode == PCTR_INL ||
+		   mode == PCTR_ONE))
 		pmu_settle();
 	if (me.err || other.err) {
 		*why = me.err ? me.why : other.why;
@@ -483,7 +494,8 @@ int main(int argc, char **argv)
 	}
 	bench_count_stop();
 
-	printf("context switch cost: pipe ping-pong, 2 threads pinned to CPU 0, both counting\n");
+	printf("context switch cost: pipe ping-pong, 2 threads pinned to CPU 0, both counting\n"
+	       "(one side: only one of them)\n");
 	bench_cmdline();
 	printf("pctr backend %s; %ld round trips a run, median of %d interleaved rounds\n",
 	       p->info.pi_backend, trips, rounds);
@@ -554,7 +566,7 @@ int main(int argc, char **argv)
 			"added context-switch cost, pctr / perf, instructions+cycles",
 			ok, add, PCTR_2, PERF_2, unit);
 		bench_verdict_abs("ctxsw_wrmsr",
-			"MSR writes added by pctr counting instructions",
+			"MSR writes added by pctr, both threads counting instructions",
 			cnt[PCTR_1].n[BENCH_WRMSR], WRMSR_TARGET,
 			!ok[PCTR_1] ? "the mode did not run" :
 			cnt[PCTR_1].n[BENCH_WRMSR] < 0 ||
@@ -568,7 +580,7 @@ int main(int argc, char **argv)
 		bench_at("@target ctxsw_ins n/a %.2f x no hardware PMU\n", TARGET);
 		bench_at("@target ctxsw_ins_cyc n/a %.2f x no hardware PMU\n", TARGET);
 		bench_verdict_abs("ctxsw_wrmsr",
-			"MSR writes added by pctr counting instructions",
+			"MSR writes added by pctr, both threads counting instructions",
 			0, WRMSR_TARGET, "no hardware PMU: the sim writes no MSR",
 			"wrmsr", "a switch");
 	}

@@ -139,6 +139,7 @@ bench_results() {
 		  "^pctr insns +$num +[+-]$num$cnt\$" "^pctr insns\+cycles +$num +[+-]$num$cnt\$" \
 		  "^perf insns +$num +[+-]$num$cnt\$" "^perf insns\+cycles +$num +[+-]$num$cnt\$" \
 		  "^pctr insns, inline +$num +[+-]$num$cnt\$" "^perf insns, inline +$num +[+-]$num$cnt\$" \
+		  "^pctr insns, one side +$num +[+-]$num$cnt\$" "^perf insns, one side +$num +[+-]$num$cnt\$" \
 		  "^bare rdpmc \(pctr's counter\) +$num +$num$cnt\$" \
 		  "^pctr_vtsc \(inline virtual TSC\) +$num +$num$cnt\$" \
 		  "^pctr_read slot 0 \(inline\) +$num +$num$cnt\$" \
@@ -167,7 +168,7 @@ bench_results() {
 		  "^verdict: pctr_read / perf's minimal page read = $num / $num = $num \(target <= 0\.6\): (met|NOT met, by $num)" \
 		  "^verdict: pctr_read_all, 4 slots / perf read\(\) of 1 event = $num / $num = $num \(target <= 0\.2\): (met|NOT met, by $num)" \
 		  "^verdict: PCIOCRD, 4 slots / perf group read\(\) of 4 = $num / $num = $num \(target <= 0\.8\): (met|NOT met, by $num)" \
-		  "^verdict: MSR writes added by pctr counting instructions = $num wrmsr a switch \(target <= 2\): (met|NOT met, by $num)" \
+		  "^verdict: MSR writes added by pctr, both threads counting instructions = $num wrmsr a switch \(target <= 2\): (met|NOT met, by $num)" \
 		  "^verdict: added context-switch cost, pctr / perf, instructions = [+-]$num / [+-]$num = $num \(target <= 0\.2\): (met|NOT met, by $num)" \
 		  "^verdict: added context-switch cost, pctr / perf, instructions\+cycles = [+-]$num / [+-]$num = $num \(target <= 0\.2\): (met|NOT met, by $num)" \
 		  "^verdict: MSR accesses a sample, pctr \(APIC not counted\) = $num accesses a sample \(target <= 5\): (met|NOT met, by $num)" \
