@@ -179,7 +179,10 @@ bench_results() {
 	for key in $bench_targets; do
 		summary=$(grep -A 2 -F "[$key]" "$log" | tail -n 1)
 		case $summary in
-		"    => met") ;;
+		"    => met")
+			# shellcheck disable=SC2076 # a word of the list
+			[[ " $bench_met " =~ " $key " ]] ||
+				echo "  $t $key met now: add it to bench_met" ;;
 		"    => NOT met"*)
 			# shellcheck disable=SC2076 # a word of the list
 			if [[ " $bench_met " =~ " $key " ]]; then
