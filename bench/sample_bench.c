@@ -36,17 +36,19 @@
  *
  * Start-up and end: what SLOW added to the run less what it added to the
  * workload (a recorder's start, its last reading and writing, its end).
- * One sample, two ways.  In the workload: what FAST added to the
- * workload's time, over its samples: the interrupt, the record, and the
- * reading of the ring the recorder did meanwhile, exact run to run; but
- * perf reads its ring when half of it fills, mostly after this loop, so
- * perf's copying to its file is left out (the figure favours perf).  The
- * verdict's.  In the whole run: (FAST's added run - SLOW's) / (FAST's
- * samples - SLOW's): everything, wherever it fell, but the recorders'
+ * One sample, two ways.  In the whole run, the verdict's: the median
+ * over the rounds of (FAST's run - SLOW's), over the samples more:
+ * everything a sample costs, the interrupt, the record, and the
+ * recorder's reading and writing wherever it fell; but the recorders'
  * start-up varies by 1e7 instructions and more from run to run under
- * -icount, thousands of samples' worth: rough.  (A run with a period
- * never reached, for the start-up alone, was tried: pctr record's took
- * 2e7 instructions more than at SLOW, not understood, and left out.)
+ * -icount, hundreds of instructions a sample with 10^4 samples.  In the
+ * workload: what FAST added to the workload's time, over its samples:
+ * exact run to run, but it holds only the reading of the ring that
+ * happened during the loop, which differs by recorder (pctr record reads
+ * every 100 ms and at its watermark, perf record when half its ring
+ * fills) and by the run's length.  (A run with a period never reached,
+ * for the start-up alone, was tried: pctr record took 2e7 instructions
+ * more there than at SLOW, not understood, and left out.)
  *
  * perf's throttling is turned off (perf_cpu_time_max_percent 0, and a
  * maximum rate of 10^6 a second): under emulation its interrupts look
@@ -274,6 +276,38 @@ static void show_log(enum mode m)
 	fclose(f);
 }
 
+#define MAX_RATE	"/proc/sys/kernel/perf_event_max_sample_rate"
+#define MAX_PERCENT	"/proc/sys/kernel/perf_cpu_time_max_percent"
+
+/*
+ * perf's throttling settings kept (@back false) before they change, and
+ * put back (@back true): on a machine of one's own they outlive the run.
+ * The percentage first, as the kernel refuses a rate with it at 0.
+ */
+static void throttle(bool back)
+{
+	static char rate[32], percent[32];
+	FILE *f;
+
+	if (back) {
+		if (percent[0])
+			bench_write_file(MAX_PERCENT, percent, "w");
+		if (rate[0])
+			bench_write_file(MAX_RATE, rate, "w");
+		return;
+	}
+	f = fopen(MAX_RATE, "r");
+	if (f && !fgets(rate, sizeof(rate), f))
+		rate[0] = 0;
+	if (f)
+		fclose(f);
+	f = fopen(MAX_PERCENT, "r");
+	if (f && !fgets(percent, sizeof(percent), f))
+		percent[0] = 0;
+	if (f)
+		fclose(f);
+}
+
 /* MSR accesses of all kinds in @c, -1 if any kind is not counted. */
 static double msr_sum(const struct bench_counts *c)
 {
@@ -324,6 +358,7 @@ static void counted_pass(struct bench_counts *cnt, double *per, bool counting)
 int main(int argc, char **argv)
 {
 	double *t[NMODES], *diff[NMODES], *w[NMODES], *wdiff[NMODES];
+	double *pdiff[NMODES];
 	double med[NMODES], add[NMODES], wmed[NMODES], wadd[NMODES], v;
 	double per[NMODES], msr_per[NMODES];
 	struct bench_counts cnt[NMODES];
@@ -379,14 +414,16 @@ int main(int argc, char **argv)
 		diff[m] = calloc(rounds, sizeof(double));
 		w[m] = calloc(rounds, sizeof(double));
 		wdiff[m] = calloc(rounds, sizeof(double));
+		pdiff[m] = calloc(rounds, sizeof(double));
 	}
 	/*
 	 * Every sample taken by both: perf lowers its sample rate when its
 	 * interrupts seem long (they do, emulated), pctr does not.  The
 	 * rate first: the kernel refuses it once throttling is off.
 	 */
-	if (bench_write_file("/proc/sys/kernel/perf_event_max_sample_rate", "1000000", "w") ||
-	    bench_write_file("/proc/sys/kernel/perf_cpu_time_max_percent", "0", "w"))
+	throttle(false);
+	if (bench_write_file(MAX_RATE, "1000000", "w") ||
+	    bench_write_file(MAX_PERCENT, "0", "w"))
 		printf("perf's throttling left on (%s): it may take fewer samples\n",
 		       strerror(errno));
 	else
@@ -411,6 +448,9 @@ int main(int argc, char **argv)
 		for (m = 1; m < NMODES; m++) {
 			diff[m][r] = t[m][r] - t[BASELINE][r];
 			wdiff[m][r] = w[m][r] - w[BASELINE][r];
+			/* FAST's run less SLOW's, paired by round */
+			if (m >= PCTR_FAST)
+				pdiff[m][r] = t[m][r] - t[m - TO_FAST][r];
 		}
 	}
 	if (icount)
@@ -445,16 +485,21 @@ int main(int argc, char **argv)
 		bench_at("@fig sample.%s %.0f %s per run: %s\n", modes[m].key,
 			 med[m], unit, mode_name(m));
 	}
-	/* Start-up and end, and one sample: in the workload, in the run. */
+	/*
+	 * Start-up and end, and one sample: in the whole run (the verdict's:
+	 * the median over the rounds of FAST's run less SLOW's, over the
+	 * samples more), and in the workload.
+	 */
 	printf("\n%-24s %12s %12s %12s %7s %11s\n", "", "start+end",
-	       "in workload", "whole run", "samples", "MSR/sample");
+	       "whole run", "in workload", "samples", "MSR/sample");
 	for (m = PCTR_FAST; m <= PERF_FAST; m++) {
 		enum mode sl = m - TO_FAST;
-		double run1;
+		double inw;
 
 		okp[m] = ok[m] && ok[sl] && ns[m] > ns[sl] && ns[sl] >= 0;
-		per[m] = okp[m] ? wadd[m] / ns[m] : 0;
-		run1 = okp[m] ? (add[m] - add[sl]) / (ns[m] - ns[sl]) : 0;
+		per[m] = okp[m] ? bench_median(pdiff[m], rounds) /
+				  (ns[m] - ns[sl]) : 0;
+		inw = okp[m] ? wadd[m] / ns[m] : 0;
 		snprintf(cs, sizeof(cs), "-");
 		if (msr_per[m] >= 0)
 			snprintf(cs, sizeof(cs), "%.2f", msr_per[m]);
@@ -464,25 +509,28 @@ int main(int argc, char **argv)
 		}
 		printf("%-24s %+12.0f %12.0f %12.0f %7ld %11s\n",
 		       m == PCTR_FAST ? "pctr record" : "perf record",
-		       add[sl] - wadd[sl], per[m], run1, ns[m], cs);
+		       add[sl] - wadd[sl], per[m], inw, ns[m], cs);
 		bench_at("@fig sample.start.%s %.0f %s per run: %s record, start-up and end\n",
 			 modes[m].tool, add[sl] - wadd[sl], unit, modes[m].tool);
-		bench_at("@fig sample.one.%s %.0f %s per sample: %s record, one sample, in the workload\n",
+		bench_at("@fig sample.one.%s %.0f %s per sample: %s record, one sample, whole run\n",
 			 modes[m].tool, per[m], unit, modes[m].tool);
-		bench_at("@fig sample.run1.%s %.0f %s per sample: %s record, one sample, whole run (rough)\n",
-			 modes[m].tool, run1, unit, modes[m].tool);
+		bench_at("@fig sample.inwork.%s %.0f %s per sample: %s record, one sample, in the workload\n",
+			 modes[m].tool, inw, unit, modes[m].tool);
 		bench_at("@cnt sample.one.%s %.2f %.2f %.2f\n", modes[m].tool,
 			 cnt[m].n[BENCH_RDMSR], cnt[m].n[BENCH_WRMSR],
 			 cnt[m].n[BENCH_RDPMC]);
 	}
 	printf("(start+end: what -c %lu added to the run less what it added to the\n"
-	       " workload; in workload: what -c %lu added to the workload's time, over\n"
-	       " its samples (perf copies most of its ring to its file after the loop: not\n"
-	       " in it); whole run: (-c %lu's added run - -c %lu's) / the samples more,\n"
-	       " rough: the start-up varies by 1e7 instructions run to run;\n"
+	       " workload; whole run: the median of (-c %lu's run - -c %lu's) over the\n"
+	       " rounds, over the samples more: everything a sample costs, the recorder's\n"
+	       " reading and writing included, with the start-up's spread (1e7 insns a\n"
+	       " run); in workload: what -c %lu added to the workload's time, over its\n"
+	       " samples: the interrupt and record, and what reading of its ring each\n"
+	       " recorder did during the loop (pctr record reads every 100 ms, perf\n"
+	       " record when half its ring fills);\n"
 	       " MSR/sample: the kernel's rdmsr, wrmsr and rdpmc a sample, from a counted\n"
 	       " run of each; local APIC writes (LVTPC, EOI: memory-mapped here) not counted)\n",
-	       SLOW, FAST, FAST, SLOW);
+	       SLOW, FAST, SLOW, FAST);
 	for (m = PCTR_FAST; m <= PERF_FAST && counting; m++)
 		printf("%s record: %s a sample\n", modes[m].tool,
 		       bench_count_str(&cnt[m], cs, sizeof(cs)));
@@ -497,6 +545,7 @@ int main(int argc, char **argv)
 	bench_added_verdict("sample_1k", "added run time sampled every 1000000 instructions, pctr / perf",
 			    ok, add, PCTR_SLOW, PERF_SLOW, TARGET_RUN, unit,
 			    "a run");
+	throttle(true);
 	bench_at_flush();
 	for (m = 0; m < NMODES; m++)
 		if (!ok[m])
