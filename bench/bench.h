@@ -3,8 +3,10 @@
  * What the benchmarks (ctxsw_bench, read_bench, sample_bench) share:
  * their command line, the device, the clock and the median they measure
  * with, the retries while perf or pctr gives the PMU back, the lines
- * they leave for bench/bench at the end of a run, and the verdict on one
- * target, printed the same way by each.
+ * they leave for bench/bench at the end of a run, the kernel command line
+ * printed with every table, the counts of MSR accesses the guest's
+ * tracefs gives, and the verdict on one target, printed the same way by
+ * each.
  */
 #ifndef PCTR_TOOLS_BENCH_H
 #define PCTR_TOOLS_BENCH_H
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +101,165 @@ static inline int bench_start(int argc, char **argv, int *icount, long *count,
 	return *p ? 0 : 1;
 }
 
+/* The kernel command line (mitigations), printed with every table. */
+static inline void bench_cmdline(void)
+{
+	char line[512] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
+	line[strcspn(line, "\n")] = 0;
+	printf("kernel %s", line[0] ? "command line: " : "command line unknown\n");
+	if (line[0])
+		printf("%s\n", line);
+}
+
+/*
+ * Counting what the instruction counts weigh like an add: the kernel's
+ * MSR accesses, by its tracepoints msr/read_msr, msr/write_msr and
+ * msr/rdpmc, which fire for every rdmsr, wrmsr and in-kernel rdpmc made
+ * through the kernel's accessors, pctr's and perf's alike.  A hist
+ * trigger on each counts its hits on every CPU without the event being
+ * enabled; a count is the difference of two snapshots.  Not to be run
+ * with the timing: a hit costs hundreds of instructions.  What cannot be
+ * counted this way (Documentation/benchmarks.rst): CR4 writes and the
+ * local APIC's registers (the guests have no x2APIC, so LVTPC and EOI
+ * are memory writes), whose functions (native_write_cr4,
+ * native_apic_mem_write) refuse kprobes.
+ */
+enum bench_cnt { BENCH_RDMSR, BENCH_WRMSR, BENCH_RDPMC, BENCH_NCNT };
+
+static const struct {
+	const char	*name;		/* the tables' */
+	const char	*event;		/* under events/ */
+} bench_cnt_def[BENCH_NCNT] = {
+	[BENCH_RDMSR]	= { "rdmsr", "msr/read_msr" },
+	[BENCH_WRMSR]	= { "wrmsr", "msr/write_msr" },
+	[BENCH_RDPMC]	= { "rdpmc", "msr/rdpmc" },
+};
+
+#define BENCH_TRACEFS	"/sys/kernel/tracing"
+
+/* Hits of each event, -1 where it cannot be counted. */
+struct bench_counts {
+	double	n[BENCH_NCNT];
+};
+
+static bool bench_cnt_on[BENCH_NCNT];
+
+static inline int bench_write_file(const char *path, const char *text,
+				   const char *mode)
+{
+	FILE *f = fopen(path, mode);
+	int rc;
+
+	if (!f)
+		return -1;
+	rc = fputs(text, f) < 0;
+	rc |= fclose(f) != 0;
+	return rc ? -1 : 0;
+}
+
+/*
+ * Set the counting up: tracefs mounted if it is not, a hist trigger on
+ * each event.  The number of events counted.
+ */
+static inline int bench_count_setup(void)
+{
+	char path[160];
+	int i, done = 0;
+
+	if (access(BENCH_TRACEFS "/events", F_OK))
+		mount("nodev", BENCH_TRACEFS, "tracefs", 0, NULL);
+	for (i = 0; i < BENCH_NCNT; i++) {
+		snprintf(path, sizeof(path), BENCH_TRACEFS "/events/%s/trigger",
+			 bench_cnt_def[i].event);
+		if (bench_write_file(path, "hist:keys=common_cpu", "w"))
+			continue;
+		bench_cnt_on[i] = true;
+		done++;
+	}
+	return done;
+}
+
+/*
+ * The counting off: the triggers removed, so the MSR accesses cost what
+ * they did before (a timed run must not follow a counted one without).
+ * Set up again by bench_count_setup().
+ */
+static inline void bench_count_stop(void)
+{
+	char path[160];
+	int i;
+
+	for (i = 0; i < BENCH_NCNT; i++) {
+		if (!bench_cnt_on[i])
+			continue;
+		snprintf(path, sizeof(path), BENCH_TRACEFS "/events/%s/trigger",
+			 bench_cnt_def[i].event);
+		bench_write_file(path, "!hist:keys=common_cpu", "w");
+		bench_cnt_on[i] = false;
+	}
+}
+
+/* A snapshot of every count, each -1 if it is not counted. */
+static inline void bench_count_read(struct bench_counts *c)
+{
+	char path[160], line[256];
+	FILE *f;
+	int i;
+
+	for (i = 0; i < BENCH_NCNT; i++) {
+		c->n[i] = -1;
+		if (!bench_cnt_on[i])
+			continue;
+		snprintf(path, sizeof(path), BENCH_TRACEFS "/events/%s/hist",
+			 bench_cnt_def[i].event);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, " Hits: %lf", &c->n[i]) == 1)
+				break;
+		fclose(f);
+	}
+}
+
+/* Per operation: (@b - @a) / @ops into @d, -1 where either is. */
+static inline void bench_count_diff(const struct bench_counts *a,
+				    const struct bench_counts *b, double ops,
+				    struct bench_counts *d)
+{
+	int i;
+
+	for (i = 0; i < BENCH_NCNT; i++)
+		d->n[i] = a->n[i] < 0 || b->n[i] < 0 ? -1 :
+			  (b->n[i] - a->n[i]) / ops;
+}
+
+/* "rdmsr 1.00 wrmsr 2.00 rdpmc 0.00" of @c in @buf; "-": not counted. */
+static inline const char *bench_count_str(const struct bench_counts *c,
+					  char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < BENCH_NCNT && at < len; i++) {
+		if (c->n[i] < 0)
+			at += snprintf(buf + at, len - at, "%s%s -", i ? " " : "",
+				       bench_cnt_def[i].name);
+		else
+			at += snprintf(buf + at, len - at, "%s%s %.2f", i ? " " : "",
+				       bench_cnt_def[i].name, c->n[i]);
+	}
+	return buf;
+}
+
 /* Tries while the other user of the PMU has not given it back yet. */
 #define BENCH_BUSY_TRIES	2000	/* 1 ms apart */
 
@@ -143,6 +305,36 @@ static inline void bench_perf_attr(struct perf_event_attr *attr,
 	attr->config = config;
 }
 
+/*
+ * perf's minimal self-monitoring read of a pinned event, from the user
+ * page's fields as perf_event_open(2) documents them: the lock is a
+ * sequence count, re-read until it did not change; index is 0 when the
+ * event is not on a counter, else the rdpmc index plus one; the count
+ * is offset plus the counter's value sign-extended from pmc_width bits.
+ * No time scaling: a pinned event runs whenever its thread does.
+ */
+static inline uint64_t
+bench_perf_min_read(const volatile struct perf_event_mmap_page *pc)
+{
+	uint32_t seq, idx, shift;
+	uint64_t count;
+	int64_t pmc;
+
+	do {
+		seq = pc->lock;
+		pctr_barrier();
+		idx = pc->index;
+		count = pc->offset;
+		if (pc->cap_user_rdpmc && idx) {
+			shift = 64 - pc->pmc_width;
+			pmc = rdpmc(idx - 1) << shift;
+			count += pmc >> shift;
+		}
+		pctr_barrier();
+	} while (pc->lock != seq);
+	return count;
+}
+
 static inline double bench_now_ns(void)
 {
 	struct timespec ts;
@@ -186,7 +378,7 @@ static void bench_at_flush(void)
 
 /*
  * "verdict: WHAT = A / B = R (target <= T): met", or by how much it is
- * not, and the "@target KEY R T WHAT" line for bench/bench.  @why says
+ * not, and the "@target KEY R T x WHAT" line for bench/bench.  @why says
  * why the target cannot be judged here (n/a), or is NULL.  @added: A and
  * B are costs added to a baseline, printed with their sign.  @per: what
  * one unit is counted per ("a read"), for the miss.
@@ -199,15 +391,15 @@ static void bench_verdict(const char *key, const char *what, double a,
 
 	if (why) {
 		printf("verdict: %s: n/a (%s)\n", what, why);
-		bench_at("@target %s n/a %.1f %s\n", key, target, what);
+		bench_at("@target %s n/a %.2f x %s\n", key, target, what);
 		return;
 	}
 	r = a / b;
 	if (added)
-		printf("verdict: %s = %+.1f / %+.1f = %.2f (target <= %.1f): ",
+		printf("verdict: %s = %+.1f / %+.1f = %.2f (target <= %.2g): ",
 		       what, a, b, r, target);
 	else
-		printf("verdict: %s = %.1f / %.1f = %.2f (target <= %.1f): ",
+		printf("verdict: %s = %.1f / %.1f = %.2f (target <= %.2g): ",
 		       what, a, b, r, target);
 	if (r <= target)
 		printf("met\n");
@@ -215,7 +407,31 @@ static void bench_verdict(const char *key, const char *what, double a,
 		printf("NOT met, by %.2f (%.0f%% over the target; %.1f %s %s too many)\n",
 		       r - target, (r / target - 1) * 100, a - target * b,
 		       unit, per);
-	bench_at("@target %s %.4f %.1f %s\n", key, r, target, what);
+	bench_at("@target %s %.4f %.2f x %s\n", key, r, target, what);
+}
+
+/*
+ * The same for a target on a figure of its own: "verdict: WHAT = V UNIT
+ * (target <= T): met", or by how much it is not; "@target KEY V T UNIT
+ * WHAT".
+ */
+static void bench_verdict_abs(const char *key, const char *what, double v,
+			      double target, const char *why, const char *unit,
+			      const char *per)
+{
+	if (why) {
+		printf("verdict: %s: n/a (%s)\n", what, why);
+		bench_at("@target %s n/a %.2f %s %s\n", key, target, unit, what);
+		return;
+	}
+	printf("verdict: %s = %.2f %s %s (target <= %.2g): ", what, v, unit,
+	       per, target);
+	if (v <= target)
+		printf("met\n");
+	else
+		printf("NOT met, by %.2f %s %s (%.0f%% over the target)\n",
+		       v - target, unit, per, (v / target - 1) * 100);
+	bench_at("@target %s %.4f %.2f %s %s\n", key, v, target, unit, what);
 }
 
 /*
