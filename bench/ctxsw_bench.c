@@ -187,7 +187,7 @@ static int counters_on(struct side *s)
 			s->why = "pctr_map";
 			err = -errno;
 		}
-		if (!err && !s->own->page->pg_slot[0].ps_rdpmc) {
+		if (!err && pctr_page2_->p2_slot[0].p2s_index < 0) {
 			s->why = "pctr's page offers no rdpmc";
 			err = -EOPNOTSUPP;
 		}
