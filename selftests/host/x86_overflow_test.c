@@ -165,6 +165,32 @@ TEST_F(x86, overflow_arms_within_reach)
 }
 
 /*
+ * A slot asked to interrupt after one event is armed two from the wrap,
+ * as perf arms a counter: the first event raises nothing, the second the
+ * PMI.  The core then finds its wrap one event late.
+ */
+TEST_F(x86, overflow_arms_two_events_at_least)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct x86_model *m = &self->m;
+	struct pctr_hw hw = { 0 };
+
+	if (!need_notify(_metadata, v, self->probe_ret))
+		return;
+	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 0, PCTR_FN(0x10, 1, UKE), 0));
+	hw.left[0] = 1;
+	m->pmis = 0;
+	self->ops->start(&self->pmu, &hw);
+	EXPECT_EQ(-2ULL & width_mask(v->width), hw.val[0]);
+	EXPECT_EQ(-2ULL & width_mask(v->width), m->ctr[0]);
+	model_retire(m, 0x10, 1, 1);
+	EXPECT_EQ(0, m->pmis);
+	model_retire(m, 0x10, 1, 1);
+	EXPECT_EQ(1, m->pmis);
+	self->ops->stop(&self->pmu, &hw);
+}
+
+/*
  * A slot armed while kept (the core's keep shortcut) is written anyway:
  * the distance changed.  Unarmed, no slot has its INT bit, and nothing
  * says an overflow is ours: a wrap of a plain counter is no PMI.
