@@ -33,7 +33,9 @@
 
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -54,6 +56,7 @@ struct pctr_cpu {
 	struct pctr_cpub *cpub;		/* the CPU's binding, if any */
 	u64		last_id;	/* whose state the registers hold */
 	struct hrtimer	fold;		/* folds while a context runs */
+	struct irq_work	fold_soon;	/* ... at the next tick: a throttle */
 	struct pt_regs	*regs;		/* within the overflow interrupt */
 	unsigned long	kept;		/* starts that only re-enabled */
 	unsigned long	loaded;		/* starts that rewrote registers */
@@ -160,13 +163,20 @@ bool ctx_check_ovf(struct pctr_ctx *ctx)
 	return ctx_check_ovf_(ctx);
 }
 
-/* How far each PCTR_INT slot is from wrapping, where the counter reaches. */
+/*
+ * How far each PCTR_INT slot is from wrapping, where the counter
+ * reaches.  A sampling slot throttled in this tick is left unarmed
+ * (sample.c), and a fold comes at the next tick to arm it.
+ */
 static void ctx_set_left(struct pctr_ctx *ctx)
 {
-	unsigned long m = ctx->notify & ctx->hw.mask;
+	unsigned long m;
 	unsigned int s;
 	u64 left;
 
+	if (unlikely(ctx->throttled) && !sample_unthrottle(ctx))
+		irq_work_queue(this_cpu_ptr(&pctr_cpu.fold_soon));
+	m = ctx->notify & ctx->hw.mask & ~ctx->throttled;
 	memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		left = -ctx->sum[s];
@@ -430,6 +440,20 @@ static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/* A throttled context's fold at the next tick, if none comes sooner. */
+static void ctx_fold_soon(struct irq_work *w)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	ktime_t soon = ns_to_ktime(TICK_NSEC);
+
+	if (!pc->cur || !pc->cur->throttled)
+		return;
+	if (hrtimer_active(&pc->fold) &&
+	    ktime_compare(hrtimer_get_remaining(&pc->fold), soon) <= 0)
+		return;
+	hrtimer_start(&pc->fold, soon, HRTIMER_MODE_REL_PINNED_HARD);
+}
+
 /*
  * A backend's overflow interrupt: fold what counts on this CPU (a
  * freezing backend is acknowledged by the fold), then acknowledge
@@ -444,6 +468,7 @@ void pctr_pmu_interrupt(struct pt_regs *regs)
 	struct pt_regs *outer = pc->regs;
 
 	lockdep_assert_irqs_disabled();
+	sample_irq_enter();
 	pc->regs = regs;
 	if (pc->cpub)
 		cpub_update(pc->cpub);
@@ -451,6 +476,7 @@ void pctr_pmu_interrupt(struct pt_regs *regs)
 		ctx_update(pc->cur);
 	pmu_ack();
 	pc->regs = outer;
+	sample_irq_exit();
 }
 
 /* --- the scheduler's hooks ------------------------------------------ */
@@ -737,6 +763,7 @@ void ctx_engine_init(void)
 		hrtimer_init(&pc->fold, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pc->fold.function = pctr_fold_timer;
+		pc->fold_soon = IRQ_WORK_INIT_HARD(ctx_fold_soon);
 	}
 	pctr_fold_period = pctr_fold_interval();
 	notify_init();
@@ -747,8 +774,10 @@ void ctx_engine_exit(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		irq_work_sync(&per_cpu_ptr(&pctr_cpu, cpu)->fold_soon);
 		hrtimer_cancel(&per_cpu_ptr(&pctr_cpu, cpu)->fold);
+	}
 	pctr_pmu_exit();
 	notify_exit();
 	if (ctx_hooks_on)
