@@ -454,6 +454,57 @@ static void ctx_fold_soon(struct irq_work *w)
 	hrtimer_start(&pc->fold, soon, HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+/* The slots of @ctx armed for their overflow interrupt. */
+static u32 ctx_armed(const struct pctr_ctx *ctx)
+{
+	u32 armed = 0;
+	unsigned int s;
+
+	for (s = 0; s < PCTR_NUM; s++)
+		if (ctx->hw.left[s])
+			armed |= BIT(s);
+	return armed;
+}
+
+/*
+ * The overflow interrupt's fast path: only sampling slots of @ctx
+ * overflowed (@ovf), and they stay armed.  Read, fold, record, and load
+ * those with their next period, the counters running on: no stop, no
+ * start, no second status read.  False where the full path must run,
+ * which starts from the state this leaves.
+ */
+static bool ctx_overflow_fast(struct pctr_ctx *ctx, struct pctr_cpu *pc,
+			      u32 ovf)
+{
+	unsigned long m = ovf;
+	u32 armed = ctx_armed(ctx);
+	unsigned int s;
+
+	if (!ctx->running || (ovf & ~ctx->sampling) || (ovf & ~armed) ||
+	    ctx->throttled || !ctx_counts(ctx))
+		return false;
+	pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
+	if (unlikely(ctx->hw.err)) {
+		ctx_hw_failed(ctx, pc);
+		return true;
+	}
+	ctx_fold(ctx);
+	if (ctx_check_ovf_(ctx) || !ctx_counts(ctx))
+		return false;
+	ctx_set_left(ctx);
+	if (ctx_armed(ctx) != armed)
+		return false;
+	pctr_pmu.ops->rearm(&pctr_pmu, &ctx->hw, ovf);
+	if (unlikely(ctx->hw.err)) {
+		ctx_hw_failed(ctx, pc);
+		return true;
+	}
+	for_each_set_bit(s, &m, PCTR_NUM)
+		ctx->prev[s] = ctx->hw.val[s];
+	ctx_publish(ctx, true);
+	return true;
+}
+
 /*
  * A backend's overflow interrupt: fold what counts on this CPU (a
  * freezing backend is acknowledged by the fold), then acknowledge
@@ -477,6 +528,26 @@ void pctr_pmu_interrupt(struct pt_regs *regs)
 	pmu_ack();
 	pc->regs = outer;
 	sample_irq_exit();
+}
+
+void pctr_pmu_overflow(struct pt_regs *regs, u32 ovf)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	struct pt_regs *outer = pc->regs;
+	bool done = false;
+
+	lockdep_assert_irqs_disabled();
+	if (!pctr_pmu.ops->rearm || pc->cpub || !pc->cur) {
+		pctr_pmu_interrupt(regs);
+		return;
+	}
+	sample_irq_enter();
+	pc->regs = regs;
+	done = ctx_overflow_fast(pc->cur, pc, ovf);
+	pc->regs = outer;
+	sample_irq_exit();
+	if (!done)
+		pctr_pmu_interrupt(regs);
 }
 
 /* --- the scheduler's hooks ------------------------------------------ */
