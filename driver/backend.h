@@ -157,6 +157,14 @@ struct pctr_pmu_ops {
 	 */
 	u32	(*overflow_status)(const struct pctr_pmu *pmu);
 	void	(*overflow_ack)(const struct pctr_pmu *pmu, u32 slots);
+	/*
+	 * Optional, the overflow interrupt's fast path: load the running
+	 * slots in @slots, armed by the last start(), with their next
+	 * distance to the wrap (hw->left) as start() would, and store the
+	 * values loaded in hw->val; leave every control as it is.
+	 */
+	void	(*rearm)(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			 u32 slots);
 	/* Take the counters from the rest of the kernel, and give back. */
 	int	(*reserve)(struct pctr_pmu *pmu);
 	void	(*release)(struct pctr_pmu *pmu);
@@ -319,6 +327,14 @@ struct pt_regs;
  * context.
  */
 void pctr_pmu_interrupt(struct pt_regs *regs);
+
+/*
+ * The same, from a backend whose interrupt read and acknowledged the
+ * overflowed slots, @ovf: where they are all sampling slots of the
+ * context counting here, the core records and re-arms them without
+ * stopping the counters (the backend's rearm()); else as above.
+ */
+void pctr_pmu_overflow(struct pt_regs *regs, u32 ovf);
 
 /*
  * The arch seam: what an architecture directory (driver/arch/<arch>/)

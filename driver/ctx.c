@@ -33,7 +33,9 @@
 
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -54,6 +56,7 @@ struct pctr_cpu {
 	struct pctr_cpub *cpub;		/* the CPU's binding, if any */
 	u64		last_id;	/* whose state the registers hold */
 	struct hrtimer	fold;		/* folds while a context runs */
+	struct irq_work	fold_soon;	/* ... at the next tick: a throttle */
 	struct pt_regs	*regs;		/* within the overflow interrupt */
 	bool		pce_next;	/* switching out to a thread that reads */
 	bool		pce_kept;	/* user rdpmc left on for it */
@@ -175,13 +178,20 @@ bool ctx_check_ovf(struct pctr_ctx *ctx)
 	return ctx_check_ovf_(ctx);
 }
 
-/* How far each PCTR_INT slot is from wrapping, where the counter reaches. */
+/*
+ * How far each PCTR_INT slot is from wrapping, where the counter
+ * reaches.  A sampling slot throttled in this tick is left unarmed
+ * (sample.c), and a fold comes at the next tick to arm it.
+ */
 static void ctx_set_left(struct pctr_ctx *ctx)
 {
-	unsigned long m = ctx->notify & ctx->hw.mask;
+	unsigned long m;
 	unsigned int s;
 	u64 left;
 
+	if (unlikely(ctx->throttled) && !sample_unthrottle(ctx))
+		irq_work_queue(this_cpu_ptr(&pctr_cpu.fold_soon));
+	m = ctx->notify & ctx->hw.mask & ~ctx->throttled;
 	memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		left = -ctx->sum[s];
@@ -470,6 +480,71 @@ static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/* A throttled context's fold at the next tick, if none comes sooner. */
+static void ctx_fold_soon(struct irq_work *w)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	ktime_t soon = ns_to_ktime(TICK_NSEC);
+
+	if (!pc->cur || !pc->cur->throttled)
+		return;
+	if (hrtimer_active(&pc->fold) &&
+	    ktime_compare(hrtimer_get_remaining(&pc->fold), soon) <= 0)
+		return;
+	hrtimer_start(&pc->fold, soon, HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* The slots of @ctx armed for their overflow interrupt. */
+static u32 ctx_armed(const struct pctr_ctx *ctx)
+{
+	u32 armed = 0;
+	unsigned int s;
+
+	for (s = 0; s < PCTR_NUM; s++)
+		if (ctx->hw.left[s])
+			armed |= BIT(s);
+	return armed;
+}
+
+/*
+ * The overflow interrupt's fast path: only sampling slots of @ctx
+ * overflowed (@ovf), and they stay armed.  Read, fold, record, and load
+ * those with their next period, the counters running on: no stop, no
+ * start, no second status read.  False where the full path must run,
+ * which starts from the state this leaves.
+ */
+static bool ctx_overflow_fast(struct pctr_ctx *ctx, struct pctr_cpu *pc,
+			      u32 ovf)
+{
+	unsigned long m = ovf;
+	u32 armed = ctx_armed(ctx);
+	unsigned int s;
+
+	if (!ctx->running || (ovf & ~ctx->sampling) || (ovf & ~armed) ||
+	    ctx->throttled || !ctx_counts(ctx))
+		return false;
+	pctr_pmu.ops->read(&pctr_pmu, &ctx->hw);
+	if (unlikely(ctx->hw.err)) {
+		ctx_hw_failed(ctx, pc);
+		return true;
+	}
+	ctx_fold(ctx);
+	if (ctx_check_ovf_(ctx) || !ctx_counts(ctx))
+		return false;
+	ctx_set_left(ctx);
+	if (ctx_armed(ctx) != armed)
+		return false;
+	pctr_pmu.ops->rearm(&pctr_pmu, &ctx->hw, ovf);
+	if (unlikely(ctx->hw.err)) {
+		ctx_hw_failed(ctx, pc);
+		return true;
+	}
+	for_each_set_bit(s, &m, PCTR_NUM)
+		ctx->prev[s] = ctx->hw.val[s];
+	ctx_publish(ctx, true);
+	return true;
+}
+
 /*
  * A backend's overflow interrupt: fold what counts on this CPU (a
  * freezing backend is acknowledged by the fold), then acknowledge
@@ -484,6 +559,7 @@ void pctr_pmu_interrupt(struct pt_regs *regs)
 	struct pt_regs *outer = pc->regs;
 
 	lockdep_assert_irqs_disabled();
+	sample_irq_enter();
 	pc->regs = regs;
 	if (pc->cpub)
 		cpub_update(pc->cpub);
@@ -491,6 +567,27 @@ void pctr_pmu_interrupt(struct pt_regs *regs)
 		ctx_update(pc->cur);
 	pmu_ack();
 	pc->regs = outer;
+	sample_irq_exit();
+}
+
+void pctr_pmu_overflow(struct pt_regs *regs, u32 ovf)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	struct pt_regs *outer = pc->regs;
+	bool done = false;
+
+	lockdep_assert_irqs_disabled();
+	if (!pctr_pmu.ops->rearm || pc->cpub || !pc->cur) {
+		pctr_pmu_interrupt(regs);
+		return;
+	}
+	sample_irq_enter();
+	pc->regs = regs;
+	done = ctx_overflow_fast(pc->cur, pc, ovf);
+	pc->regs = outer;
+	sample_irq_exit();
+	if (!done)
+		pctr_pmu_interrupt(regs);
 }
 
 /* --- the scheduler's hooks ------------------------------------------ */
@@ -807,6 +904,7 @@ void ctx_engine_init(void)
 		hrtimer_init(&pc->fold, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pc->fold.function = pctr_fold_timer;
+		pc->fold_soon = IRQ_WORK_INIT_HARD(ctx_fold_soon);
 	}
 	pctr_fold_period = pctr_fold_interval();
 	notify_init();
@@ -817,8 +915,10 @@ void ctx_engine_exit(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		irq_work_sync(&per_cpu_ptr(&pctr_cpu, cpu)->fold_soon);
 		hrtimer_cancel(&per_cpu_ptr(&pctr_cpu, cpu)->fold);
+	}
 	pctr_pmu_exit();
 	notify_exit();
 	if (ctx_hooks_on)

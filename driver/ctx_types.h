@@ -61,6 +61,7 @@ struct pctr_ctx {
 	struct callback_head end_work;	/* a thread binding's end */
 	struct callback_head exit_work;	/* its thread's exit waits for the PMU */
 	u32		sampling;	/* slots in sampling mode (sample.c) */
+	u32		throttled;	/* of which not armed until a later tick */
 	struct pctr_sampler *smp;	/* their ring and periods, or NULL */
 };
 

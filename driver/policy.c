@@ -26,6 +26,11 @@
  *   516 by default) plus its RLIMIT_MEMLOCK, counted in the user's
  *   locked_vm as perf and io_uring count theirs; CAP_IPC_LOCK lifts the
  *   limit.  Refused: EPERM, as perf refuses a ring over its allowance.
+ * - Sampling must leave a CPU time to run: each CPU takes at most
+ *   max_sample_rate samples a second and spends at most
+ *   cpu_time_max_percent of each tick taking them (perf's
+ *   perf_event_max_sample_rate and perf_cpu_time_max_percent, with
+ *   their defaults); a slot past either is throttled (sample.c).
  *
  * Rights are taken from the thread that makes the call (the binder, for
  * a binding), when it makes it.
@@ -33,8 +38,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/jiffies.h>
+#include <linux/limits.h>
 #include <linux/cpumask.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pctr.h>
@@ -72,6 +80,37 @@ bool pctr_may_read_system_all(void)
 {
 	return system_rdpic;
 }
+
+static unsigned int max_sample_rate = 100000;
+static unsigned int cpu_time_max_percent = 25;
+
+static int max_sample_rate_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, INT_MAX);
+}
+
+static const struct kernel_param_ops max_sample_rate_ops = {
+	.set	= max_sample_rate_set,
+	.get	= param_get_uint,
+};
+module_param_cb(max_sample_rate, &max_sample_rate_ops, &max_sample_rate, 0644);
+__MODULE_PARM_TYPE(max_sample_rate, "uint");
+MODULE_PARM_DESC(max_sample_rate, "Samples a second each CPU may take, counted per tick; past it the sampling slot is throttled until a later tick (default 100000, as perf_event_max_sample_rate)");
+
+static int cpu_time_max_percent_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 100);
+}
+
+static const struct kernel_param_ops cpu_time_max_percent_ops = {
+	.set	= cpu_time_max_percent_set,
+	.get	= param_get_uint,
+};
+module_param_cb(cpu_time_max_percent, &cpu_time_max_percent_ops,
+		&cpu_time_max_percent, 0644);
+__MODULE_PARM_TYPE(cpu_time_max_percent, "uint");
+MODULE_PARM_DESC(cpu_time_max_percent, "Percent of each tick a CPU may spend in the overflow interrupts that take samples; past it the sampling slot is throttled until a later tick; 0 or 100: no time limit (default 25, as perf_cpu_time_max_percent)");
 
 /* Kernel-mode counting: perf's rule where it is exported, else the cap. */
 static bool may_count_kernel(void)
@@ -267,4 +306,16 @@ int pctr_charge_ring(struct user_struct *user, unsigned long pages)
 void pctr_uncharge_ring(struct user_struct *user, unsigned long pages)
 {
 	locked_sub(user, pages);
+}
+
+/*
+ * Sampling's limits for one CPU in one tick: samples, and nanoseconds
+ * in the interrupts that take them (0: none).  Any context, NMI too.
+ */
+void pctr_sample_limits(u32 *samples, u64 *ns)
+{
+	unsigned int pct = READ_ONCE(cpu_time_max_percent);
+
+	*samples = DIV_ROUND_UP(READ_ONCE(max_sample_rate), HZ);
+	*ns = pct && pct < 100 ? div_u64((u64)TICK_NSEC * pct, 100) : 0;
 }

@@ -29,4 +29,7 @@ bool pctr_may_read_system_all(void);
 int pctr_charge_ring(struct user_struct *user, unsigned long pages);
 void pctr_uncharge_ring(struct user_struct *user, unsigned long pages);
 
+/* Sampling's limits per CPU and tick (max_sample_rate, cpu_time_max_percent). */
+void pctr_sample_limits(u32 *samples, u64 *ns);
+
 #endif /* _PCTR_POLICY_H */

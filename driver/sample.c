@@ -16,6 +16,14 @@
  * allocation, user memory read with page faults disabled, the reader
  * woken through irq_work.
  *
+ * Each CPU takes a bounded number of samples a tick, in a bounded time
+ * (policy.c's limits, perf's defaults): a sample past either throttles
+ * its slot.  A throttled slot is left unarmed by the engine (ctx.c's
+ * ctx_set_left()), so it interrupts no more and its counter counts on;
+ * the periods that pass meanwhile are counted, not recorded, and its
+ * first fold or switch-in on a later tick arms it again.  Records in the
+ * ring say when a throttle starts and ends.
+ *
  * The ring belongs to a descriptor (PCIOCRING), which keeps it while it
  * is open or mapped; each sampling context holds a reference too, so a
  * thread may go on sampling after the descriptor was closed.  It has one
@@ -36,14 +44,18 @@
 #include <linux/fs.h>
 #include <linux/irq_work.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/task_stack.h>
 #include <linux/sched/user.h>
@@ -68,6 +80,7 @@
 struct ring_kcpu {
 	u64	head;
 	u64	lost;
+	u64	throttles;
 	bool	busy;		/* a record is being written on this CPU */
 };
 
@@ -105,7 +118,24 @@ struct pctr_sampler {
 	u32			pid, tid;	/* in ring->ns */
 	/* The address space it samples: compared, never followed. */
 	const struct mm_struct	*mm;
+	unsigned long		throttled_at;	/* jiffies */
+	u64			skipped[PCTR_NUM];	/* while throttled */
 };
+
+/*
+ * A CPU's samples in its current tick, against policy.c's limits: how
+ * many, and the time spent in the overflow interrupts that took them
+ * (those between sample_irq_enter() and sample_irq_exit()).
+ */
+struct sample_tick {
+	unsigned long	tick;		/* jiffies */
+	u32		samples;
+	u64		ns;
+	u64		t0;		/* this interrupt's start */
+	bool		sampled;	/* it took a sample */
+};
+
+static DEFINE_PER_CPU(struct sample_tick, sample_tick);
 
 /* --- the ring ------------------------------------------------------------ */
 
@@ -319,6 +349,78 @@ static void ring_lost(struct pctr_ring *r, unsigned int cpu)
 	WRITE_ONCE(r->ucpu[cpu].rc_lost, r->kcpu[cpu].lost);
 }
 
+/* Where a record is being written: ring_begin() to ring_end(). */
+struct ring_pos {
+	struct pctr_ring	*r;
+	unsigned int		cpu;
+	u64			head, tail;
+};
+
+/*
+ * Room in this CPU's ring for a record of at most @max bytes: where to
+ * write it, or NULL when it is lost (counted).  The CPU's ring is busy
+ * until ring_end().
+ */
+static void *ring_begin(struct pctr_ring *r, u64 max, struct ring_pos *p)
+{
+	unsigned int cpu = smp_processor_id();
+	struct pctr_sample_rec *rec;
+	struct ring_kcpu *kc;
+	u64 used, off, pad;
+	char *data;
+
+	if (cpu >= r->ncpu)
+		return NULL;
+	kc = &r->kcpu[cpu];
+	/* An NMI in the middle of this CPU's record: that one is lost. */
+	if (kc->busy) {
+		ring_lost(r, cpu);
+		return NULL;
+	}
+	kc->busy = true;
+	barrier();
+	p->r = r;
+	p->cpu = cpu;
+	data = (char *)r->base + r->ctl_size + cpu * r->data_size;
+	p->head = kc->head;
+	p->tail = READ_ONCE(r->ucpu[cpu].rc_tail);
+	/* The tail before the data: pairs with the reader's release. */
+	smp_mb();
+	used = p->head - p->tail;
+	off = p->head & (r->data_size - 1);
+	pad = r->data_size - off < max ? r->data_size - off : 0;
+	if (used > r->data_size || r->data_size - used < pad + max) {
+		ring_lost(r, cpu);
+		barrier();
+		kc->busy = false;
+		return NULL;
+	}
+	if (pad) {
+		rec = (struct pctr_sample_rec *)(data + off);
+		rec->sr_type = PCTR_REC_PAD;
+		rec->sr_size = pad;
+		p->head += pad;
+		off = 0;
+	}
+	return data + off;
+}
+
+/* The record of @size bytes at ring_begin()'s place is written. */
+static void ring_end(struct ring_pos *p, u64 size)
+{
+	struct pctr_ring *r = p->r;
+	struct ring_kcpu *kc = &r->kcpu[p->cpu];
+
+	p->head += size;
+	kc->head = p->head;
+	/* The record before the head: pairs with the reader's acquire. */
+	smp_store_release(&r->ucpu[p->cpu].rc_head, p->head);
+	if (p->head - p->tail >= r->watermark)
+		irq_work_queue(&r->wake);
+	barrier();
+	kc->busy = false;
+}
+
 /* Write one record for @slot to this CPU's ring, or count it lost. */
 static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 			  struct pt_regs *regs)
@@ -326,16 +428,12 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 	struct pctr_ring *r = smp->ring;
 	unsigned int cpu = smp_processor_id();
 	struct pctr_sample_rec *rec;
-	struct pctr_ring_cpu *uc;
-	struct ring_kcpu *kc;
 	struct pt_regs *uregs;
-	u64 head, tail, used, off, pad, max, size;
+	struct ring_pos pos;
 	unsigned int nr = 0;
+	u64 size;
 	u16 flags;
-	char *data;
 
-	if (cpu >= r->ncpu)
-		return;
 	/*
 	 * Not the program it was set up for: an exec installed a new
 	 * address space (exec_mmap(), before the new credentials) and
@@ -344,36 +442,10 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 	 */
 	if (current->mm != READ_ONCE(smp->mm))
 		return;
-	kc = &r->kcpu[cpu];
-	uc = &r->ucpu[cpu];
-	/* An NMI in the middle of this CPU's record: that one is lost. */
-	if (kc->busy) {
-		ring_lost(r, cpu);
+	rec = ring_begin(r, sizeof(*rec) + sizeof(u64) * (smp->depth + 1),
+			 &pos);
+	if (!rec)
 		return;
-	}
-	kc->busy = true;
-	barrier();
-	data = (char *)r->base + r->ctl_size + cpu * r->data_size;
-	max = sizeof(*rec) + sizeof(u64) * (smp->depth + 1);
-	head = kc->head;
-	tail = READ_ONCE(uc->rc_tail);
-	/* The tail before the data: pairs with the reader's release. */
-	smp_mb();
-	used = head - tail;
-	off = head & (r->data_size - 1);
-	pad = r->data_size - off < max ? r->data_size - off : 0;
-	if (used > r->data_size || r->data_size - used < pad + max) {
-		ring_lost(r, cpu);
-		goto out;
-	}
-	if (pad) {
-		rec = (struct pctr_sample_rec *)(data + off);
-		rec->sr_type = PCTR_REC_PAD;
-		rec->sr_size = pad;
-		head += pad;
-		off = 0;
-	}
-	rec = (struct pctr_sample_rec *)(data + off);
 	memset(rec, 0, sizeof(*rec));
 	rec->sr_type = PCTR_REC_SAMPLE;
 	rec->sr_pid = smp->pid;
@@ -410,15 +482,86 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 	rec->sr_nr = nr;
 	size = sizeof(*rec) + nr * sizeof(u64);
 	rec->sr_size = size;
-	head += size;
-	kc->head = head;
-	/* The record before the head: pairs with the reader's acquire. */
-	smp_store_release(&uc->rc_head, head);
-	if (head - tail >= r->watermark)
-		irq_work_queue(&r->wake);
-out:
-	barrier();
-	kc->busy = false;
+	ring_end(&pos, size);
+}
+
+/* A throttle of @slot starts or ends (@flags: PCTR_TR_*): its record. */
+static void sample_throttle_record(struct pctr_sampler *smp,
+				   unsigned int slot, u16 flags, u64 skipped)
+{
+	struct pctr_throttle_rec *rec;
+	struct ring_pos pos;
+
+	rec = ring_begin(smp->ring, sizeof(*rec), &pos);
+	if (!rec)
+		return;
+	memset(rec, 0, sizeof(*rec));
+	rec->tr_type = PCTR_REC_THROTTLE;
+	rec->tr_size = sizeof(*rec);
+	rec->tr_flags = flags;
+	rec->tr_pid = smp->pid;
+	rec->tr_tid = smp->tid;
+	rec->tr_cpu = pos.cpu;
+	rec->tr_slot = slot;
+	rec->tr_tsc = pctr_arch_tsc();
+	rec->tr_skipped = skipped;
+	ring_end(&pos, sizeof(*rec));
+}
+
+/* The overflow interrupt starts (ctx.c): its time may count. */
+void sample_irq_enter(void)
+{
+	this_cpu_write(sample_tick.t0, local_clock());
+}
+
+/* ... and ends: the time of one that took samples counts. */
+void sample_irq_exit(void)
+{
+	struct sample_tick *st = this_cpu_ptr(&sample_tick);
+
+	if (st->sampled) {
+		st->ns += local_clock() - st->t0;
+		st->sampled = false;
+	}
+}
+
+/* May this CPU take one more sample in this tick?  0, or PCTR_TR_*. */
+static u16 sample_limited(void)
+{
+	struct sample_tick *st = this_cpu_ptr(&sample_tick);
+	unsigned long now = READ_ONCE(jiffies);
+	u32 max;
+	u64 ns;
+
+	if (st->tick != now) {
+		st->tick = now;
+		st->samples = 0;
+		st->ns = 0;
+	}
+	pctr_sample_limits(&max, &ns);
+	if (st->samples >= max)
+		return PCTR_TR_RATE;
+	if (ns && st->ns > ns)
+		return PCTR_TR_TIME;
+	st->samples++;
+	st->sampled = true;
+	return 0;
+}
+
+/* Throttle @slot: it takes no sample until a later tick. */
+static void sample_throttle(struct pctr_ctx *ctx, unsigned int slot,
+			    u16 why)
+{
+	struct pctr_sampler *smp = ctx->smp;
+	struct pctr_ring *r = smp->ring;
+	unsigned int cpu = smp_processor_id();
+
+	ctx->throttled |= BIT(slot);
+	smp->throttled_at = READ_ONCE(jiffies);
+	if (cpu < r->ncpu)
+		WRITE_ONCE(r->ucpu[cpu].rc_throttles,
+			   ++r->kcpu[cpu].throttles);
+	sample_throttle_record(smp, slot, why, 0);
 }
 
 bool sample_overflow(struct pctr_ctx *ctx, struct pt_regs *regs)
@@ -426,19 +569,59 @@ bool sample_overflow(struct pctr_ctx *ctx, struct pt_regs *regs)
 	struct pctr_sampler *smp = ctx->smp;
 	unsigned long m = ctx->ovf & ctx->sampling;
 	unsigned int s;
-	u64 over, period;
+	u64 over, period, rem;
+	u16 why;
 
 	if (!smp)
 		return ctx->ovf != 0;
 	for_each_set_bit(s, &m, PCTR_NUM) {
-		sample_record(smp, s, regs);
-		/* The next period, less what counted past the wrap. */
 		period = smp->period[s];
 		over = ctx->sum[s];
-		ctx->sum[s] = over < period ? over - period : -period;
 		ctx->ovf &= ~BIT(s);
+		if (!(ctx->throttled & BIT(s))) {
+			why = sample_limited();
+			if (!why) {
+				sample_record(smp, s, regs);
+				/* The next period, less what counted past the wrap. */
+				ctx->sum[s] = over < period ? over - period : -period;
+				continue;
+			}
+			sample_throttle(ctx, s, why);
+		}
+		/* Not armed: a fold found the wrap, maybe periods later. */
+		smp->skipped[s] += 1 + div64_u64_rem(over, period, &rem);
+		ctx->sum[s] = rem - period;
 	}
 	return ctx->ovf != 0;
+}
+
+/* @ctx's throttles end: records say what each slot missed. */
+static void sample_throttle_end(struct pctr_ctx *ctx)
+{
+	struct pctr_sampler *smp = ctx->smp;
+	unsigned long m = ctx->throttled;
+	unsigned int s;
+
+	ctx->throttled = 0;
+	if (!smp)
+		return;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		sample_throttle_record(smp, s, PCTR_TR_END, smp->skipped[s]);
+		smp->skipped[s] = 0;
+	}
+}
+
+/*
+ * The engine arms the slots of @ctx (ctx.c): those throttled on an
+ * earlier tick are armed again.  True if none is left throttled.  On
+ * the CPU, interrupts off.
+ */
+bool sample_unthrottle(struct pctr_ctx *ctx)
+{
+	if (ctx->smp && READ_ONCE(jiffies) == ctx->smp->throttled_at)
+		return false;
+	sample_throttle_end(ctx);
+	return true;
 }
 
 /* --- contexts' samplers ------------------------------------------------- */
@@ -469,9 +652,16 @@ void sample_attach(struct pctr_ctx *ctx, struct pctr_sampler *smp)
 void sample_ctx_end(struct pctr_ctx *ctx)
 {
 	struct pctr_sampler *smp = ctx->smp;
+	unsigned long flags;
 
 	if (!smp)
 		return;
+	/* A throttle ends with the sampling, whatever tick it is. */
+	if (ctx->throttled) {
+		local_irq_save(flags);
+		sample_throttle_end(ctx);
+		local_irq_restore(flags);
+	}
 	ctx->sampling = 0;
 	ctx->smp = NULL;
 	sample_free(smp);
@@ -485,8 +675,10 @@ struct pctr_sampler *sample_inherit(const struct pctr_ctx *ctx)
 	if (!ctx->smp)
 		return NULL;
 	smp = kmemdup(ctx->smp, sizeof(*smp), GFP_NOWAIT | __GFP_NOWARN);
-	if (smp)
+	if (smp) {
+		memset(smp->skipped, 0, sizeof(smp->skipped));
 		ring_get(smp->ring);
+	}
 	return smp;
 }
 
@@ -574,6 +766,7 @@ void sample_unconfig(struct pctr_ctx *ctx, unsigned int slot)
 	local_irq_save(flags);
 	ctx->smp->slots &= ~BIT(slot);
 	ctx->sampling = ctx->smp->slots;
+	ctx->throttled &= ctx->sampling;
 	local_irq_restore(flags);
 	if (!ctx->sampling)
 		sample_ctx_end(ctx);

@@ -28,6 +28,15 @@ union pctr_ioc_arg;
  */
 bool sample_overflow(struct pctr_ctx *ctx, struct pt_regs *regs);
 
+/*
+ * ctx.c, arming @ctx's slots: true if none is throttled (any throttled
+ * on an earlier tick is armed again).  Around each overflow interrupt,
+ * so that its time counts against the CPU's limit.  NMI-safe.
+ */
+bool sample_unthrottle(struct pctr_ctx *ctx);
+void sample_irq_enter(void);
+void sample_irq_exit(void);
+
 /* prog.c: the thread's side of @ctx ended (process context). */
 void sample_ctx_end(struct pctr_ctx *ctx);
 

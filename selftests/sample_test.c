@@ -8,7 +8,13 @@
  * slot and a counting slot given the same event count the same events,
  * so the counting slot's total N, the samples S, the period P and what
  * the sampling slot counted since its last sample k obey N = S * P + k
- * exactly (on a PMU with skid, within a sample).
+ * exactly (on a PMU with skid, within a sample).  A period the CPU's
+ * sample-rate limit throttled is not recorded but counted (S then
+ * includes the throttle records' skipped samples).
+ *
+ * The fixture turns the time limit (cpu_time_max_percent) off, since a
+ * slow guest's interrupts may reach it: each test sees every period it
+ * asks for unless it sets a limit itself (throttled, throttled_time).
  */
 #include "pctr_test.h"
 
@@ -23,7 +29,10 @@
 #include "kselftest_harness.h"
 
 /* Every test on the simulated PMU, whatever the bench loaded. */
-RELOAD_FIXTURE(sample, "pmu=sim");
+RELOAD_FIXTURE(sample, "pmu=sim cpu_time_max_percent=0");
+
+#define MAX_SAMPLE_RATE	"/sys/module/pctr/parameters/max_sample_rate"
+#define CPU_TIME_PCT	"/sys/module/pctr/parameters/cpu_time_max_percent"
 
 #define PERIOD		2000
 
@@ -60,10 +69,27 @@ struct seen {
 	uint64_t	lo, hi;
 	uint64_t	tmin, tmax;
 	unsigned int	fmin, fmax;
+	uint64_t	throttles;	/* throttle records: starts */
+	uint64_t	by_rate, by_time;	/* ... and why */
+	uint64_t	ends;		/* ... ends */
+	uint64_t	skipped;	/* samples the ends say were not taken */
+	uint64_t	rc_throttles;	/* the rings' counts of starts */
 	pid_t		pids[8];
 	pid_t		tids[8];
 	unsigned int	npids, ntids;
 };
+
+/* Root writes a module parameter: 0, or -1 if refused. */
+static int write_param(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
 
 static int sampling_ok(int fd)
 {
@@ -113,6 +139,7 @@ static void drain(struct ring *r, struct seen *s)
 	unsigned int c, i;
 
 	s->lost = 0;
+	s->rc_throttles = 0;
 	for (c = 0; c < r->ra.ra_ncpu; c++) {
 		struct pctr_ring_cpu *rc = &r->cpu[c];
 		char *data = r->base + r->ra.ra_ctl_size + c * r->ra.ra_data_size;
@@ -132,6 +159,24 @@ static void drain(struct ring *r, struct seen *s)
 			tail += rec->sr_size;
 			if (rec->sr_type == PCTR_REC_PAD)
 				continue;
+			if (rec->sr_type == PCTR_REC_THROTTLE) {
+				struct pctr_throttle_rec *t = (void *)rec;
+
+				if (t->tr_size != sizeof(*t) ||
+				    t->tr_cpu != c || t->tr_reserved0) {
+					s->bad++;
+				} else if (t->tr_flags == PCTR_TR_END) {
+					s->ends++;
+					s->skipped += t->tr_skipped;
+				} else {
+					s->throttles++;
+					s->by_rate += t->tr_flags == PCTR_TR_RATE;
+					s->by_time += t->tr_flags == PCTR_TR_TIME;
+					if (t->tr_skipped)
+						s->bad++;
+				}
+				continue;
+			}
 			if (rec->sr_type != PCTR_REC_SAMPLE ||
 			    rec->sr_size != sizeof(*rec) + 8 * rec->sr_nr ||
 			    rec->sr_cpu != c) {
@@ -172,6 +217,7 @@ static void drain(struct ring *r, struct seen *s)
 		}
 		__atomic_store_n(&rc->rc_tail, tail, __ATOMIC_RELEASE);
 		s->lost += rc->rc_lost;
+		s->rc_throttles += rc->rc_throttles;
 	}
 }
 
@@ -260,6 +306,8 @@ TEST_F(sample, exact_count)
 	}
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRD, &st));
+	/* A throttle still on ends with the sampling, and says so. */
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
 	drain(&r, &s);
 	TH_LOG("start %llu..%llu first %llu (%#x) last %llu (%#x) end %llu", (unsigned long long)t0, (unsigned long long)t1,
 	       (unsigned long long)s.tmin, s.fmin, (unsigned long long)s.tmax, s.fmax, (unsigned long long)st.pctr_tsc);
@@ -272,12 +320,11 @@ TEST_F(sample, exact_count)
 	EXPECT_EQ(0, s.lost);
 	EXPECT_LT(k, PERIOD);
 	EXPECT_GT(s.samples, 10);
-	EXPECT_EQ(n, s.samples * PERIOD + k);
+	EXPECT_EQ(n, (s.samples + s.skipped) * PERIOD + k);
 	EXPECT_EQ(1, s.npids);
 	EXPECT_EQ(getpid(), s.pids[0]);
 	EXPECT_EQ(gettid(), s.tids[0]);
 	EXPECT_GT(s.user, 0);
-	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
 	munmap(r.base, r.ra.ra_mmap_size);
 	close(r.fd);
 }
@@ -312,15 +359,122 @@ TEST_F(sample, tiny_ring_loses)
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRD, &st));
 	drain(&r, &s);
 	n = st.pctr_hwc[1];
-	TH_LOG("N/P %llu S %llu lost %llu",
+	TH_LOG("N/P %llu S %llu lost %llu throttles %llu",
 	       (unsigned long long)(n / TINY_PERIOD),
-	       (unsigned long long)s.samples, (unsigned long long)s.lost);
+	       (unsigned long long)s.samples, (unsigned long long)s.lost,
+	       (unsigned long long)s.rc_throttles);
 	EXPECT_EQ(0, s.bad);
 	EXPECT_GT(s.lost, 0);
 	EXPECT_GT(s.samples, 0);
+	/* Lost records may be throttles': none may have happened. */
+	EXPECT_EQ(0, s.rc_throttles);
 	EXPECT_EQ(n / TINY_PERIOD, s.samples + s.lost);
 	munmap(r.base, r.ra.ra_mmap_size);
 	close(r.fd);
+}
+
+/*
+ * Sample with a period far below the CPU's limit (@rate a second, @pct
+ * of a tick): the slot is throttled, tick after tick, and its ring says
+ * so: what the records said in @s, the counts in @st.  False if the
+ * backend cannot interrupt.
+ */
+static bool run_throttled(struct __test_metadata *_metadata,
+			     struct ring *r, struct seen *s,
+			     struct pctrst *st, const char *rate,
+			     const char *pct, double *secs)
+{
+	double t0;
+
+	ASSERT_EQ(0, write_param(MAX_SAMPLE_RATE, rate));
+	ASSERT_EQ(0, write_param(CPU_TIME_PCT, pct));
+	ASSERT_EQ(0, ring_open(r, 64));
+	if (!sampling_ok(r->fd))
+		return false;
+	/*
+	 * A period of one event: the sim freezes at each and interrupts as
+	 * fast as it may (every 10 us at most), exactly at the wrap.
+	 */
+	ASSERT_EQ(0, start_sampling(r, 0, 1));
+	t0 = now_sec();
+	burn(0.5, 1);
+	ASSERT_EQ(0, ioctl(r->fd, PCIOCDISABLE));
+	*secs = now_sec() - t0;
+	ASSERT_EQ(0, ioctl(r->fd, PCIOCRD, st));
+	ASSERT_EQ(0, ioctl(r->fd, PCIOCRELEASE));
+	drain(r, s);
+	TH_LOG("%.2f s: N %llu S %llu throttles %llu (rate %llu, time %llu; ring %llu) ends %llu skipped %llu lost %llu",
+	       *secs, (unsigned long long)st->pctr_hwc[1],
+	       (unsigned long long)s->samples,
+	       (unsigned long long)s->throttles,
+	       (unsigned long long)s->by_rate, (unsigned long long)s->by_time,
+	       (unsigned long long)s->rc_throttles,
+	       (unsigned long long)s->ends, (unsigned long long)s->skipped,
+	       (unsigned long long)s->lost);
+	return true;
+}
+
+/*
+ * max_sample_rate: at 1000 a second, a period of one event (the sim's
+ * interrupts then come as fast as it raises them) takes at most that
+ * many samples a second; each throttle has its start and its end, the
+ * rings count the starts, and every period is a sample or a skipped one.
+ */
+TEST_F(sample, throttled)
+{
+	struct seen s = {};
+	struct pctrst st;
+	struct ring r;
+	double secs;
+
+	RETURN_IF_SKIPPED();
+	if (!run_throttled(_metadata, &r, &s, &st, "1000", "0", &secs))
+		SKIP(return, "backend cannot interrupt");
+	EXPECT_EQ(0, s.bad);
+	EXPECT_EQ(0, s.lost);
+	EXPECT_GT(s.throttles, 0);
+	EXPECT_EQ(s.throttles, s.by_rate);
+	EXPECT_EQ(s.throttles, s.ends);
+	EXPECT_EQ(s.throttles, s.rc_throttles);
+	EXPECT_GT(s.skipped, s.samples);
+	/* 1000 a second, per tick: a tick more for where it started. */
+	EXPECT_LE(s.samples, 1000 * secs + 1000 / 100 + 1);
+	EXPECT_EQ(st.pctr_hwc[1], s.samples + s.skipped + st.pctr_hwc[0] + 1);
+	munmap(r.base, r.ra.ra_mmap_size);
+	close(r.fd);
+}
+
+/*
+ * cpu_time_max_percent: at 1 % of a tick, the rate left unlimited, the
+ * interrupts' own time throttles the slot.
+ */
+TEST_F(sample, throttled_time)
+{
+	struct seen s = {};
+	struct pctrst st;
+	struct ring r;
+	double secs;
+
+	RETURN_IF_SKIPPED();
+	if (!run_throttled(_metadata, &r, &s, &st, "2147483647", "1", &secs))
+		SKIP(return, "backend cannot interrupt");
+	EXPECT_EQ(0, s.bad);
+	EXPECT_GT(s.by_time, 0);
+	EXPECT_EQ(0, s.by_rate);
+	EXPECT_EQ(s.throttles, s.ends);
+	munmap(r.base, r.ra.ra_mmap_size);
+	close(r.fd);
+}
+
+/* The limits' parameters refuse what they cannot mean. */
+TEST_F(sample, throttle_parameters)
+{
+	RETURN_IF_SKIPPED();
+	EXPECT_EQ(100000, read_long(MAX_SAMPLE_RATE));
+	EXPECT_EQ(-1, write_param(MAX_SAMPLE_RATE, "0"));
+	EXPECT_EQ(-1, write_param(CPU_TIME_PCT, "101"));
+	EXPECT_EQ(0, write_param(CPU_TIME_PCT, "25"));
+	EXPECT_EQ(25, read_long(CPU_TIME_PCT));
 }
 
 /* With PCTR_SA_CALLCHAIN the chains pass through outer(). */

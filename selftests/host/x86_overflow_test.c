@@ -165,6 +165,85 @@ TEST_F(x86, overflow_arms_within_reach)
 }
 
 /*
+ * A slot asked to interrupt after one event is armed two from the wrap,
+ * as perf arms a counter: the first event raises nothing, the second the
+ * PMI.  The core then finds its wrap one event late.
+ */
+TEST_F(x86, overflow_arms_two_events_at_least)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct x86_model *m = &self->m;
+	struct pctr_hw hw = { 0 };
+
+	if (!need_notify(_metadata, v, self->probe_ret))
+		return;
+	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 0, PCTR_FN(0x10, 1, UKE), 0));
+	hw.left[0] = 1;
+	m->pmis = 0;
+	self->ops->start(&self->pmu, &hw);
+	EXPECT_EQ(-2ULL & width_mask(v->width), hw.val[0]);
+	EXPECT_EQ(-2ULL & width_mask(v->width), m->ctr[0]);
+	model_retire(m, 0x10, 1, 1);
+	EXPECT_EQ(0, m->pmis);
+	model_retire(m, 0x10, 1, 1);
+	EXPECT_EQ(1, m->pmis);
+	self->ops->stop(&self->pmu, &hw);
+}
+
+/*
+ * The overflow interrupt's fast path: rearm() loads an overflowed slot
+ * with its next distance, one write and no read, leaving every control
+ * as start() set it; the next PMI comes after that many events.  Every
+ * general counter and every fixed one, in turn.
+ */
+TEST_F(x86, overflow_rearm_writes_the_counter_only)
+{
+	const struct cpu_expect *v = &variant->cpu;
+	struct x86_model *m = &self->m;
+	const u64 P = 1000, Q = 300;
+	unsigned int s, w;
+	u32 slots = all_slots(v), event, umask;
+	u64 fn;
+
+	if (!need_notify(_metadata, v, self->probe_ret))
+		return;
+	ASSERT_NE(NULL, self->ops->rearm);
+	for (s = 0; s < PCTR_NUM; s++) {
+		struct pctr_hw hw = { 0 };
+
+		if (!(slots & BIT(s)))
+			continue;
+		fn = s < PCTR_FIXED_BASE ? PCTR_FN(0x10, 1, UKE) : UKE;
+		ASSERT_EQ(0, set_slot(&self->pmu, &hw, s, fn, 0));
+		event = 0x10;
+		umask = 1;
+		if (s >= PCTR_FIXED_BASE)
+			model_fixed_event(s - PCTR_FIXED_BASE, &event, &umask);
+		hw.left[s] = P;
+		m->pmis = 0;
+		self->ops->start(&self->pmu, &hw);
+		model_retire(m, event, umask, P);
+		ASSERT_EQ(1, m->pmis) TH_LOG("slot %u", s);
+		self->ops->overflow_ack(&self->pmu,
+					self->ops->overflow_status(&self->pmu));
+		model_clear_trace(m);
+		hw.left[s] = Q;
+		self->ops->rearm(&self->pmu, &hw, BIT(s));
+		w = s < PCTR_FIXED_BASE ? v->width : v->fixed_width;
+		EXPECT_EQ(0, hw.err);
+		EXPECT_EQ(-Q & width_mask(w), hw.val[s]) TH_LOG("slot %u", s);
+		EXPECT_EQ(-Q & width_mask(w), model_ctr(m, s));
+		EXPECT_EQ(1, m->ntrace) TH_LOG("slot %u", s);
+		EXPECT_EQ(0, m->nreads);
+		model_retire(m, event, umask, Q - 1);
+		EXPECT_EQ(1, m->pmis) TH_LOG("slot %u", s);
+		model_retire(m, event, umask, 1);
+		EXPECT_EQ(2, m->pmis) TH_LOG("slot %u", s);
+		self->ops->stop(&self->pmu, &hw);
+	}
+}
+
+/*
  * A slot armed while kept (the core's keep shortcut) is written anyway:
  * the distance changed.  Unarmed, no slot has its INT bit, and nothing
  * says an overflow is ours: a wrap of a plain counter is no PMI.

@@ -241,7 +241,7 @@ suite_variants() {
 # pmi_val SED-PATTERN: the first match of "pmi: SED-PATTERN" in $log.
 pmi_val() { sed -n "s/^pmi: $1.*/\1/p" "$log" | head -n 1; }
 suite_perf() {
-	local ov nm sb sa must np lost cases c
+	local ov nm sb sa ms mp must np lost cases c
 	grep -E '^pmi: ' "$log" | sed "s/^/  $t /"
 	ov=$(pmi_val 'nmis [0-9]*, overflow: \([0-9]*\) overflows.*')
 	nm=$(pmi_val 'nmis \([0-9]*\),.*')
@@ -256,6 +256,13 @@ suite_perf() {
 		grep -q '^pmi: unknown nmis 0' "$log" &&
 		ok "$t perf record's NMI sampling works after pctr used PMIs ($sb, $sa samples)" ||
 		bad "$t perf record's NMI sampling works after pctr used PMIs ('$sb', '$sa' samples)"
+	# Sampling's fast path (issue 27): at most 5 MSR and APIC accesses
+	# a sample, the untraced LVTPC write one of them.
+	ms=$(pmi_val 'msr accesses [0-9]* for \([0-9]*\) samples.*')
+	mp=$(pmi_val 'msr accesses [0-9]* for [0-9]* samples: \([0-9.]*\) per sample')
+	[ "${ms:-0}" -ge 20 ] && awk -v p="$mp" 'BEGIN { exit !(p <= 4.1) }' &&
+		ok "$t sampling's fast path: $mp PMU MSR accesses and one LVTPC write a sample (target <= 5)" ||
+		bad "$t sampling's fast path: '$mp' PMU MSR accesses and one LVTPC write a sample (target <= 5, $ms samples)"
 	# perf test: a line per case; the guard.
 	grep -E '^perftest ' "$log" | sed 's/^perftest \([^|]*\)|\([^|]*\)|\(.*\)/\1 \2: \3/' |
 		sed "s/^/  [perf test $v $k] /"

@@ -165,6 +165,8 @@ struct ring {
 	struct pctr_ring_cpu	*cpu;
 	uint64_t		samples;
 	uint64_t		lost;
+	uint64_t		throttles;	/* the CPUs' sample-rate limit */
+	uint64_t		throttled;	/* samples not taken for it */
 };
 
 static FILE *out;
@@ -173,7 +175,7 @@ static FILE *out;
 static void drain(struct ring *r)
 {
 	unsigned int c, i;
-	uint64_t lost = 0;
+	uint64_t lost = 0, throttles = 0;
 
 	for (c = 0; c < r->ra.ra_ncpu; c++) {
 		struct pctr_ring_cpu *rc = &r->cpu[c];
@@ -194,6 +196,19 @@ static void drain(struct ring *r)
 				break;
 			}
 			tail += rec->sr_size;
+			if (rec->sr_type == PCTR_REC_THROTTLE &&
+			    rec->sr_size >= sizeof(struct pctr_throttle_rec)) {
+				const struct pctr_throttle_rec *t = (const void *)rec;
+
+				fprintf(out, "t %u %u %u %x %llx %llu\n", t->tr_pid,
+					t->tr_tid, t->tr_cpu, t->tr_flags,
+					(unsigned long long)t->tr_tsc,
+					(unsigned long long)t->tr_skipped);
+				if (t->tr_flags & PCTR_TR_END)
+					r->throttled += t->tr_skipped;
+				continue;
+			}
+			/* Any other type is skipped whole, as the ABI says. */
 			if (rec->sr_type != PCTR_REC_SAMPLE)
 				continue;
 			fprintf(out, "s %u %u %u %x %llx %llx %u", rec->sr_pid,
@@ -208,8 +223,11 @@ static void drain(struct ring *r)
 		}
 		__atomic_store_n(&rc->rc_tail, tail, __ATOMIC_RELEASE);
 		lost += __atomic_load_n(&rc->rc_lost, __ATOMIC_RELAXED);
+		throttles += __atomic_load_n(&rc->rc_throttles,
+					     __ATOMIC_RELAXED);
 	}
 	r->lost = lost;
+	r->throttles = throttles;
 }
 
 /* --- what is mapped --------------------------------------------------- */
@@ -569,7 +587,9 @@ int pctr_record(int argc, char **argv)
 			     strerror(err));
 		explain_sample_error(err, &in);
 	}
-	fprintf(out, "lost %llu\nexit %d\n", (unsigned long long)r.lost,
+	fprintf(out, "throttled %llu %llu\nlost %llu\nexit %d\n",
+		(unsigned long long)r.throttled,
+		(unsigned long long)r.throttles, (unsigned long long)r.lost,
 		status);
 	if (fclose(out))
 		fail(EXIT_FAIL, "%s: %s", path, strerror(errno));
@@ -579,5 +599,9 @@ int pctr_record(int argc, char **argv)
 	if (r.lost)
 		fprintf(stderr, "pctr record: %llu samples did not fit the ring: a larger -m or -c keeps them\n",
 			(unsigned long long)r.lost);
+	if (r.throttles)
+		fprintf(stderr, "pctr record: %llu samples throttled (%llu times over a CPU's sample-rate limit): a larger -c keeps them, or an admin raises the module's max_sample_rate or cpu_time_max_percent\n",
+			(unsigned long long)r.throttled,
+			(unsigned long long)r.throttles);
 	return status;
 }

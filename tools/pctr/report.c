@@ -120,8 +120,8 @@ struct exec_ev {
 	uint64_t	tsc;
 };
 
-/* The file's "event" and "lost" lines, for the flat profile's head. */
-static char info[2][512];
+/* The file's "event", "lost" and "throttled" lines, for the profile's head. */
+static char info[3][512];
 
 static struct image *images;
 static unsigned int nimages;
@@ -266,7 +266,7 @@ static void read_file(const char *path)
 	char *line = NULL;
 	size_t cap = 0;
 	struct image *cur = NULL;
-	unsigned long long tsc;
+	unsigned long long tsc, n1, n2;
 	unsigned int gen;
 	ssize_t len;
 	int pid, saw_header = 0;
@@ -311,10 +311,14 @@ static void read_file(const char *path)
 			execs = xrealloc(execs, (nexecs + 1) * sizeof(*execs));
 			execs[nexecs].pid = pid;
 			execs[nexecs++].tsc = tsc;
-		} else if (!strncmp(line, "event ", 6) ||
-			   !strncmp(line, "lost ", 5)) {
-			snprintf(info[!strncmp(line, "lost ", 5)],
-				 sizeof(info[0]), "# %s", line);
+		} else if (!strncmp(line, "event ", 6)) {
+			snprintf(info[0], sizeof(info[0]), "# %s", line);
+		} else if (!strncmp(line, "lost ", 5)) {
+			snprintf(info[1], sizeof(info[1]), "# %s", line);
+		} else if (sscanf(line, "throttled %llu %llu", &n1, &n2) == 2) {
+			snprintf(info[2], sizeof(info[2]),
+				 "# throttled %llu samples (%llu throttles)\n",
+				 n1, n2);
 		}
 	}
 	if (!saw_header)
@@ -447,7 +451,7 @@ static void print_flat(int graph)
 	for (s = 0; s < nsamples; s++)
 		syms.count[frames[sample_at[s]]]++;
 	o = sorted(&syms);
-	printf("%s%s", info[0], info[1]);
+	printf("%s%s%s", info[0], info[1], info[2]);
 	printf("# %zu samples\n#  %%      samples  symbol  [object]\n",
 	       nsamples);
 	for (i = 0; i < syms.n && syms.count[o[i]]; i++) {

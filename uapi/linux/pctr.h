@@ -529,12 +529,18 @@ struct pctr_ring_cpu {
 	__u64	rc_head;		/* kernel: bytes written */
 	__u64	rc_tail;		/* reader: bytes consumed */
 	__u64	rc_lost;		/* kernel: records that did not fit */
-	__u64	rc_reserved[5];
+	__u64	rc_throttles;		/* kernel: throttles on this CPU */
+	__u64	rc_reserved[4];
 };
 
-/* Record types (sr_type). */
+/*
+ * Record types (sr_type).  Every record starts with sr_type and sr_size:
+ * a reader skips sr_size bytes of a type it does not know, as new types
+ * may come.
+ */
 #define PCTR_REC_SAMPLE		1
 #define PCTR_REC_PAD		2	/* skip sr_size bytes */
+#define PCTR_REC_THROTTLE	3	/* struct pctr_throttle_rec */
 
 /* sr_flags */
 #define PCTR_SR_USER		(1U << 0)	/* interrupted in user mode */
@@ -562,6 +568,36 @@ struct pctr_sample_rec {
 	__u64	sr_tsc;
 	__u64	sr_ip;
 	__u64	sr_chain[];
+};
+
+/*
+ * Throttling.  Each CPU takes at most max_sample_rate samples a second
+ * (the module parameter; counted per tick) and spends at most
+ * cpu_time_max_percent of each tick in the overflow interrupts that
+ * take them.  The slot whose sample passes either limit is throttled:
+ * its counter counts on but interrupts no more, and it takes no sample,
+ * until its first fold or switch-in on a later tick.  A record says so
+ * when it starts (PCTR_TR_RATE or PCTR_TR_TIME) and when it ends
+ * (PCTR_TR_END, with the samples its periods would have taken meanwhile
+ * in tr_skipped); the end's record comes also when the slot's sampling
+ * ends while throttled.  rc_throttles counts the starts, records lost
+ * or not.
+ */
+#define PCTR_TR_RATE		(1U << 0)	/* over max_sample_rate */
+#define PCTR_TR_TIME		(1U << 1)	/* over cpu_time_max_percent */
+#define PCTR_TR_END		(1U << 2)	/* sampling is armed again */
+
+struct pctr_throttle_rec {
+	__u16	tr_type;		/* PCTR_REC_THROTTLE */
+	__u16	tr_size;
+	__u16	tr_flags;		/* PCTR_TR_* */
+	__u16	tr_reserved0;
+	__u32	tr_pid;
+	__u32	tr_tid;
+	__u32	tr_cpu;
+	__u32	tr_slot;
+	__u64	tr_tsc;
+	__u64	tr_skipped;		/* PCTR_TR_END: samples not taken */
 };
 
 #define PCIOCRING	_IOWR(PCTR_IOC_MAGIC, 0xd0, struct pctr_ring_attr)

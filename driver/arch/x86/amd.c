@@ -68,6 +68,27 @@ static void amd_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
 		pctr_wrmsr(MSR_PCTR_AMD_GLOBAL_STATUS_CLR, slots);
 }
 
+/*
+ * The overflow interrupt's fast path (the core's rearm): each slot in
+ * @slots, armed and running, is loaded with -n for hw->left as
+ * amd_start() loads it; its control keeps its INT bit.  One write a
+ * slot.
+ */
+static void amd_rearm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+		      u32 slots)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	unsigned int i;
+
+	for (i = 0; i < pmu->ngeneral; i++) {
+		if (!(slots & BIT(i)))
+			continue;
+		pctr_x86_arm(pmu, hw, i, BIT_ULL(pmu->width - 1));
+		pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i), hw->val[i] &
+			       pctr_width_mask(pmu->width));
+	}
+}
+
 static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
@@ -138,6 +159,7 @@ static const struct pctr_pmu_ops pctr_amd_ops = {
 	PCTR_X86_OPS(amd),
 	.overflow_status = amd_overflow_status,
 	.overflow_ack	= amd_overflow_ack,
+	.rearm		= amd_rearm,
 };
 
 struct amd_event {

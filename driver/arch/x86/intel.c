@@ -187,6 +187,35 @@ static void intel_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
 	pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_OVF, intel_global_bits(pmu, slots));
 }
 
+/*
+ * The overflow interrupt's fast path (the core's rearm): each slot in
+ * @slots, armed and running, is loaded with -n for hw->left as
+ * intel_start() loads it; its control keeps its PMI bit.  One write a
+ * slot.
+ */
+static void intel_rearm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			u32 slots)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	unsigned int s, i;
+
+	for (s = 0; s < PCTR_NUM; s++) {
+		if (!(slots & BIT(s)))
+			continue;
+		if (s < PCTR_FIXED_BASE) {
+			pctr_x86_arm(pmu, hw, s, pmu->caps & PCTR_CAP_FULL_WIDTH ?
+				     BIT_ULL(pmu->width - 1) : BIT_ULL(31));
+			pctr_x86_wrmsr(hw, pctr_x86_ctr(x, s),
+				       intel_counter_value(pmu, hw->val[s]));
+			continue;
+		}
+		i = s - PCTR_FIXED_BASE;
+		pctr_x86_arm(pmu, hw, s, BIT_ULL(pmu->fixed_width - 1));
+		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTR0 + i,
+			       hw->val[s] & pctr_width_mask(pmu->fixed_width));
+	}
+}
+
 static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	u32 armed = pctr_x86_armed() & hw->mask;
@@ -221,6 +250,7 @@ static const struct pctr_pmu_ops pctr_intel_ops = {
 	.cpu_check	= intel_cpu_check,
 	.overflow_status = intel_overflow_status,
 	.overflow_ack	= intel_overflow_ack,
+	.rearm		= intel_rearm,
 };
 
 /* Version 1: no global status register, no overflow interrupt. */

@@ -118,7 +118,8 @@ static int pctr_x86_nmi(unsigned int type, struct pt_regs *regs)
 	}
 	pmu->ops->overflow_ack(pmu, ovf);
 	if (regs->flags & X86_EFLAGS_IF) {
-		pctr_pmu_interrupt(regs);
+		/* The status read once: the core's fast path reuses it. */
+		pctr_pmu_overflow(regs, ovf);
 	} else if (!this_cpu_read(pmi_deferred)) {
 		*this_cpu_ptr(&pmi_regs) = *regs;
 		this_cpu_write(pmi_deferred, true);

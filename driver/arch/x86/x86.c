@@ -157,8 +157,11 @@ static void pctr_x86_clear_ctl(void *arg)
  * (legacy Intel PMCx, sign-extended), else 2^(width - 1), so that the
  * top bit is set while armed (how legacy AMD tells an overflow).  An
  * earlier interrupt than asked finds no 64-bit wrap: the core folds and
- * arms again.  hw->val[s] takes the value loaded; the core folds from it.
- * Returns n, or 0 if the slot is not armed.
+ * arms again.  n is at least 2, as perf arms a counter: some CPUs
+ * misbehave armed one event from the wrap, and a later interrupt than
+ * asked is a fold that finds the wrap.  hw->val[s] takes the value
+ * loaded; the core folds from it.  Returns n, or 0 if the slot is not
+ * armed.
  */
 u64 pctr_x86_arm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		 unsigned int slot, u64 reach)
@@ -167,6 +170,8 @@ u64 pctr_x86_arm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 
 	if (!n || !(pmu->flags & PCTR_PMU_NOTIFY))
 		return 0;
+	if (n < 2)
+		n = 2;
 	if (n > reach)
 		n = reach;
 	hw->val[slot] = -n & pctr_width_mask(pctr_slot_width(pmu, slot));
