@@ -123,6 +123,12 @@ result(sorted(leaves) == sorted(defaults.split(',')),
        'no configuration: the backend defaults %s (%s)' %
        (defaults, ' '.join(leaves)))
 
+ident, _ = section('IDENTITY')
+result(re.search(r'^Uid:\s+1000\s+1000\s+1000\s+1000', ident or '', re.M)
+       is not None,
+       'the agent runs as the user -U names once the CPUs are bound: %s' %
+       (ident or 'no status').strip())
+
 for b in bads:
     name, want = b.split(':', 1)
     out, rc = section('BAD ' + name)

@@ -11,7 +11,9 @@
 #   sh ./guest.sh
 export PCP_CONF=/work/pcp.conf
 cd /work || exit 1
-agent="/work/pmdapctr -d 452 -U root -h /work/help"
+# As pmcd would start it: as root, to run as "user" (uid 1000) once
+# the CPUs are bound.
+agent="/work/pmdapctr -d 452 -U user -h /work/help"
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 echo "NCPU $ncpu"
 
@@ -61,9 +63,12 @@ for c in bad*.conf; do
 done
 
 # A second agent while one counts: refused, saying the CPUs are taken.
-sleep 60 | ./pmdapctr -d 452 -U root -l /tmp/first.log -c /work/test.conf >/dev/null &
+sleep 60 | ./pmdapctr -d 452 -U user -l /tmp/first.log -c /work/test.conf >/dev/null &
 first=$!
 sleep 3
+echo "=== IDENTITY"
+grep '^Uid:' "/proc/$first/status"
+echo "=== END"
 ./pmdapctr -d 452 -U root -l /tmp/second.log -c /work/test.conf </dev/null
 echo "=== BAD second-agent rc=$?"
 cat /tmp/second.log
