@@ -15,7 +15,8 @@
 #   make soak         long fuzzing runs in guests (10^6 calls, ten minutes)
 #   make install      install module, libraries, headers, tools, man pages
 #   make install-user the same without the module (or: make install MODULE=0)
-#                     PREFIX=/usr/local DESTDIR= libdir= mandir= as usual
+#                     PREFIX=/usr/local DESTDIR= libdir= mandir= as usual;
+#                     the PCP agent, when built, into pmdasdir=/var/lib/pcp/pmdas
 
 # Plain `make` builds everything above (not the first rule in the file).
 .DEFAULT_GOAL := all
@@ -299,6 +300,36 @@ $(B)/tools/pctr: $(PCTR_SRCS) $(PCTR_HDRS) $(ADMIN_SRCS) \
 		$(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
 		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf -ljson-c
 
+# pmdapctr (tools/pmdapctr/), the PCP agent, when PCP's agent headers are
+# installed (libpcp-pmda3-dev); PMDA=0 leaves it out.  Built into
+# build/pmdapctr (not build/tools: the guests copy that folder's files).  Its help text is
+# compiled by PCP's newhelp; it installs where PCP keeps agents.
+PMDA		?= $(if $(wildcard /usr/include/pcp/pmda.h),1,0)
+PMDA_DIR	:= $(B)/pmdapctr
+PMDA_SRCS	:= tools/pmdapctr/pmdapctr.c tools/pmdapctr/counting.c \
+		   tools/pmdapctr/config.c tools/pctr/events.c
+PMDA_HDRS	:= tools/pmdapctr/counting.h tools/pmdapctr/domain.h \
+		   tools/pctr/events.h
+PMDA_FILES	:= tools/pmdapctr/Install tools/pmdapctr/Remove \
+		   tools/pmdapctr/pmns tools/pmdapctr/root tools/pmdapctr/help \
+		   tools/pmdapctr/domain.h tools/pmdapctr/pctr.conf
+pmdasdir	?= /var/lib/pcp/pmdas
+NEWHELP		?= $(firstword $(wildcard /usr/lib/pcp/bin/newhelp /usr/libexec/pcp/bin/newhelp) newhelp)
+ifeq ($(PMDA),1)
+tools: $(PMDA_DIR)/pmdapctr $(PMDA_DIR)/help.dir
+endif
+
+$(PMDA_DIR)/pmdapctr: $(PMDA_SRCS) $(PMDA_HDRS) $(B)/lib/libpctr.a lib/pctr.h \
+		      uapi/linux/pctr.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(PMDA_SRCS) $(B)/lib/libpctr.a \
+		$(LDFLAGS) -lpcp_pmda -lpcp
+
+$(PMDA_DIR)/help.dir: tools/pmdapctr/help tools/pmdapctr/root \
+		      tools/pmdapctr/pmns tools/pmdapctr/domain.h
+	@mkdir -p $(dir $@)
+	cd tools/pmdapctr && $(NEWHELP) -n root -v 2 -o $(CURDIR)/$(PMDA_DIR)/help help
+
 # cputrack and cpustat: libcpc, libpctx, the -c parser and the setup
 # they share.
 $(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/cpc/%.c \
@@ -458,6 +489,13 @@ install-user: lib libcpc tools
 		echo ".so man3/$${l#*:}.3" >$(DESTDIR)$(mandir)/man3/$${l%%:*}.3; \
 	done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
+ifeq ($(PMDA),1)
+	install -d $(DESTDIR)$(pmdasdir)/pctr
+	install -m 755 $(PMDA_DIR)/pmdapctr tools/pmdapctr/Install \
+		tools/pmdapctr/Remove $(DESTDIR)$(pmdasdir)/pctr/
+	install -m 644 $(filter-out %/Install %/Remove,$(PMDA_FILES)) \
+		$(PMDA_DIR)/help.dir $(PMDA_DIR)/help.pag $(DESTDIR)$(pmdasdir)/pctr/
+endif
 
 uninstall:
 	rm -f $(DESTDIR)$(includedir)/linux/pctr.h $(DESTDIR)$(includedir)/pctr.h \
@@ -475,6 +513,9 @@ uninstall:
 	      $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(MAN1))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man8/,$(notdir $(MAN8))) \
 	      $(foreach l,$(MAN3_LINKS),$(DESTDIR)$(mandir)/man3/$(firstword $(subst :, ,$(l))).3)
+	rm -f $(addprefix $(DESTDIR)$(pmdasdir)/pctr/,pmdapctr help.dir help.pag \
+		$(notdir $(PMDA_FILES)))
+	-rmdir $(DESTDIR)$(pmdasdir)/pctr 2>/dev/null
 
 modules_install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install

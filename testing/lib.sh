@@ -147,7 +147,8 @@ relay_checks() {
 # pctr(1) on the host, where there is no /dev/pctr (and PCTR_DEVICE
 # names nothing): pctr_cli WANT-STATUS WANT-STREAM ARGS... is true when
 # it exits WANT-STATUS with its usage on WANT-STREAM (stdout: help;
-# stderr: a usage error, told as such, with no word of opening).
+# stderr: a usage error, told as such, with no word of opening: "open"
+# as a word, so that --openmetrics in the usage is not one).
 pctr_cli() {
 	local want=$1 stream=$2 out err rc
 	shift 2
@@ -158,7 +159,7 @@ pctr_cli() {
 	case $stream in
 	stdout) grep -q '^usage: pctr' <<<"$out" && [ -z "$err" ] ;;
 	stderr) grep -q '^usage: pctr' <<<"$err" && [ -z "$out" ] &&
-		! grep -q 'open' <<<"$err" ;;
+		! grep -qw 'open' <<<"$err" ;;
 	esac
 }
 

@@ -17,6 +17,7 @@ for a in --help -h help "selfcheck --help" "stat --help" "record --help" "report
 done
 for a in bogus "info extra" "read extra" "help extra" "selfcheck --bogus" "selfcheck --loops" \
 	 stat "stat -q true" "stat -x, --json true" "stat -e" "stat -l extra" \
+	 "stat --json --openmetrics true" "stat -I 100 --openmetrics true" \
 	 record "record -q true" "report extra" "report -q" \
 	 -s "-s x" "-s 0 -f zz" "-f 01" "-k" "-l -s 0" "-l extra" "-s 0 -q"; do
 	# shellcheck disable=SC2086
@@ -54,5 +55,14 @@ jc=$?
 if ! relay_checks "" json "$logdir/json-check.log"; then
 	tail -n 20 "$logdir/json-check.log"
 	bad "json-check ran (exit $jc)"
+fi
+
+# pctr stat --openmetrics read on the host by python3-prometheus-client's
+# OpenMetrics parser (testing/openmetrics-check; a guest on the sim).
+testing/openmetrics-check --kernel "$kb" >"$logdir/openmetrics-check.log" 2>&1
+oc=$?
+if ! relay_checks "" openmetrics "$logdir/openmetrics-check.log"; then
+	tail -n 20 "$logdir/openmetrics-check.log"
+	bad "openmetrics-check ran (exit $oc)"
 fi
 end_phase

@@ -4,7 +4,8 @@
 #
 # Administration: pctr load/unload/status through libkmod and the error
 # messages in guests (testing/admintest), DKMS builds for each kernel
-# (testing/dkmstest), the Debian packages (testing/debtest).
+# (testing/dkmstest), the Debian packages (testing/debtest), the PCP
+# agent under dbpmda (testing/pmdatest).
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -28,6 +29,20 @@ done
   testing/debtest >"$logdir/debtest.log" 2>&1 ) &
 adm_bg=$!
 testing/admintest "${kernels[@]}" >"$logdir/admintest.log" 2>&1
+# pmdapctr, the PCP agent, driven by PCP's dbpmda in a guest on the
+# simulated PMU and, when testing/vm/qemu has built its QEMU (and
+# PCTR_PMDA_EMU is not 0), on the emulated Intel PMU beside perf
+# (testing/pmdatest).
+pmda_runs=(sim)
+[ "${PCTR_PMDA_EMU:-1}" != 0 ] && testing/vm/qemu/build --print >/dev/null 2>&1 &&
+	pmda_runs+=(intel)
+for r in "${pmda_runs[@]}"; do
+	a=()
+	[ "$r" = intel ] && a=(--emulated-pmu intel)
+	testing/pmdatest --kernel "$kb" "${a[@]}" >"$logdir/pmdatest-$r.log" 2>&1
+	relay_checks "[$r] " pmda "$logdir/pmdatest-$r.log" ||
+		{ tail -n 20 "$logdir/pmdatest-$r.log"; bad "[$r] pmdatest ran"; }
+done
 wait $adm_bg
 for t in admintest dkmstest debtest; do
 	script_result "$t" "$logdir/$t.log" '^FAIL: |^  \[lintian\]|took [0-9]+s|\([0-9]+s\)$'

@@ -44,6 +44,15 @@ else
 	bad "the install holds headers, libraries, .pc, tools, man pages, the overlays (missing:$missing)"
 fi
 
+# The PCP agent (tools/pmdapctr), when PCP's headers are installed: where
+# PCP keeps its agents, whatever the prefix.
+if [ -f /usr/include/pcp/pmda.h ]; then
+	pm=$stage/var/lib/pcp/pmdas/pctr
+	check "the install holds the PCP agent in /var/lib/pcp/pmdas/pctr" \
+		test -x "$pm/pmdapctr" -a -x "$pm/Install" -a -x "$pm/Remove" \
+		     -a -f "$pm/pmns" -a -f "$pm/help.dir" -a -f "$pm/pctr.conf"
+fi
+
 # The headers are the public ones, each named in the Makefile (CPC_HDRS
 # for libcpc and libpctx, the overlays'): none of the private ones
 # (libcpc/*_private.h, libpctx/*_private.h), nor any other.

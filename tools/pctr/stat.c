@@ -3,7 +3,8 @@
  * pctr stat: run a command (or attach to a process) and count it, its
  * threads and its children, as perf stat does.
  *
- *   pctr stat [-e EVENT[,EVENT...]]... [-I MSEC] [-t] [-x SEP | --json]
+ *   pctr stat [-e EVENT[,EVENT...]]... [-I MSEC] [-t]
+ *             [-x SEP | --json | --openmetrics]
  *             [-o FILE] [--] COMMAND [ARGS...]
  *   pctr stat [options] -p PID
  *
@@ -66,7 +67,8 @@ static const char *default_events(unsigned int backend)
 static int stat_usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: pctr stat [-e EVENT[,EVENT...]]... [-I MSEC] [-t] [-x SEP | --json]\n"
+		"usage: pctr stat [-e EVENT[,EVENT...]]... [-I MSEC] [-t]\n"
+		"                 [-x SEP | --json | --openmetrics]\n"
 		"                 [-o FILE] [--] COMMAND [ARGS...]\n"
 		"       pctr stat [options] -p PID\n"
 		"  -e EVENT   a backend event name (pctr stat -l lists them), a libpfm4 name,\n"
@@ -77,6 +79,7 @@ static int stat_usage(FILE *f, int status)
 		"  -p PID     count process PID's threads and children until it ends (^C stops)\n"
 		"  -x SEP     one line per figure, fields separated by SEP\n"
 		"  --json     one JSON object\n"
+		"  --openmetrics  the OpenMetrics text format (Prometheus's), without -I\n"
 		"  -o FILE    write the figures to FILE instead of stderr\n"
 		"  -l         list the backend's events and exit\n"
 		"Counts the command's threads and children; see pctr(1).\n");
@@ -366,12 +369,13 @@ int pctr_stat(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "openmetrics", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char **lists = NULL, *sep = NULL, *outfile = NULL, **cmd, *end;
 	unsigned int nlists = 0, msec = 0, n, i, k, nr;
-	int c, json = 0, list = 0, per_thread = 0, err, ret;
+	int c, json = 0, om = 0, list = 0, per_thread = 0, err, ret;
 	struct ev evs[PCTR_NUM];
 	struct count_end done;
 	struct result r = { 0 };
@@ -409,6 +413,9 @@ int pctr_stat(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'M':
+			om = 1;
+			break;
 		case 'l':
 			list = 1;
 			break;
@@ -438,8 +445,14 @@ int pctr_stat(int argc, char **argv)
 		}
 	}
 	cmd = argv + optind;
-	if (sep && json) {
-		fprintf(stderr, "%s: -x and --json exclude each other\n", stat_prog);
+	if ((sep != NULL) + json + om > 1) {
+		fprintf(stderr, "%s: -x, --json and --openmetrics exclude each other\n",
+			stat_prog);
+		return stat_usage(stderr, EXIT_USAGE);
+	}
+	if (om && msec) {
+		fprintf(stderr, "%s: -I and --openmetrics exclude each other\n",
+			stat_prog);
 		return stat_usage(stderr, EXIT_USAGE);
 	}
 	if (attach && *cmd) {
@@ -565,6 +578,8 @@ int pctr_stat(int argc, char **argv)
 	r.have_ipc = ipc_of(&p->info, evs, n, r.val, &r.ipc);
 	if (json)
 		print_json(out, &p->info, evs, n, &r, per_thread);
+	else if (om)
+		print_openmetrics(out, &p->info, evs, n, &r, per_thread);
 	else if (sep)
 		print_sep(out, sep, evs, n, &r, per_thread);
 	else

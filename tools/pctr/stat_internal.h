@@ -127,6 +127,9 @@ void print_sep(FILE *f, const char *sep, const struct ev *evs,
 	       unsigned int n, const struct result *r, int per_thread);
 void print_json(FILE *f, const struct pctr_info *in, const struct ev *evs,
 		unsigned int n, const struct result *r, int per_thread);
+void print_openmetrics(FILE *f, const struct pctr_info *in,
+		       const struct ev *evs, unsigned int n,
+		       const struct result *r, int per_thread);
 
 /* -I: a line per interval, from a thread of pctr stat's own. */
 struct interval {

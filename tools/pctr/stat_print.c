@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pctr stat's output (stat.c has the subcommand): the counts as a table
- * for people, as SEP-separated fields (-x) or as one JSON object
- * (--json, through json-c), and the lines of each -I interval as they
+ * for people, as SEP-separated fields (-x), as one JSON object
+ * (--json, through json-c) or in the OpenMetrics text format
+ * (--openmetrics), and the lines of each -I interval as they
  * pass.  Every line goes to stderr or -o FILE, so that the command's own
  * output stays as it is.
  */
@@ -327,6 +328,96 @@ void print_json(FILE *f, const struct pctr_info *in, const struct ev *evs,
 		json_object_object_add(o, "seconds_sys", json_fixed(r->sys, 9));
 	}
 	json_print(f, o);
+}
+
+/*
+ * An OpenMetrics label value: '\', '"' and newline escaped; a byte
+ * outside printable ASCII as '?' (the text must be UTF-8).
+ */
+static void om_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s >= ' ' && *s < 0x7f ? *s : '?', f);
+	}
+}
+
+/* A metric family's TYPE, UNIT (if any) and HELP lines. */
+static void om_family(FILE *f, const char *name, const char *type,
+		      const char *unit, const char *help)
+{
+	fprintf(f, "# TYPE %s %s\n", name, type);
+	if (unit)
+		fprintf(f, "# UNIT %s %s\n", name, unit);
+	fprintf(f, "# HELP %s %s\n", name, help);
+}
+
+/*
+ * --openmetrics: the OpenMetrics text format (and Prometheus's), names
+ * as Prometheus's conventions have them: a counter family's samples
+ * end in _total, a unit is the name's last word, one family's samples
+ * together, "# EOF" last.
+ */
+void print_openmetrics(FILE *f, const struct pctr_info *in,
+		       const struct ev *evs, unsigned int n,
+		       const struct result *r, int per_thread)
+{
+	unsigned int i, k;
+
+	om_family(f, "pctr_events", "counter", NULL,
+		  "Events counted for the command's threads and children.");
+	for (i = 0; i < n; i++) {
+		fputs("pctr_events_total{event=\"", f);
+		om_label(f, evs[i].label);
+		fputs("\",backend=\"", f);
+		om_label(f, in->pi_backend);
+		fprintf(f, "\"} %llu\n", (unsigned long long)r->val[i]);
+	}
+	if (per_thread) {
+		om_family(f, "pctr_thread_events", "counter", NULL,
+			  "Events counted for each thread.");
+		for (k = 0; k < r->nrecs; k++)
+			for (i = 0; i < n; i++) {
+				fprintf(f, "pctr_thread_events_total{pid=\"%d\",lwp=\"%d\",event=\"",
+					r->rec[k].pid, r->rec[k].lwp);
+				om_label(f, evs[i].label);
+				fprintf(f, "\"} %llu\n",
+					(unsigned long long)r->rec[k].val[i]);
+			}
+	}
+	if (r->have_ipc) {
+		om_family(f, "pctr_instructions_per_cycle", "gauge", NULL,
+			  "Instructions retired per core cycle.");
+		fprintf(f, "pctr_instructions_per_cycle %.4f\n", r->ipc);
+	}
+	om_family(f, "pctr_threads", "gauge", NULL, "Threads counted.");
+	fprintf(f, "pctr_threads %u\n", r->nthreads);
+	om_family(f, "pctr_processes", "gauge", NULL, "Processes counted.");
+	fprintf(f, "pctr_processes %u\n", r->nprocs);
+	if (r->argv) {
+		om_family(f, "pctr_exit_status", "gauge", NULL,
+			  "The command's exit status.");
+		fprintf(f, "pctr_exit_status %d\n", r->code);
+	}
+	om_family(f, "pctr_elapsed_seconds", "gauge", "seconds",
+		  "Wall-clock time counted.");
+	fprintf(f, "pctr_elapsed_seconds %.9f\n", r->elapsed);
+	om_family(f, "pctr_on_cpu_seconds", "counter", "seconds",
+		  "Time the counted threads ran, from their counters' TSC.");
+	fprintf(f, "pctr_on_cpu_seconds_total %.9f\n", r->oncpu);
+	if (r->have_rusage) {
+		om_family(f, "pctr_cpu_seconds", "counter", "seconds",
+			  "CPU time of the command and its children, by mode.");
+		fprintf(f, "pctr_cpu_seconds_total{mode=\"user\"} %.9f\n",
+			r->user);
+		fprintf(f, "pctr_cpu_seconds_total{mode=\"system\"} %.9f\n",
+			r->sys);
+	}
+	fputs("# EOF\n", f);
 }
 
 static double since(const struct timespec *t0)
