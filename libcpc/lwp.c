@@ -347,16 +347,12 @@ static int cpc_lwp_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
 	struct pctrst st;
 
 	if (cpc_is_binder(set, me)) {
-		/* Invalidated by a CPU binding: the ioctl says so. */
-		if (set->pc.page &&
-		    (set->pc.page->pg_flags & PCTR_PG_INVALID)) {
-			if (ioctl(set->pc.fd, PCIOCRD, &st) < 0)
-				return cpc_sample_err(cpc, "cpc_set_sample",
-						      errno);
-			memcpy(vals, st.pctr_hwc, sizeof(st.pctr_hwc));
-		} else if (pctr_read_n(&set->pc, vals, set->nread) < 0) {
+		/*
+		 * From the page; a set a CPU binding invalidated reads by the
+		 * ioctl (the page's slots say so), which says what it counted.
+		 */
+		if (pctr_read_n(&set->pc, vals, set->nread) < 0)
 			return cpc_sample_err(cpc, "cpc_set_sample", errno);
-		}
 		*tick = pctr_vtsc(&set->pc);
 		return 0;
 	}
