@@ -41,7 +41,7 @@ RELOAD_FIXTURE(sim16, "pmu=sim sim_width=16 sim_div=16");
 /*
  * No overflow interrupt (sim_overflow=0): only the core's periodic fold
  * keeps up with a 16-bit counter, here wrapping about every 0.2 s (a
- * TSC of 2.7 GHz; sparc64's %tick, 100 MHz in QEMU's sun4u, gets a
+ * TSC of 2.7 GHz; 0.55 s seen with a TSC of 1 GHz; sparc64's %tick, 100 MHz in QEMU's sun4u, gets a
  * divider that much smaller).
  */
 #ifdef __sparc__
@@ -186,8 +186,15 @@ TEST_F_TIMEOUT(simfold, periodic_fold_catches_wraps, 120)
 		       run, gap * 1e3, wrap * 1e3);
 		if (gap >= wrap / 2)
 			continue;
-		/* No overflow interrupt: the fold alone saw every wrap. */
-		EXPECT_GE(wraps_agree(_metadata, self->m.fd), 10);
+		/*
+		 * No overflow interrupt: the fold alone saw every wrap, and
+		 * there were most of 4 s's worth (the wrap period follows
+		 * the guest's TSC rate, which under TCG varies with the
+		 * host: 0.2 s to over 0.5 s).
+		 */
+		EXPECT_GE(wraps_agree(_metadata, self->m.fd),
+			  (unsigned int)(0.75 * 4.0 / wrap) > 3 ?
+			  (unsigned int)(0.75 * 4.0 / wrap) : 3);
 		return;
 	}
 	SKIP(return, "inconclusive: in each of 3 runs the thread stood still for half a wrap period (%.1f ms) or more, long enough to lose a wrap without the module at fault",
