@@ -172,10 +172,9 @@ static void *stranger_fn(void *arg)
 
 	if (s->own) {
 		/* With a page of its own, rdpmc is allowed here. */
-		mine = pctr_open(O_RDWR);
-		if (!mine || pctr_set(mine, 0, FN(0x02)) || pctr_map(mine))
+		mine = own_page(FN(0x02));
+		if (!mine)
 			return NULL;
-		spin_cpu(0.005);
 	}
 	errno = 0;
 	s->v = pctr_read(s->p, 0);
@@ -189,11 +188,8 @@ static void *stranger_fn(void *arg)
 	errno = 0;
 	s->map = pctr_map(s->p);
 	s->e_map = errno;
-	if (mine) {
-		s->own_v = pctr_read(mine, 0);
-		pctr_release(mine);
-		pctr_close(mine);
-	}
+	if (mine)
+		s->own_v = own_page_end(mine);
 	return NULL;
 }
 

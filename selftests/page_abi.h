@@ -226,12 +226,10 @@ static void *other_fn(void *arg)
 	pctr_t *mine = NULL;
 
 	if (o->own) {
-		mine = pctr_open(O_RDWR);
-		if (!mine || pctr_set(mine, 0, o->p->info.pi_backend_id ==
-				      PCTR_BACKEND_SIM ? FN(EV_DIV) : FNU(0xc0)) ||
-		    pctr_map(mine))
+		mine = own_page(o->p->info.pi_backend_id == PCTR_BACKEND_SIM ?
+				FN(EV_DIV) : FNU(0xc0));
+		if (!mine)
 			return NULL;
-		spin_cpu(0.005);
 	}
 	errno = 0;
 	o->v = pctr_read(o->p, 0);
@@ -239,11 +237,8 @@ static void *other_fn(void *arg)
 	errno = 0;
 	o->t = pctr_vtsc(o->p);
 	o->e_t = errno;
-	if (mine) {
-		o->own_v = pctr_read(mine, 0);
-		pctr_release(mine);
-		pctr_close(mine);
-	}
+	if (mine)
+		o->own_v = own_page_end(mine);
 	return NULL;
 }
 
@@ -303,17 +298,6 @@ TEST_F(pg, a_forked_child_has_no_page)
 }
 
 #ifndef PCTR_PAGE_V1
-static int write_param(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -1;
-	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
 /*
  * Version 2's offset plus rdpmc needs a counter that does not wrap
  * between two updates of the page: the kernel restarts it from zero past
@@ -337,7 +321,7 @@ TEST_F(pg, the_counter_restarts_from_zero_past_the_rebase_point)
 		SKIP(return, "%s", self->p->info.pi_backend_id ==
 		     PCTR_BACKEND_SIM ? "the sim backend counts time: no rdpmc" :
 		     "no user rdpmc here");
-	if (write_param(REBASE_PARAM, bits && *bits ? bits : "20"))
+	if (write_text(REBASE_PARAM, bits && *bits ? bits : "20"))
 		SKIP(return, "cannot set page_rebase (root only)");
 	ASSERT_EQ(0, pctr_map(self->p));
 	v2 = (const volatile void *)((const char *)self->p->page +
@@ -363,7 +347,7 @@ TEST_F(pg, the_counter_restarts_from_zero_past_the_rebase_point)
 		ASSERT_LE(last, a);
 		last = a;
 	}
-	write_param(REBASE_PARAM, "0");
+	write_text(REBASE_PARAM, "0");
 	TH_LOG("%lu reads, raw counter dropped %d times, at most %#llx",
 	       n, drops, (unsigned long long)max_raw);
 	EXPECT_LE(2, drops);

@@ -79,18 +79,6 @@ struct seen {
 	unsigned int	npids, ntids;
 };
 
-/* Root writes a module parameter: 0, or -1 if refused. */
-static int write_param(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 static int sampling_ok(int fd)
 {
 	struct pctr_info in;
@@ -115,6 +103,12 @@ static int ring_open(struct ring *r, unsigned int pages)
 	r->ctl = (struct pctr_ring_ctl *)r->base;
 	r->cpu = (struct pctr_ring_cpu *)(r->ctl + 1);
 	return 0;
+}
+
+static void ring_close(struct ring *r)
+{
+	munmap(r->base, r->ra.ra_mmap_size);
+	close(r->fd);
 }
 
 static int is_kaddr(uint64_t a)
@@ -325,8 +319,7 @@ TEST_F(sample, exact_count)
 	EXPECT_EQ(getpid(), s.pids[0]);
 	EXPECT_EQ(gettid(), s.tids[0]);
 	EXPECT_GT(s.user, 0);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /* A one-page ring not read meanwhile: records lost, counted, none torn. */
@@ -369,8 +362,7 @@ TEST_F(sample, tiny_ring_loses)
 	/* Lost records may be throttles': none may have happened. */
 	EXPECT_EQ(0, s.rc_throttles);
 	EXPECT_EQ(n / TINY_PERIOD, s.samples + s.lost);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /*
@@ -386,8 +378,8 @@ static bool run_throttled(struct __test_metadata *_metadata,
 {
 	double t0;
 
-	ASSERT_EQ(0, write_param(MAX_SAMPLE_RATE, rate));
-	ASSERT_EQ(0, write_param(CPU_TIME_PCT, pct));
+	ASSERT_EQ(0, write_text(MAX_SAMPLE_RATE, rate));
+	ASSERT_EQ(0, write_text(CPU_TIME_PCT, pct));
 	ASSERT_EQ(0, ring_open(r, 64));
 	if (!sampling_ok(r->fd))
 		return false;
@@ -440,8 +432,7 @@ TEST_F(sample, throttled)
 	/* 1000 a second, per tick: a tick more for where it started. */
 	EXPECT_LE(s.samples, 1000 * secs + 1000 / 100 + 1);
 	EXPECT_EQ(st.pctr_hwc[1], s.samples + s.skipped + st.pctr_hwc[0] + 1);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /*
@@ -462,8 +453,7 @@ TEST_F(sample, throttled_time)
 	EXPECT_GT(s.by_time, 0);
 	EXPECT_EQ(0, s.by_rate);
 	EXPECT_EQ(s.throttles, s.ends);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /* The limits' parameters refuse what they cannot mean. */
@@ -471,9 +461,9 @@ TEST_F(sample, throttle_parameters)
 {
 	RETURN_IF_SKIPPED();
 	EXPECT_EQ(100000, read_long(MAX_SAMPLE_RATE));
-	EXPECT_EQ(-1, write_param(MAX_SAMPLE_RATE, "0"));
-	EXPECT_EQ(-1, write_param(CPU_TIME_PCT, "101"));
-	EXPECT_EQ(0, write_param(CPU_TIME_PCT, "25"));
+	EXPECT_EQ(-1, write_text(MAX_SAMPLE_RATE, "0"));
+	EXPECT_EQ(-1, write_text(CPU_TIME_PCT, "101"));
+	EXPECT_EQ(0, write_text(CPU_TIME_PCT, "25"));
 	EXPECT_EQ(25, read_long(CPU_TIME_PCT));
 }
 
@@ -495,8 +485,7 @@ TEST_F(sample, callchain)
 	/* No chain walker here: refused, not always empty. */
 	EXPECT_EQ(-1, start_sampling(&r, PCTR_SA_CALLCHAIN, PERIOD));
 	EXPECT_EQ(EOPNOTSUPP, errno);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 	return;
 #endif
 	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, PERIOD));
@@ -510,8 +499,7 @@ TEST_F(sample, callchain)
 	EXPECT_GT(s.samples, 10);
 	/* Nearly all: a sample in burn()'s prologue may miss a frame. */
 	EXPECT_GE(s.in_chain * 10, s.samples * 8);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /*
@@ -542,8 +530,7 @@ TEST_F(sample, kernel_addresses)
 	EXPECT_LT(s.user, s.samples);
 	if (!priv)
 		EXPECT_EQ(0, s.kaddr);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /*
@@ -606,8 +593,7 @@ TEST_F(sample, forged_frame_ends_the_chain)
 	EXPECT_EQ(0, s.bad);
 	EXPECT_GT(s.user, 10);
 	EXPECT_EQ(0, s.kchain);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 static void *thread_spin(void *arg)
@@ -654,8 +640,7 @@ TEST_F(sample, inherit)
 	EXPECT_EQ(0, s.bad);
 	EXPECT_TRUE(tid_seen);
 	EXPECT_TRUE(child_seen);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /* The descriptor closed and unmapped while the thread samples on. */
@@ -674,8 +659,7 @@ TEST_F(sample, close_while_sampling)
 	r.fd = open(PCTR_DEV, O_RDWR);
 	ASSERT_GE(r.fd, 0);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /* The ABI's refusals. */
