@@ -518,48 +518,55 @@ static int has(const struct names *w, const char *name)
 	return 0;
 }
 
+/* Every name @walk (one of the _all walkers, or cpc_walk_attrs) gives. */
+static int walk_all(cpc_t *cpc, struct names *w,
+		    void (*walk)(cpc_t *, void *,
+				 void (*)(void *, const char *)))
+{
+	memset(w, 0, sizeof(*w));
+	walk(cpc, w, note);
+	return w->n;
+}
+
+/* Every name @walk (one of the _pic walkers) gives for @pic. */
+static int walk_pic(cpc_t *cpc, struct names *w, uint_t pic,
+		    void (*walk)(cpc_t *, uint_t, void *,
+				 void (*)(void *, uint_t, const char *)))
+{
+	memset(w, 0, sizeof(*w));
+	walk(cpc, pic, w, note_pic);
+	return w->n;
+}
+
 TEST_F(cpc, walkers)
 {
 	struct names w;
 	uint64_t fn_generic, fn_native;
 
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_all(self->cpc, &w, note);
-	EXPECT_EQ(3, w.n);
+	EXPECT_EQ(3, walk_all(self->cpc, &w, cpc_walk_events_all));
 	EXPECT_TRUE(has(&w, "sim_ticks"));
 	EXPECT_TRUE(has(&w, "sim_ticks_div"));
 	EXPECT_TRUE(has(&w, "sim_ticks_div_umask"));
 
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_pic(self->cpc, SIM_GENERAL - 1, &w, note_pic);
-	EXPECT_EQ(3, w.n);
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_pic(self->cpc, SIM_GENERAL, &w, note_pic);
-	EXPECT_EQ(1, w.n);		/* fixed counter 0 */
+	EXPECT_EQ(3, walk_pic(self->cpc, &w, SIM_GENERAL - 1,
+			      cpc_walk_events_pic));
+	/* Fixed counter 0, then 1. */
+	EXPECT_EQ(1, walk_pic(self->cpc, &w, SIM_GENERAL, cpc_walk_events_pic));
 	EXPECT_TRUE(has(&w, "sim_ticks"));
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_pic(self->cpc, SIM_GENERAL + 1, &w, note_pic);
-	EXPECT_EQ(1, w.n);
+	EXPECT_EQ(1, walk_pic(self->cpc, &w, SIM_GENERAL + 1,
+			      cpc_walk_events_pic));
 	EXPECT_TRUE(has(&w, "sim_ticks_div"));
-	memset(&w, 0, sizeof(w));
-	cpc_walk_generic_events_pic(self->cpc, SIM_GENERAL, &w, note_pic);
-	EXPECT_EQ(1, w.n);
+	EXPECT_EQ(1, walk_pic(self->cpc, &w, SIM_GENERAL,
+			      cpc_walk_generic_events_pic));
 	EXPECT_TRUE(has(&w, "PAPI_tot_cyc"));
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_pic(self->cpc, 99, &w, note_pic);
-	EXPECT_EQ(0, w.n);
+	EXPECT_EQ(0, walk_pic(self->cpc, &w, 99, cpc_walk_events_pic));
 
-	memset(&w, 0, sizeof(w));
-	cpc_walk_generic_events_all(self->cpc, &w, note);
-	EXPECT_EQ(2, w.n);
+	EXPECT_EQ(2, walk_all(self->cpc, &w, cpc_walk_generic_events_all));
 	EXPECT_TRUE(has(&w, "PAPI_tot_cyc"));
 	EXPECT_TRUE(has(&w, "PAPI_tot_ins"));
-	memset(&w, 0, sizeof(w));
-	cpc_walk_generic_events_pic(self->cpc, 0, &w, note_pic);
-	EXPECT_EQ(2, w.n);
+	EXPECT_EQ(2, walk_pic(self->cpc, &w, 0, cpc_walk_generic_events_pic));
 
-	memset(&w, 0, sizeof(w));
-	cpc_walk_attrs(self->cpc, &w, note);
+	walk_all(self->cpc, &w, cpc_walk_attrs);
 	EXPECT_TRUE(has(&w, "picnum"));
 	EXPECT_TRUE(has(&w, "umask"));
 	EXPECT_TRUE(has(&w, "cmask"));

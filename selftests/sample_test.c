@@ -365,44 +365,59 @@ TEST_F(sample, tiny_ring_loses)
 	ring_close(&r);
 }
 
+/* A throttled run: what its records said, its counts, its length. */
+struct throttled {
+	struct seen	s;
+	struct pctrst	st;
+	double		secs;
+};
+
 /*
  * Sample with a period far below the CPU's limit (@rate a second, @pct
  * of a tick): the slot is throttled, tick after tick, and its ring says
- * so: what the records said in @s, the counts in @st.  False if the
- * backend cannot interrupt.
+ * so, in records all well formed, each throttle with its end.  False if
+ * the backend cannot interrupt.
  */
 static bool run_throttled(struct __test_metadata *_metadata,
-			     struct ring *r, struct seen *s,
-			     struct pctrst *st, const char *rate,
-			     const char *pct, double *secs)
+			  struct throttled *t, const char *rate,
+			  const char *pct)
 {
+	struct seen *s = &t->s;
+	struct pctrst *st = &t->st;
+	struct ring r;
 	double t0;
 
+	memset(t, 0, sizeof(*t));
 	ASSERT_EQ(0, write_text(MAX_SAMPLE_RATE, rate));
 	ASSERT_EQ(0, write_text(CPU_TIME_PCT, pct));
-	ASSERT_EQ(0, ring_open(r, 64));
-	if (!sampling_ok(r->fd))
+	ASSERT_EQ(0, ring_open(&r, 64));
+	if (!sampling_ok(r.fd)) {
+		ring_close(&r);
 		return false;
+	}
 	/*
 	 * A period of one event: the sim freezes at each and interrupts as
 	 * fast as it may (every 10 us at most), exactly at the wrap.
 	 */
-	ASSERT_EQ(0, start_sampling(r, 0, 1));
+	ASSERT_EQ(0, start_sampling(&r, 0, 1));
 	t0 = now_sec();
 	burn(0.5, 1);
-	ASSERT_EQ(0, ioctl(r->fd, PCIOCDISABLE));
-	*secs = now_sec() - t0;
-	ASSERT_EQ(0, ioctl(r->fd, PCIOCRD, st));
-	ASSERT_EQ(0, ioctl(r->fd, PCIOCRELEASE));
-	drain(r, s);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	t->secs = now_sec() - t0;
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRD, st));
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
+	drain(&r, s);
 	TH_LOG("%.2f s: N %llu S %llu throttles %llu (rate %llu, time %llu; ring %llu) ends %llu skipped %llu lost %llu",
-	       *secs, (unsigned long long)st->pctr_hwc[1],
+	       t->secs, (unsigned long long)st->pctr_hwc[1],
 	       (unsigned long long)s->samples,
 	       (unsigned long long)s->throttles,
 	       (unsigned long long)s->by_rate, (unsigned long long)s->by_time,
 	       (unsigned long long)s->rc_throttles,
 	       (unsigned long long)s->ends, (unsigned long long)s->skipped,
 	       (unsigned long long)s->lost);
+	EXPECT_EQ(0, s->bad);
+	EXPECT_EQ(s->throttles, s->ends);
+	ring_close(&r);
 	return true;
 }
 
@@ -414,25 +429,20 @@ static bool run_throttled(struct __test_metadata *_metadata,
  */
 TEST_F(sample, throttled)
 {
-	struct seen s = {};
-	struct pctrst st;
-	struct ring r;
-	double secs;
+	struct throttled t;
 
 	RETURN_IF_SKIPPED();
-	if (!run_throttled(_metadata, &r, &s, &st, "1000", "0", &secs))
+	if (!run_throttled(_metadata, &t, "1000", "0"))
 		SKIP(return, "backend cannot interrupt");
-	EXPECT_EQ(0, s.bad);
-	EXPECT_EQ(0, s.lost);
-	EXPECT_GT(s.throttles, 0);
-	EXPECT_EQ(s.throttles, s.by_rate);
-	EXPECT_EQ(s.throttles, s.ends);
-	EXPECT_EQ(s.throttles, s.rc_throttles);
-	EXPECT_GT(s.skipped, s.samples);
+	EXPECT_EQ(0, t.s.lost);
+	EXPECT_GT(t.s.throttles, 0);
+	EXPECT_EQ(t.s.throttles, t.s.by_rate);
+	EXPECT_EQ(t.s.throttles, t.s.rc_throttles);
+	EXPECT_GT(t.s.skipped, t.s.samples);
 	/* 1000 a second, per tick: a tick more for where it started. */
-	EXPECT_LE(s.samples, 1000 * secs + 1000 / 100 + 1);
-	EXPECT_EQ(st.pctr_hwc[1], s.samples + s.skipped + st.pctr_hwc[0] + 1);
-	ring_close(&r);
+	EXPECT_LE(t.s.samples, 1000 * t.secs + 1000 / 100 + 1);
+	EXPECT_EQ(t.st.pctr_hwc[1],
+		  t.s.samples + t.s.skipped + t.st.pctr_hwc[0] + 1);
 }
 
 /*
@@ -441,19 +451,13 @@ TEST_F(sample, throttled)
  */
 TEST_F(sample, throttled_time)
 {
-	struct seen s = {};
-	struct pctrst st;
-	struct ring r;
-	double secs;
+	struct throttled t;
 
 	RETURN_IF_SKIPPED();
-	if (!run_throttled(_metadata, &r, &s, &st, "2147483647", "1", &secs))
+	if (!run_throttled(_metadata, &t, "2147483647", "1"))
 		SKIP(return, "backend cannot interrupt");
-	EXPECT_EQ(0, s.bad);
-	EXPECT_GT(s.by_time, 0);
-	EXPECT_EQ(0, s.by_rate);
-	EXPECT_EQ(s.throttles, s.ends);
-	ring_close(&r);
+	EXPECT_GT(t.s.by_time, 0);
+	EXPECT_EQ(0, t.s.by_rate);
 }
 
 /* The limits' parameters refuse what they cannot mean. */
