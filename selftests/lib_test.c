@@ -159,8 +159,8 @@ FIXTURE_TEARDOWN(owner)
 struct stranger {
 	pctr_t		*p;
 	int		own;	/* map a page of its own first */
-	uint64_t	v, t;
-	int		e_read, e_vtsc, e_n, e_map, n, map;
+	struct handle_reads r;
+	int		e_n, e_map, n, map;
 	uint64_t	own_v;
 };
 
@@ -176,12 +176,7 @@ static void *stranger_fn(void *arg)
 		if (!mine)
 			return NULL;
 	}
-	errno = 0;
-	s->v = pctr_read(s->p, 0);
-	s->e_read = errno;
-	errno = 0;
-	s->t = pctr_vtsc(s->p);
-	s->e_vtsc = errno;
+	handle_read(s->p, &s->r);
 	errno = 0;
 	s->n = pctr_read_n(s->p, vals, 2);
 	s->e_n = errno;
@@ -213,15 +208,12 @@ static void read_from_another_thread(struct __test_metadata *_metadata,
 		 * whatever the handle: its own counters, as PCIOCRD would.
 		 */
 		EXPECT_NE((uint64_t)-1, s.own_v);
-		EXPECT_NE((uint64_t)-1, s.v);
-		EXPECT_LE(s.v, s.own_v);
-		EXPECT_NE((uint64_t)-1, s.t);
+		EXPECT_NE((uint64_t)-1, s.r.v);
+		EXPECT_LE(s.r.v, s.own_v);
+		EXPECT_NE((uint64_t)-1, s.r.t);
 		EXPECT_EQ(0, s.n);
 	} else {
-		EXPECT_EQ((uint64_t)-1, s.v);
-		EXPECT_EQ(EINVAL, s.e_read);
-		EXPECT_EQ((uint64_t)-1, s.t);
-		EXPECT_EQ(EINVAL, s.e_vtsc);
+		expect_reads_refused(_metadata, &s.r);
 		EXPECT_EQ(-1, s.n);
 		EXPECT_EQ(EINVAL, s.e_n);
 		/* Nothing was read, not even by the ioctl. */
@@ -301,14 +293,12 @@ TEST_F(owner, forked_child_reads_are_einval)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
+		struct handle_reads r;
 		uint64_t vals[1];
 
-		errno = 0;
-		if (pctr_read(self->p, 0) != (uint64_t)-1 || errno != EINVAL)
+		handle_read(self->p, &r);
+		if (!reads_refused(&r))
 			_exit(10);
-		errno = 0;
-		if (pctr_vtsc(self->p) != (uint64_t)-1 || errno != EINVAL)
-			_exit(11);
 		if (pctr_read_n(self->p, vals, 1) != -1 || errno != EINVAL)
 			_exit(12);
 		_exit(0);

@@ -216,8 +216,8 @@ TEST_F(pg, a_dead_page_falls_back)
 struct other {
 	pctr_t		*p;
 	int		own;		/* map a page of its own first */
-	uint64_t	v, t, own_v;
-	int		e_v, e_t;
+	struct handle_reads r;
+	uint64_t	own_v;
 };
 
 static void *other_fn(void *arg)
@@ -231,12 +231,7 @@ static void *other_fn(void *arg)
 		if (!mine)
 			return NULL;
 	}
-	errno = 0;
-	o->v = pctr_read(o->p, 0);
-	o->e_v = errno;
-	errno = 0;
-	o->t = pctr_vtsc(o->p);
-	o->e_t = errno;
+	handle_read(o->p, &o->r);
 	if (mine)
 		o->own_v = own_page_end(mine);
 	return NULL;
@@ -255,23 +250,20 @@ TEST_F(pg, another_threads_handle)
 	ASSERT_EQ(0, pctr_map(self->p));
 	ASSERT_EQ(0, pthread_create(&t, NULL, other_fn, &o));
 	ASSERT_EQ(0, pthread_join(t, NULL));
-	EXPECT_EQ((uint64_t)-1, o.v);
-	EXPECT_EQ(EINVAL, o.e_v);
-	EXPECT_EQ((uint64_t)-1, o.t);
-	EXPECT_EQ(EINVAL, o.e_t);
+	expect_reads_refused(_metadata, &o.r);
 
 	o.own = 1;
 	ASSERT_EQ(0, pthread_create(&t, NULL, other_fn, &o));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_NE((uint64_t)-1, o.own_v);
 #ifdef PCTR_PAGE_V1
-	EXPECT_EQ((uint64_t)-1, o.v);
-	EXPECT_EQ(EINVAL, o.e_v);
+	EXPECT_EQ((uint64_t)-1, o.r.v);
+	EXPECT_EQ(EINVAL, o.r.e_v);
 #else
 	/* Its own count, read before its own handle's read. */
-	EXPECT_NE((uint64_t)-1, o.v);
-	EXPECT_LE(o.v, o.own_v);
-	EXPECT_NE((uint64_t)-1, o.t);
+	EXPECT_NE((uint64_t)-1, o.r.v);
+	EXPECT_LE(o.r.v, o.own_v);
+	EXPECT_NE((uint64_t)-1, o.r.t);
 #endif
 	/* The owner still reads its own, going up. */
 	EXPECT_NE((uint64_t)-1, pctr_read(self->p, 0));
@@ -286,13 +278,10 @@ TEST_F(pg, a_forked_child_has_no_page)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		errno = 0;
-		if (pctr_read(self->p, 0) != (uint64_t)-1 || errno != EINVAL)
-			_exit(1);
-		errno = 0;
-		if (pctr_vtsc(self->p) != (uint64_t)-1 || errno != EINVAL)
-			_exit(2);
-		_exit(0);
+		struct handle_reads r;
+
+		handle_read(self->p, &r);
+		_exit(reads_refused(&r) ? 0 : 1);
 	}
 	EXPECT_EQ(0, wait_exit(pid));
 }

@@ -395,6 +395,29 @@ static inline uint64_t own_page_end(pctr_t *mine)
 	return v;
 }
 
+/* pctr_read() of slot 0 and pctr_vtsc(), each with the errno it left. */
+struct handle_reads {
+	uint64_t	v, t;
+	int		e_v, e_t;
+};
+
+static inline void handle_read(pctr_t *p, struct handle_reads *r)
+{
+	errno = 0;
+	r->v = pctr_read(p, 0);
+	r->e_v = errno;
+	errno = 0;
+	r->t = pctr_vtsc(p);
+	r->e_t = errno;
+}
+
+/* Did handle_read() find both reads refused, -1 and EINVAL each? */
+static inline int reads_refused(const struct handle_reads *r)
+{
+	return r->v == (uint64_t)-1 && r->e_v == EINVAL &&
+	       r->t == (uint64_t)-1 && r->e_t == EINVAL;
+}
+
 static inline int pctr_get_info(int fd, struct pctr_info *info)
 {
 	memset(info, 0xa5, sizeof(*info));
@@ -689,6 +712,16 @@ static inline void reload_restore(struct __test_metadata *_metadata,
 	m->fd = -1;
 	EXPECT_EQ(0, unload_wait());
 	EXPECT_EQ(0, load(m->params));
+}
+
+/* handle_read() refused both reads: -1 and EINVAL each. */
+static inline void expect_reads_refused(struct __test_metadata *_metadata,
+					const struct handle_reads *r)
+{
+	EXPECT_EQ((uint64_t)-1, r->v);
+	EXPECT_EQ(EINVAL, r->e_v);
+	EXPECT_EQ((uint64_t)-1, r->t);
+	EXPECT_EQ(EINVAL, r->e_t);
 }
 #endif /* PCTR_TEST_NO_HARNESS */
 
