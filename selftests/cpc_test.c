@@ -1053,9 +1053,7 @@ TEST_F(cpc, set_bound_elsewhere_is_left_alone)
 
 /* What the SIGEMT handler saw; it restarts until the OVF_N-th signal. */
 static struct {
-	cpc_t		*cpc;
-	cpc_set_t	*set;
-	cpc_buf_t	*buf;
+	struct emt_set	e;
 	volatile int	n;
 	uint64_t	period;		/* of the period that ends next */
 	uint64_t	total;		/* request 1's counts at the signals */
@@ -1071,9 +1069,7 @@ static void ovf_handler(int sig, siginfo_t *si, void *uc)
 	ovf.bad_sig += sig != SIGEMT;
 	ovf.bad_code += si->si_code != EMT_CPCOVF;
 	ovf.no_addr += !si->si_addr;
-	if (cpc_set_sample(ovf.cpc, ovf.set, ovf.buf) ||
-	    cpc_buf_get(ovf.cpc, ovf.buf, 0, &v0) ||
-	    cpc_buf_get(ovf.cpc, ovf.buf, 1, &v1))
+	if (emt_sample(&ovf.e, &v0, &v1))
 		ovf.fails++;
 	/* Frozen at the wrap: 0, and the same event from 0: the period. */
 	ovf.bad0 += v0 != 0;
@@ -1085,8 +1081,7 @@ static void ovf_handler(int sig, siginfo_t *si, void *uc)
 	if (ovf.n < OVF_N) {
 		/* Every other period twice as long, from the restart on. */
 		ovf.period = OVF_P * (1 + ovf.n % 2);
-		if (cpc_request_preset(ovf.cpc, 0, -ovf.period) ||
-		    cpc_set_restart(ovf.cpc, ovf.set))
+		if (emt_restart(&ovf.e, -ovf.period))
 			ovf.fails++;
 	}
 	errno = saved;
@@ -1171,10 +1166,10 @@ static void overflow_signals(struct __test_metadata *_metadata, cpc_t *cpc,
 	int k;
 
 	memset(&ovf, 0, sizeof(ovf));
-	ovf.cpc = cpc;
-	ovf.set = set;
-	ovf.buf = cpc_buf_create(cpc, set);
-	ASSERT_NE(NULL, ovf.buf);
+	ovf.e.cpc = cpc;
+	ovf.e.set = set;
+	ovf.e.buf = cpc_buf_create(cpc, set);
+	ASSERT_NE(NULL, ovf.e.buf);
 	ovf.period = OVF_P;
 	ASSERT_EQ(0, catch_emt(ovf_handler, &old));
 
@@ -1225,9 +1220,7 @@ static void overflow_signals(struct __test_metadata *_metadata, cpc_t *cpc,
 enum { STORM_BOUND, STORM_UNBINDING, STORM_UNBOUND };
 
 static struct {
-	cpc_t		*cpc;
-	cpc_set_t	*set;
-	cpc_buf_t	*buf;
+	struct emt_set	e;
 	volatile sig_atomic_t state;	/* STORM_* */
 	int		n[3];		/* signals in each state */
 	int		einval[3];	/* of which cpc_set_sample() refused */
@@ -1241,15 +1234,14 @@ static void storm_handler(int sig, siginfo_t *si, void *uc)
 	int saved = errno, st = storm.state;
 
 	storm.n[st]++;
-	if (cpc_set_sample(storm.cpc, storm.set, storm.buf)) {
+	if (cpc_set_sample(storm.e.cpc, storm.e.set, storm.e.buf)) {
 		if (errno == EINVAL && st != STORM_BOUND)
 			storm.einval[st]++;
 		else
 			storm.other++;
 	} else if (st == STORM_UNBOUND) {
 		storm.sampled_unbound++;
-	} else if (cpc_request_preset(storm.cpc, 0, -STORM_P) ||
-		   cpc_set_restart(storm.cpc, storm.set)) {
+	} else if (emt_restart(&storm.e, -STORM_P)) {
 		storm.other++;
 	}
 	errno = saved;
@@ -1271,11 +1263,8 @@ TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 	if (bound < 0.0002)
 		bound = 0.0002;
 	memset(&storm, 0, sizeof(storm));
-	storm.buf = add_signalling_pair(self->cpc, self->set, "sim_ticks",
-					-STORM_P);
-	ASSERT_NE(NULL, storm.buf);
-	storm.cpc = self->cpc;
-	storm.set = self->set;
+	ASSERT_EQ(0, emt_set_init(&storm.e, self->cpc, self->set, "sim_ticks",
+				  -STORM_P));
 	ASSERT_EQ(0, catch_emt(storm_handler, &old));
 	/*
 	 * STORM_BINDS binds, and more until more signals than that came
