@@ -221,21 +221,6 @@ static int pctr_page2_read(pctr_t *p, uint64_t *vals, unsigned int first,
 	}
 }
 
-/* The ioctl, for what the page cannot give. */
-static int pctr_read_ioctl(pctr_t *p, uint64_t *vals, unsigned int first,
-			   unsigned int n)
-{
-	struct pctrst st;
-	unsigned int k;
-
-	p->fallbacks++;
-	if (ioctl(p->fd, PCIOCRD, &st) < 0)
-		return -1;
-	for (k = 0; k < n; k++)
-		vals[k] = st.pctr_hwc[first + k];
-	return 0;
-}
-
 uint64_t pctr_read_slow2_(pctr_t *p, unsigned int i)
 {
 	uint64_t v;
@@ -248,7 +233,7 @@ uint64_t pctr_read_slow2_(pctr_t *p, unsigned int i)
 	r = pctr_page2_read(p, &v, i, 1);
 	if (r > 0)
 		return v;
-	if (r < 0 || pctr_read_ioctl(p, &v, i, 1))
+	if (r < 0 || pctr_read_slow_(p, &v, i, 1))
 		return (uint64_t)-1;
 	return v;
 }
@@ -259,7 +244,7 @@ int pctr_read_n_slow2_(pctr_t *p, uint64_t *vals, unsigned int n)
 
 	if (r)
 		return r > 0 ? 0 : -1;
-	return pctr_read_ioctl(p, vals, 0, n);
+	return pctr_read_slow_(p, vals, 0, n);
 }
 
 uint64_t pctr_vtsc_slow2_(pctr_t *p)

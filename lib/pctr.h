@@ -200,6 +200,29 @@ static inline uint64_t rdpmc(uint32_t ctr)
 /* A full compiler barrier. */
 #define pctr_barrier()	__asm__ __volatile__("" ::: "memory")
 
+/*
+ * The ioctl, for what the page cannot give: slots @i to @i + @n - 1 into
+ * @vals.  Version 1's inline reads call it here, version 2's from
+ * libpctr's slow paths.
+ */
+static inline int pctr_read_slow_(pctr_t *p, uint64_t *vals, unsigned int i,
+				  unsigned int n)
+{
+	struct pctrst st;
+	unsigned int k;
+
+	if (i + n > PCTR_NUM) {
+		errno = EINVAL;
+		return -1;
+	}
+	p->fallbacks++;
+	if (ioctl(p->fd, PCIOCRD, &st) < 0)
+		return -1;
+	for (k = 0; k < n; k++)
+		vals[k] = st.pctr_hwc[i + k];
+	return 0;
+}
+
 #ifdef PCTR_PAGE_V1
 
 /*
@@ -250,25 +273,6 @@ static inline uint64_t pctr_slot_(const volatile struct pctr_page *pg,
 	if (ps->ps_mask)
 		v += (pctr_raw_(pg, ps, ok, tsc) - ps->ps_prev) & ps->ps_mask;
 	return v;
-}
-
-/* The ioctl, for what the page cannot give. */
-static inline int pctr_read_slow_(pctr_t *p, uint64_t *vals, unsigned int i,
-				  unsigned int n)
-{
-	struct pctrst st;
-	unsigned int k;
-
-	if (i + n > PCTR_NUM) {
-		errno = EINVAL;
-		return -1;
-	}
-	p->fallbacks++;
-	if (ioctl(p->fd, PCIOCRD, &st) < 0)
-		return -1;
-	for (k = 0; k < n; k++)
-		vals[k] = st.pctr_hwc[i + k];
-	return 0;
 }
 
 /* Wait out an update; 0 if the page cannot be read inline at all. */

@@ -93,13 +93,22 @@ static uint64_t pctx_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * A thread's callback (init_lwp, fini_lwp, lwp_create or lwp_exit: one
+ * type) @fn for @t: its result, or 0 when there is none.
+ */
+static int pctx_lwp_call(pctx_t *pctx, pctx_init_lwpfn_t *fn,
+			 struct pctx_thread *t)
+{
+	return fn ? fn(pctx, pctx->pid, t->lwpid, pctx->arg) : 0;
+}
+
 static int pctx_init(pctx_t *pctx, struct pctx_thread *t)
 {
 	if (t->inited || t->lwpid <= 0)
 		return 0;
 	t->inited = 1;
-	return pctx->init_lwp ?
-		pctx->init_lwp(pctx, pctx->pid, t->lwpid, pctx->arg) : 0;
+	return pctx_lwp_call(pctx, pctx->init_lwp, t);
 }
 
 static int pctx_fini(pctx_t *pctx, struct pctx_thread *t)
@@ -107,8 +116,7 @@ static int pctx_fini(pctx_t *pctx, struct pctx_thread *t)
 	if (!t->inited)
 		return 0;
 	t->inited = 0;
-	return pctx->fini_lwp ?
-		pctx->fini_lwp(pctx, pctx->pid, t->lwpid, pctx->arg) : 0;
+	return pctx_lwp_call(pctx, pctx->fini_lwp, t);
 }
 
 static int pctx_fini_all(pctx_t *pctx)
@@ -276,10 +284,8 @@ static int pctx_on_clone(pctx_t *pctx, struct pctx_thread *parent,
 	}
 	if (t->state == PCTX_T_GONE)
 		return 0;
-	if (pctx_init(pctx, t))
-		return -1;
-	if (pctx->lwp_create &&
-	    pctx->lwp_create(pctx, pctx->pid, t->lwpid, pctx->arg))
+	if (pctx_init(pctx, t) ||
+	    pctx_lwp_call(pctx, pctx->lwp_create, t))
 		return -1;
 	return 0;
 }
@@ -370,10 +376,8 @@ static int pctx_dispatch(pctx_t *pctx, struct pctx_thread *t)
 				return -1;
 			return 1;
 		}
-		if (pctx_fini(pctx, t))
-			return -1;
-		if (pctx->lwp_exit &&
-		    pctx->lwp_exit(pctx, pctx->pid, t->lwpid, pctx->arg))
+		if (pctx_fini(pctx, t) ||
+		    pctx_lwp_call(pctx, pctx->lwp_exit, t))
 			return -1;
 		return 0;
 	case PTRACE_EVENT_CLONE:

@@ -297,9 +297,7 @@ TEST_F(cpc, fork_without_inherit)
 
 /* An inheriting set with a notifying request, and its binder. */
 static struct {
-	cpc_t		*cpc;
-	cpc_set_t	*set;
-	cpc_buf_t	*buf;
+	struct emt_set	e;
 	pid_t		binder;
 	volatile int	binder_sigs;
 } inh;
@@ -322,9 +320,7 @@ static void inh_handler(int sig, siginfo_t *si, void *uc)
 		inh.binder_sigs++;
 		return;
 	}
-	if (cpc_set_sample(inh.cpc, inh.set, inh.buf) ||
-	    cpc_buf_get(inh.cpc, inh.buf, 0, &v0) ||
-	    cpc_buf_get(inh.cpc, inh.buf, 1, &v1))
+	if (emt_sample(&inh.e, &v0, &v1))
 		emt.fails++;
 	if (!emt.sigs) {
 		/* At once, before it ran: UINT64_MAX, and the preset. */
@@ -337,8 +333,7 @@ static void inh_handler(int sig, siginfo_t *si, void *uc)
 	}
 	emt.sigs++;
 	/* This thread's own period from now on. */
-	if (cpc_request_preset(inh.cpc, 0, -SMALL) ||
-	    cpc_set_restart(inh.cpc, inh.set))
+	if (emt_restart(&inh.e, -SMALL))
 		emt.fails++;
 	errno = saved;
 }
@@ -382,11 +377,8 @@ TEST_F_TIMEOUT(cpc, inherit_overflow_signals, 90)
 	pid_t pid;
 
 	memset(&inh, 0, sizeof(inh));
-	inh.buf = add_signalling_pair(self->cpc, self->set, "sim_ticks_div",
-				      -BIG);
-	ASSERT_NE(NULL, inh.buf);
-	inh.cpc = self->cpc;
-	inh.set = self->set;
+	ASSERT_EQ(0, emt_set_init(&inh.e, self->cpc, self->set,
+				  "sim_ticks_div", -BIG));
 	inh.binder = syscall(SYS_gettid);
 	ASSERT_EQ(0, catch_emt(inh_handler, &old));
 	ASSERT_EQ(0, cpc_bind_curlwp(self->cpc, self->set,
@@ -413,8 +405,8 @@ TEST_F_TIMEOUT(cpc, inherit_overflow_signals, 90)
 	EXPECT_EQ(0, inh.binder_sigs);
 	cpc_walk_requests(self->cpc, self->set, &preset, note_preset0);
 	EXPECT_EQ(-BIG, preset);
-	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, inh.buf));
-	cpc_buf_get(self->cpc, inh.buf, 0, &v);
+	ASSERT_EQ(0, cpc_set_sample(self->cpc, self->set, inh.e.buf));
+	cpc_buf_get(self->cpc, inh.e.buf, 0, &v);
 	EXPECT_GE(v, -BIG);
 	EXPECT_EQ(0, cpc_unbind(self->cpc, self->set));
 	sigaction(SIGEMT, &old, NULL);

@@ -518,48 +518,55 @@ static int has(const struct names *w, const char *name)
 	return 0;
 }
 
+/* Every name @walk (one of the _all walkers, or cpc_walk_attrs) gives. */
+static int walk_all(cpc_t *cpc, struct names *w,
+		    void (*walk)(cpc_t *, void *,
+				 void (*)(void *, const char *)))
+{
+	memset(w, 0, sizeof(*w));
+	walk(cpc, w, note);
+	return w->n;
+}
+
+/* Every name @walk (one of the _pic walkers) gives for @pic. */
+static int walk_pic(cpc_t *cpc, struct names *w, uint_t pic,
+		    void (*walk)(cpc_t *, uint_t, void *,
+				 void (*)(void *, uint_t, const char *)))
+{
+	memset(w, 0, sizeof(*w));
+	walk(cpc, pic, w, note_pic);
+	return w->n;
+}
+
 TEST_F(cpc, walkers)
 {
 	struct names w;
 	uint64_t fn_generic, fn_native;
 
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_all(self->cpc, &w, note);
-	EXPECT_EQ(3, w.n);
+	EXPECT_EQ(3, walk_all(self->cpc, &w, cpc_walk_events_all));
 	EXPECT_TRUE(has(&w, "sim_ticks"));
 	EXPECT_TRUE(has(&w, "sim_ticks_div"));
 	EXPECT_TRUE(has(&w, "sim_ticks_div_umask"));
 
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_pic(self->cpc, SIM_GENERAL - 1, &w, note_pic);
-	EXPECT_EQ(3, w.n);
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_pic(self->cpc, SIM_GENERAL, &w, note_pic);
-	EXPECT_EQ(1, w.n);		/* fixed counter 0 */
+	EXPECT_EQ(3, walk_pic(self->cpc, &w, SIM_GENERAL - 1,
+			      cpc_walk_events_pic));
+	/* Fixed counter 0, then 1. */
+	EXPECT_EQ(1, walk_pic(self->cpc, &w, SIM_GENERAL, cpc_walk_events_pic));
 	EXPECT_TRUE(has(&w, "sim_ticks"));
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_pic(self->cpc, SIM_GENERAL + 1, &w, note_pic);
-	EXPECT_EQ(1, w.n);
+	EXPECT_EQ(1, walk_pic(self->cpc, &w, SIM_GENERAL + 1,
+			      cpc_walk_events_pic));
 	EXPECT_TRUE(has(&w, "sim_ticks_div"));
-	memset(&w, 0, sizeof(w));
-	cpc_walk_generic_events_pic(self->cpc, SIM_GENERAL, &w, note_pic);
-	EXPECT_EQ(1, w.n);
+	EXPECT_EQ(1, walk_pic(self->cpc, &w, SIM_GENERAL,
+			      cpc_walk_generic_events_pic));
 	EXPECT_TRUE(has(&w, "PAPI_tot_cyc"));
-	memset(&w, 0, sizeof(w));
-	cpc_walk_events_pic(self->cpc, 99, &w, note_pic);
-	EXPECT_EQ(0, w.n);
+	EXPECT_EQ(0, walk_pic(self->cpc, &w, 99, cpc_walk_events_pic));
 
-	memset(&w, 0, sizeof(w));
-	cpc_walk_generic_events_all(self->cpc, &w, note);
-	EXPECT_EQ(2, w.n);
+	EXPECT_EQ(2, walk_all(self->cpc, &w, cpc_walk_generic_events_all));
 	EXPECT_TRUE(has(&w, "PAPI_tot_cyc"));
 	EXPECT_TRUE(has(&w, "PAPI_tot_ins"));
-	memset(&w, 0, sizeof(w));
-	cpc_walk_generic_events_pic(self->cpc, 0, &w, note_pic);
-	EXPECT_EQ(2, w.n);
+	EXPECT_EQ(2, walk_pic(self->cpc, &w, 0, cpc_walk_generic_events_pic));
 
-	memset(&w, 0, sizeof(w));
-	cpc_walk_attrs(self->cpc, &w, note);
+	walk_all(self->cpc, &w, cpc_walk_attrs);
 	EXPECT_TRUE(has(&w, "picnum"));
 	EXPECT_TRUE(has(&w, "umask"));
 	EXPECT_TRUE(has(&w, "cmask"));
@@ -1046,9 +1053,7 @@ TEST_F(cpc, set_bound_elsewhere_is_left_alone)
 
 /* What the SIGEMT handler saw; it restarts until the OVF_N-th signal. */
 static struct {
-	cpc_t		*cpc;
-	cpc_set_t	*set;
-	cpc_buf_t	*buf;
+	struct emt_set	e;
 	volatile int	n;
 	uint64_t	period;		/* of the period that ends next */
 	uint64_t	total;		/* request 1's counts at the signals */
@@ -1064,9 +1069,7 @@ static void ovf_handler(int sig, siginfo_t *si, void *uc)
 	ovf.bad_sig += sig != SIGEMT;
 	ovf.bad_code += si->si_code != EMT_CPCOVF;
 	ovf.no_addr += !si->si_addr;
-	if (cpc_set_sample(ovf.cpc, ovf.set, ovf.buf) ||
-	    cpc_buf_get(ovf.cpc, ovf.buf, 0, &v0) ||
-	    cpc_buf_get(ovf.cpc, ovf.buf, 1, &v1))
+	if (emt_sample(&ovf.e, &v0, &v1))
 		ovf.fails++;
 	/* Frozen at the wrap: 0, and the same event from 0: the period. */
 	ovf.bad0 += v0 != 0;
@@ -1078,8 +1081,7 @@ static void ovf_handler(int sig, siginfo_t *si, void *uc)
 	if (ovf.n < OVF_N) {
 		/* Every other period twice as long, from the restart on. */
 		ovf.period = OVF_P * (1 + ovf.n % 2);
-		if (cpc_request_preset(ovf.cpc, 0, -ovf.period) ||
-		    cpc_set_restart(ovf.cpc, ovf.set))
+		if (emt_restart(&ovf.e, -ovf.period))
 			ovf.fails++;
 	}
 	errno = saved;
@@ -1164,10 +1166,10 @@ static void overflow_signals(struct __test_metadata *_metadata, cpc_t *cpc,
 	int k;
 
 	memset(&ovf, 0, sizeof(ovf));
-	ovf.cpc = cpc;
-	ovf.set = set;
-	ovf.buf = cpc_buf_create(cpc, set);
-	ASSERT_NE(NULL, ovf.buf);
+	ovf.e.cpc = cpc;
+	ovf.e.set = set;
+	ovf.e.buf = cpc_buf_create(cpc, set);
+	ASSERT_NE(NULL, ovf.e.buf);
 	ovf.period = OVF_P;
 	ASSERT_EQ(0, catch_emt(ovf_handler, &old));
 
@@ -1218,9 +1220,7 @@ static void overflow_signals(struct __test_metadata *_metadata, cpc_t *cpc,
 enum { STORM_BOUND, STORM_UNBINDING, STORM_UNBOUND };
 
 static struct {
-	cpc_t		*cpc;
-	cpc_set_t	*set;
-	cpc_buf_t	*buf;
+	struct emt_set	e;
 	volatile sig_atomic_t state;	/* STORM_* */
 	int		n[3];		/* signals in each state */
 	int		einval[3];	/* of which cpc_set_sample() refused */
@@ -1234,15 +1234,14 @@ static void storm_handler(int sig, siginfo_t *si, void *uc)
 	int saved = errno, st = storm.state;
 
 	storm.n[st]++;
-	if (cpc_set_sample(storm.cpc, storm.set, storm.buf)) {
+	if (cpc_set_sample(storm.e.cpc, storm.e.set, storm.e.buf)) {
 		if (errno == EINVAL && st != STORM_BOUND)
 			storm.einval[st]++;
 		else
 			storm.other++;
 	} else if (st == STORM_UNBOUND) {
 		storm.sampled_unbound++;
-	} else if (cpc_request_preset(storm.cpc, 0, -STORM_P) ||
-		   cpc_set_restart(storm.cpc, storm.set)) {
+	} else if (emt_restart(&storm.e, -STORM_P)) {
 		storm.other++;
 	}
 	errno = saved;
@@ -1264,11 +1263,8 @@ TEST_F_TIMEOUT(cpc, unbind_while_signalled, 120)
 	if (bound < 0.0002)
 		bound = 0.0002;
 	memset(&storm, 0, sizeof(storm));
-	storm.buf = add_signalling_pair(self->cpc, self->set, "sim_ticks",
-					-STORM_P);
-	ASSERT_NE(NULL, storm.buf);
-	storm.cpc = self->cpc;
-	storm.set = self->set;
+	ASSERT_EQ(0, emt_set_init(&storm.e, self->cpc, self->set, "sim_ticks",
+				  -STORM_P));
 	ASSERT_EQ(0, catch_emt(storm_handler, &old));
 	/*
 	 * STORM_BINDS binds, and more until more signals than that came

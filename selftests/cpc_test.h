@@ -184,6 +184,50 @@ static inline cpc_buf_t *add_signalling_pair(cpc_t *cpc, cpc_set_t *set,
 	return cpc_buf_create(cpc, set);
 }
 
+/*
+ * What a SIGEMT handler works on: the handle, the set it samples and
+ * restarts, and the set's buffer.
+ */
+struct emt_set {
+	cpc_t		*cpc;
+	cpc_set_t	*set;
+	cpc_buf_t	*buf;
+};
+
+/* @e on @set of @cpc with add_signalling_pair()'s requests: 0, or -1. */
+static inline int emt_set_init(struct emt_set *e, cpc_t *cpc,
+			       cpc_set_t *set, const char *event,
+			       uint64_t preset)
+{
+	e->cpc = cpc;
+	e->set = set;
+	e->buf = add_signalling_pair(cpc, set, event, preset);
+	return e->buf ? 0 : -1;
+}
+
+/*
+ * In the handler: sample @e's set into its buffer, requests 0 and 1
+ * into *@v0 and *@v1: 0, or -1 with errno.
+ */
+static inline int emt_sample(const struct emt_set *e, uint64_t *v0,
+			     uint64_t *v1)
+{
+	if (cpc_set_sample(e->cpc, e->set, e->buf) ||
+	    cpc_buf_get(e->cpc, e->buf, 0, v0) ||
+	    cpc_buf_get(e->cpc, e->buf, 1, v1))
+		return -1;
+	return 0;
+}
+
+/* Request 0 of @e's set counts on from @preset: 0, or -1 with errno. */
+static inline int emt_restart(const struct emt_set *e, uint64_t preset)
+{
+	if (cpc_request_preset(e->cpc, 0, preset) ||
+	    cpc_set_restart(e->cpc, e->set))
+		return -1;
+	return 0;
+}
+
 /* @fn catches SIGEMT (SA_SIGINFO, SA_RESTART); the old action in *@old. */
 static inline int catch_emt(void (*fn)(int, siginfo_t *, void *),
 			    struct sigaction *old)

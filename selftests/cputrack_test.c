@@ -440,49 +440,51 @@ TEST_F_TIMEOUT(sim, help_lists_events, 120)
 	EXPECT_STREQ(lt, ls);
 }
 
+#define CPUTRACK_RAN	"/tmp/cputrack_test.ran"
+
+static const char *cputrack_cmd(const struct refusal *r)
+{
+	return "touch " CPUTRACK_RAN;
+}
+
+static const char *cpustat_cmd(const struct refusal *r)
+{
+	return "";
+}
+
 /* Bad input: exit 2 and what is wrong, the command not run. */
 TEST_F_TIMEOUT(sim, bad_input_exit_2, 120)
 {
-	static const struct {
-		const char *tool, *args, *msg;
-	} bad[] = {
-		{ "cputrack", "-c foo=bar", "bad token 'foo=bar'" },
-		{ "cputrack", "-c pic9=sim_ticks", "'pic9': there are" },
-		{ "cputrack", "-c pic0=sim_ticks,pic0=sim_ticks_div", "repeated 'pic0' token" },
-		{ "cputrack", "-c pic0=", "missing 'pic0' value" },
-		{ "cputrack", "-c sim_ticks,umask=zz", "invalid value 'zz' for attribute 'umask'" },
-		{ "cputrack", "-c no_such_event", "no event named \"no_such_event\"" },
-		{ "cputrack", "-c ,", "no event in" },
-		{ "cputrack", "", "no events: give them with -c" },
-		{ "cputrack", "-c sim_ticks -N x", "invalid count 'x'" },
-		{ "cputrack", "-c sim_ticks -T -1", "invalid interval '-1'" },
-		{ "cputrack", "-c sim_ticks -p 0", "invalid pid '0'" },
-		{ "cputrack", "-c sim_ticks -p 1", "a command and -p exclude each other" },
-		{ "cputrack", "-c sim_ticks -Z", "unknown option" },
-		{ "cpustat", "-c foo=bar 1 1", "bad token 'foo=bar'" },
-		{ "cpustat", "-c sim_ticks 0", "invalid argument \"0\"" },
-		{ "cpustat", "-c sim_ticks 1 x", "invalid argument \"x\"" },
-		{ "cpustat", "-c sim_ticks -T x 1 1", "-T takes u or d" },
-		{ "cpustat", "1 1", "no events: give them with -c" },
-		{ "cpustat", "-c sim_ticks 1 2 3", "too many arguments" },
+	static const struct refusal cputrack[] = {
+		{ "-c foo=bar", "bad token 'foo=bar'" },
+		{ "-c pic9=sim_ticks", "'pic9': there are" },
+		{ "-c pic0=sim_ticks,pic0=sim_ticks_div", "repeated 'pic0' token" },
+		{ "-c pic0=", "missing 'pic0' value" },
+		{ "-c sim_ticks,umask=zz", "invalid value 'zz' for attribute 'umask'" },
+		{ "-c no_such_event", "no event named \"no_such_event\"" },
+		{ "-c ,", "no event in" },
+		{ "", "no events: give them with -c" },
+		{ "-c sim_ticks -N x", "invalid count 'x'" },
+		{ "-c sim_ticks -T -1", "invalid interval '-1'" },
+		{ "-c sim_ticks -p 0", "invalid pid '0'" },
+		{ "-c sim_ticks -p 1", "a command and -p exclude each other" },
+		{ "-c sim_ticks -Z", "unknown option" },
+	}, cpustat[] = {
+		{ "-c foo=bar 1 1", "bad token 'foo=bar'" },
+		{ "-c sim_ticks 0", "invalid argument \"0\"" },
+		{ "-c sim_ticks 1 x", "invalid argument \"x\"" },
+		{ "-c sim_ticks -T x 1 1", "-T takes u or d" },
+		{ "1 1", "no events: give them with -c" },
+		{ "-c sim_ticks 1 2 3", "too many arguments" },
 	};
-	char out[8192], args[512];
-	struct stat sb;
-	unsigned int i;
 
 	RETURN_IF_SKIPPED();
-	unlink("/tmp/cputrack_test.ran");
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(args, sizeof(args), "%s %s 2>&1", bad[i].args,
-			 strcmp(bad[i].tool, "cputrack") ? "" :
-			 "touch /tmp/cputrack_test.ran");
-		EXPECT_EQ(2, run_tool(0, bad[i].tool, args, out, sizeof(out)))
-			TH_LOG("%s %s: %s", bad[i].tool, args, out);
-		EXPECT_NE(NULL, strstr(out, bad[i].msg))
-			TH_LOG("%s %s: %s", bad[i].tool, args, out);
-		EXPECT_NE(0, stat("/tmp/cputrack_test.ran", &sb))
-			TH_LOG("%s", args);
-	}
+	expect_refusals(_metadata, "cputrack", "", cputrack,
+			sizeof(cputrack) / sizeof(cputrack[0]), cputrack_cmd,
+			CPUTRACK_RAN);
+	expect_refusals(_metadata, "cpustat", "", cpustat,
+			sizeof(cpustat) / sizeof(cpustat[0]), cpustat_cmd,
+			CPUTRACK_RAN);
 }
 
 /*

@@ -159,8 +159,8 @@ FIXTURE_TEARDOWN(owner)
 struct stranger {
 	pctr_t		*p;
 	int		own;	/* map a page of its own first */
-	uint64_t	v, t;
-	int		e_read, e_vtsc, e_n, e_map, n, map;
+	struct handle_reads r;
+	int		e_n, e_map, n, map;
 	uint64_t	own_v;
 };
 
@@ -172,28 +172,19 @@ static void *stranger_fn(void *arg)
 
 	if (s->own) {
 		/* With a page of its own, rdpmc is allowed here. */
-		mine = pctr_open(O_RDWR);
-		if (!mine || pctr_set(mine, 0, FN(0x02)) || pctr_map(mine))
+		mine = own_page(FN(0x02));
+		if (!mine)
 			return NULL;
-		spin_cpu(0.005);
 	}
-	errno = 0;
-	s->v = pctr_read(s->p, 0);
-	s->e_read = errno;
-	errno = 0;
-	s->t = pctr_vtsc(s->p);
-	s->e_vtsc = errno;
+	handle_read(s->p, &s->r);
 	errno = 0;
 	s->n = pctr_read_n(s->p, vals, 2);
 	s->e_n = errno;
 	errno = 0;
 	s->map = pctr_map(s->p);
 	s->e_map = errno;
-	if (mine) {
-		s->own_v = pctr_read(mine, 0);
-		pctr_release(mine);
-		pctr_close(mine);
-	}
+	if (mine)
+		s->own_v = own_page_end(mine);
 	return NULL;
 }
 
@@ -217,15 +208,12 @@ static void read_from_another_thread(struct __test_metadata *_metadata,
 		 * whatever the handle: its own counters, as PCIOCRD would.
 		 */
 		EXPECT_NE((uint64_t)-1, s.own_v);
-		EXPECT_NE((uint64_t)-1, s.v);
-		EXPECT_LE(s.v, s.own_v);
-		EXPECT_NE((uint64_t)-1, s.t);
+		EXPECT_NE((uint64_t)-1, s.r.v);
+		EXPECT_LE(s.r.v, s.own_v);
+		EXPECT_NE((uint64_t)-1, s.r.t);
 		EXPECT_EQ(0, s.n);
 	} else {
-		EXPECT_EQ((uint64_t)-1, s.v);
-		EXPECT_EQ(EINVAL, s.e_read);
-		EXPECT_EQ((uint64_t)-1, s.t);
-		EXPECT_EQ(EINVAL, s.e_vtsc);
+		expect_reads_refused(_metadata, &s.r);
 		EXPECT_EQ(-1, s.n);
 		EXPECT_EQ(EINVAL, s.e_n);
 		/* Nothing was read, not even by the ioctl. */
@@ -305,14 +293,12 @@ TEST_F(owner, forked_child_reads_are_einval)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
+		struct handle_reads r;
 		uint64_t vals[1];
 
-		errno = 0;
-		if (pctr_read(self->p, 0) != (uint64_t)-1 || errno != EINVAL)
+		handle_read(self->p, &r);
+		if (!reads_refused(&r))
 			_exit(10);
-		errno = 0;
-		if (pctr_vtsc(self->p) != (uint64_t)-1 || errno != EINVAL)
-			_exit(11);
 		if (pctr_read_n(self->p, vals, 1) != -1 || errno != EINVAL)
 			_exit(12);
 		_exit(0);

@@ -229,11 +229,29 @@ static int run_obsd(const char *args, char *out, size_t len)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/*
+ * The number in obsd_pctr's output @out after " @name = ": the rest of
+ * @out from there, or NULL (then *@v is left) when there is none.
+ */
+static const char *obsd_value(const char *out, const char *name,
+			      unsigned long long *v)
+{
+	char key[32];
+	const char *l;
+
+	snprintf(key, sizeof(key), " %s = ", name);
+	l = strstr(out, key);
+	if (!l || sscanf(l + strlen(key), "%llu", v) != 1)
+		return NULL;
+	return l;
+}
+
 /* The OpenBSD program: set with PCIOCS0 + ctr, read with PCIOCRD. */
 TEST_F(sim, openbsd_program_sets_and_reads)
 {
 	unsigned long long v;
-	char out[4096], *l;
+	const char *l;
+	char out[4096];
 
 	RETURN_IF_SKIPPED();
 	/*
@@ -243,9 +261,8 @@ TEST_F(sim, openbsd_program_sets_and_reads)
 	ASSERT_EQ(0, run_obsd("-s 1 -f 03 -u -M -n 3000000", out,
 			      sizeof(out)))
 		TH_LOG("%s", out);
-	l = strstr(out, " ctr1 = ");
+	l = obsd_value(out, "ctr1", &v);
 	ASSERT_NE(NULL, l) TH_LOG("%s", out);
-	ASSERT_EQ(1, sscanf(l, " ctr1 = %llu", &v));
 	EXPECT_LT(0, v) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(l, "[---uEN 03 0f +0]")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "  tsc = "));
@@ -268,6 +285,22 @@ TEST_F(sim, openbsd_program_sets_and_reads)
 }
 
 /*
+ * obsd_pctr -r counting its user instructions on counter 0: the rdpmc()
+ * value it prints (not 0), its whole output in @out.
+ */
+static unsigned long long obsd_rdpmc0(struct __test_metadata *_metadata,
+				      char *out, size_t len)
+{
+	unsigned long long r = 0;
+
+	ASSERT_EQ(0, run_obsd("-r -s 0 -f 01 -u -n 3000000", out, len))
+		TH_LOG("%s", out);
+	ASSERT_NE(NULL, obsd_value(out, "rdpmc0", &r)) TH_LOG("%s", out);
+	EXPECT_LT(0, r) TH_LOG("%s", out);
+	return r;
+}
+
+/*
  * rdpmc() from the overlay's <machine/pctr.h> in thread mode, in a
  * program that never maps its page: the thread's own count (the
  * instruction itself would fault: no page, no user rdpmc), at most
@@ -276,19 +309,11 @@ TEST_F(sim, openbsd_program_sets_and_reads)
 TEST_F(sim, openbsd_rdpmc_without_page)
 {
 	unsigned long long r, v;
-	char out[4096], *l;
+	char out[4096];
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, run_obsd("-r -s 0 -f 01 -u -n 3000000", out,
-			      sizeof(out)))
-		TH_LOG("%s", out);
-	l = strstr(out, " rdpmc0 = ");
-	ASSERT_NE(NULL, l) TH_LOG("%s", out);
-	ASSERT_EQ(1, sscanf(l, " rdpmc0 = %llu", &r));
-	l = strstr(out, " ctr0 = ");
-	ASSERT_NE(NULL, l) TH_LOG("%s", out);
-	ASSERT_EQ(1, sscanf(l, " ctr0 = %llu", &v));
-	EXPECT_LT(0, r) TH_LOG("%s", out);
+	r = obsd_rdpmc0(_metadata, out, sizeof(out));
+	ASSERT_NE(NULL, obsd_value(out, "ctr0", &v)) TH_LOG("%s", out);
 	EXPECT_LE(r, v) TH_LOG("%s", out);
 }
 
@@ -298,18 +323,11 @@ TEST_F(sim, openbsd_rdpmc_without_page)
  */
 TEST_F(sys, openbsd_rdpmc_system_mode)
 {
-	unsigned long long r;
-	char out[4096], *l;
+	char out[4096];
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, run_obsd("-r -s 0 -f 01 -u -n 3000000", out,
-			      sizeof(out)))
-		TH_LOG("%s", out);
-	l = strstr(out, " rdpmc0 = ");
-	ASSERT_NE(NULL, l) TH_LOG("%s", out);
-	ASSERT_EQ(1, sscanf(l, " rdpmc0 = %llu", &r));
 	/* A CPU's count: PCIOCRD after it may read another CPU's. */
-	EXPECT_LT(0, r) TH_LOG("%s", out);
+	obsd_rdpmc0(_metadata, out, sizeof(out));
 	/* Leave the machine's functions as found. */
 	EXPECT_EQ(0, run_obsd("-s 0 -f 00", out, sizeof(out))) TH_LOG("%s", out);
 }

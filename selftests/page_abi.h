@@ -216,8 +216,8 @@ TEST_F(pg, a_dead_page_falls_back)
 struct other {
 	pctr_t		*p;
 	int		own;		/* map a page of its own first */
-	uint64_t	v, t, own_v;
-	int		e_v, e_t;
+	struct handle_reads r;
+	uint64_t	own_v;
 };
 
 static void *other_fn(void *arg)
@@ -226,24 +226,14 @@ static void *other_fn(void *arg)
 	pctr_t *mine = NULL;
 
 	if (o->own) {
-		mine = pctr_open(O_RDWR);
-		if (!mine || pctr_set(mine, 0, o->p->info.pi_backend_id ==
-				      PCTR_BACKEND_SIM ? FN(EV_DIV) : FNU(0xc0)) ||
-		    pctr_map(mine))
+		mine = own_page(o->p->info.pi_backend_id == PCTR_BACKEND_SIM ?
+				FN(EV_DIV) : FNU(0xc0));
+		if (!mine)
 			return NULL;
-		spin_cpu(0.005);
 	}
-	errno = 0;
-	o->v = pctr_read(o->p, 0);
-	o->e_v = errno;
-	errno = 0;
-	o->t = pctr_vtsc(o->p);
-	o->e_t = errno;
-	if (mine) {
-		o->own_v = pctr_read(mine, 0);
-		pctr_release(mine);
-		pctr_close(mine);
-	}
+	handle_read(o->p, &o->r);
+	if (mine)
+		o->own_v = own_page_end(mine);
 	return NULL;
 }
 
@@ -260,23 +250,20 @@ TEST_F(pg, another_threads_handle)
 	ASSERT_EQ(0, pctr_map(self->p));
 	ASSERT_EQ(0, pthread_create(&t, NULL, other_fn, &o));
 	ASSERT_EQ(0, pthread_join(t, NULL));
-	EXPECT_EQ((uint64_t)-1, o.v);
-	EXPECT_EQ(EINVAL, o.e_v);
-	EXPECT_EQ((uint64_t)-1, o.t);
-	EXPECT_EQ(EINVAL, o.e_t);
+	expect_reads_refused(_metadata, &o.r);
 
 	o.own = 1;
 	ASSERT_EQ(0, pthread_create(&t, NULL, other_fn, &o));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_NE((uint64_t)-1, o.own_v);
 #ifdef PCTR_PAGE_V1
-	EXPECT_EQ((uint64_t)-1, o.v);
-	EXPECT_EQ(EINVAL, o.e_v);
+	EXPECT_EQ((uint64_t)-1, o.r.v);
+	EXPECT_EQ(EINVAL, o.r.e_v);
 #else
 	/* Its own count, read before its own handle's read. */
-	EXPECT_NE((uint64_t)-1, o.v);
-	EXPECT_LE(o.v, o.own_v);
-	EXPECT_NE((uint64_t)-1, o.t);
+	EXPECT_NE((uint64_t)-1, o.r.v);
+	EXPECT_LE(o.r.v, o.own_v);
+	EXPECT_NE((uint64_t)-1, o.r.t);
 #endif
 	/* The owner still reads its own, going up. */
 	EXPECT_NE((uint64_t)-1, pctr_read(self->p, 0));
@@ -291,29 +278,15 @@ TEST_F(pg, a_forked_child_has_no_page)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		errno = 0;
-		if (pctr_read(self->p, 0) != (uint64_t)-1 || errno != EINVAL)
-			_exit(1);
-		errno = 0;
-		if (pctr_vtsc(self->p) != (uint64_t)-1 || errno != EINVAL)
-			_exit(2);
-		_exit(0);
+		struct handle_reads r;
+
+		handle_read(self->p, &r);
+		_exit(reads_refused(&r) ? 0 : 1);
 	}
 	EXPECT_EQ(0, wait_exit(pid));
 }
 
 #ifndef PCTR_PAGE_V1
-static int write_param(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -1;
-	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
 /*
  * Version 2's offset plus rdpmc needs a counter that does not wrap
  * between two updates of the page: the kernel restarts it from zero past
@@ -337,7 +310,7 @@ TEST_F(pg, the_counter_restarts_from_zero_past_the_rebase_point)
 		SKIP(return, "%s", self->p->info.pi_backend_id ==
 		     PCTR_BACKEND_SIM ? "the sim backend counts time: no rdpmc" :
 		     "no user rdpmc here");
-	if (write_param(REBASE_PARAM, bits && *bits ? bits : "20"))
+	if (write_text(REBASE_PARAM, bits && *bits ? bits : "20"))
 		SKIP(return, "cannot set page_rebase (root only)");
 	ASSERT_EQ(0, pctr_map(self->p));
 	v2 = (const volatile void *)((const char *)self->p->page +
@@ -363,7 +336,7 @@ TEST_F(pg, the_counter_restarts_from_zero_past_the_rebase_point)
 		ASSERT_LE(last, a);
 		last = a;
 	}
-	write_param(REBASE_PARAM, "0");
+	write_text(REBASE_PARAM, "0");
 	TH_LOG("%lu reads, raw counter dropped %d times, at most %#llx",
 	       n, drops, (unsigned long long)max_raw);
 	EXPECT_LE(2, drops);

@@ -93,6 +93,18 @@ static inline long read_long(const char *path)
 	return strtol(buf, NULL, 0);
 }
 
+/* Write @text to the file at @path (sysfs, tracefs): 0, or -1. */
+static inline int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
 /* The state letter of process @pid (/proc/@pid/stat), or 0. */
 static inline char proc_state(pid_t pid)
 {
@@ -353,6 +365,57 @@ static inline void spin_cpu(double sec)
 
 	while (thread_cpu_sec() < end)
 		x++;
+}
+
+/*
+ * In a thread: a libpctr handle of its own counting @fn in slot 0, its
+ * page mapped (so rdpmc is allowed in this thread), after 5 ms of this
+ * thread's CPU time; NULL if any of that fails.
+ */
+static inline pctr_t *own_page(uint64_t fn)
+{
+	pctr_t *mine = pctr_open(O_RDWR);
+
+	if (mine && (pctr_set(mine, 0, fn) || pctr_map(mine))) {
+		pctr_close(mine);
+		mine = NULL;
+	}
+	if (mine)
+		spin_cpu(0.005);
+	return mine;
+}
+
+/* The count of own_page()'s handle @mine, closed then. */
+static inline uint64_t own_page_end(pctr_t *mine)
+{
+	uint64_t v = pctr_read(mine, 0);
+
+	pctr_release(mine);
+	pctr_close(mine);
+	return v;
+}
+
+/* pctr_read() of slot 0 and pctr_vtsc(), each with the errno it left. */
+struct handle_reads {
+	uint64_t	v, t;
+	int		e_v, e_t;
+};
+
+static inline void handle_read(pctr_t *p, struct handle_reads *r)
+{
+	errno = 0;
+	r->v = pctr_read(p, 0);
+	r->e_v = errno;
+	errno = 0;
+	r->t = pctr_vtsc(p);
+	r->e_t = errno;
+}
+
+/* Did handle_read() find both reads refused, -1 and EINVAL each? */
+static inline int reads_refused(const struct handle_reads *r)
+{
+	return r->v == (uint64_t)-1 && r->e_v == EINVAL &&
+	       r->t == (uint64_t)-1 && r->e_t == EINVAL;
 }
 
 static inline int pctr_get_info(int fd, struct pctr_info *info)
@@ -649,6 +712,16 @@ static inline void reload_restore(struct __test_metadata *_metadata,
 	m->fd = -1;
 	EXPECT_EQ(0, unload_wait());
 	EXPECT_EQ(0, load(m->params));
+}
+
+/* handle_read() refused both reads: -1 and EINVAL each. */
+static inline void expect_reads_refused(struct __test_metadata *_metadata,
+					const struct handle_reads *r)
+{
+	EXPECT_EQ((uint64_t)-1, r->v);
+	EXPECT_EQ(EINVAL, r->e_v);
+	EXPECT_EQ((uint64_t)-1, r->t);
+	EXPECT_EQ(EINVAL, r->e_t);
 }
 #endif /* PCTR_TEST_NO_HARNESS */
 

@@ -23,18 +23,6 @@
 
 RELOAD_FIXTURE(pm, "pmu=sim");
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 struct sleeper {
 	int		cpu;
 	int		ping[2];	/* main -> sleeper: one byte, a wake */
@@ -137,10 +125,10 @@ TEST_F_TIMEOUT(pm, suspend_cycle_rewrites_registers_once, 300)
 	ASSERT_GE(k1 - k0, 18);
 
 	/* A suspend cycle: notifiers, freeze, 5 s, thaw, notifiers. */
-	ASSERT_EQ(0, write_str(PM_TEST, "freezer"));
-	EXPECT_EQ(0, write_str(PM_STATE, "freeze"))
+	ASSERT_EQ(0, write_text(PM_TEST, "freezer"));
+	EXPECT_EQ(0, write_text(PM_STATE, "freeze"))
 		TH_LOG("suspend: %s", strerror(errno));
-	ASSERT_EQ(0, write_str(PM_TEST, "none"));
+	ASSERT_EQ(0, write_text(PM_TEST, "none"));
 
 	/*
 	 * The simulated PMU, like firmware, clears every CPU's registers

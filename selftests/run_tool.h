@@ -9,6 +9,7 @@
 #ifndef PCTR_RUN_TOOL_H
 #define PCTR_RUN_TOOL_H
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,6 +93,38 @@ static inline int run_tool(uid_t uid, const char *tool, const char *args,
 			   char *out, size_t len)
 {
 	return run_in(tools_dir(), uid, 0, tool, args, out, len);
+}
+
+/* A command line a tool must refuse, and what its message says. */
+struct refusal {
+	const char	*args, *msg;
+};
+
+/*
+ * Each of @n refusals: "@tool @sub ARGS CMD 2>&1", CMD what @cmd gives
+ * for it (a command that makes the file @ran, or ""), exits 2, a usage
+ * error, with its message in the output, and CMD never runs.
+ */
+static inline void expect_refusals(struct __test_metadata *_metadata,
+				   const char *tool, const char *sub,
+				   const struct refusal *r, unsigned int n,
+				   const char *(*cmd)(const struct refusal *),
+				   const char *ran)
+{
+	char out[8192], args[512];
+	struct stat sb;
+	unsigned int i;
+
+	unlink(ran);
+	for (i = 0; i < n; i++) {
+		snprintf(args, sizeof(args), "%s %s %s 2>&1", sub, r[i].args,
+			 cmd(&r[i]));
+		EXPECT_EQ(2, run_tool(0, tool, args, out, sizeof(out)))
+			TH_LOG("%s %s: %s", tool, args, out);
+		EXPECT_NE(NULL, strstr(out, r[i].msg))
+			TH_LOG("%s %s: %s", tool, args, out);
+		EXPECT_NE(0, stat(ran, &sb)) TH_LOG("%s %s", tool, args);
+	}
 }
 
 #endif /* PCTR_RUN_TOOL_H */

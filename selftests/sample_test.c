@@ -79,18 +79,6 @@ struct seen {
 	unsigned int	npids, ntids;
 };
 
-/* Root writes a module parameter: 0, or -1 if refused. */
-static int write_param(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 static int sampling_ok(int fd)
 {
 	struct pctr_info in;
@@ -115,6 +103,12 @@ static int ring_open(struct ring *r, unsigned int pages)
 	r->ctl = (struct pctr_ring_ctl *)r->base;
 	r->cpu = (struct pctr_ring_cpu *)(r->ctl + 1);
 	return 0;
+}
+
+static void ring_close(struct ring *r)
+{
+	munmap(r->base, r->ra.ra_mmap_size);
+	close(r->fd);
 }
 
 static int is_kaddr(uint64_t a)
@@ -325,8 +319,7 @@ TEST_F(sample, exact_count)
 	EXPECT_EQ(getpid(), s.pids[0]);
 	EXPECT_EQ(gettid(), s.tids[0]);
 	EXPECT_GT(s.user, 0);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /* A one-page ring not read meanwhile: records lost, counted, none torn. */
@@ -369,48 +362,62 @@ TEST_F(sample, tiny_ring_loses)
 	/* Lost records may be throttles': none may have happened. */
 	EXPECT_EQ(0, s.rc_throttles);
 	EXPECT_EQ(n / TINY_PERIOD, s.samples + s.lost);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
+
+/* A throttled run: what its records said, its counts, its length. */
+struct throttled {
+	struct seen	s;
+	struct pctrst	st;
+	double		secs;
+};
 
 /*
  * Sample with a period far below the CPU's limit (@rate a second, @pct
  * of a tick): the slot is throttled, tick after tick, and its ring says
- * so: what the records said in @s, the counts in @st.  False if the
- * backend cannot interrupt.
+ * so, in records all well formed, each throttle with its end.  False if
+ * the backend cannot interrupt.
  */
 static bool run_throttled(struct __test_metadata *_metadata,
-			     struct ring *r, struct seen *s,
-			     struct pctrst *st, const char *rate,
-			     const char *pct, double *secs)
+			  struct throttled *t, const char *rate,
+			  const char *pct)
 {
+	struct seen *s = &t->s;
+	struct pctrst *st = &t->st;
+	struct ring r;
 	double t0;
 
-	ASSERT_EQ(0, write_param(MAX_SAMPLE_RATE, rate));
-	ASSERT_EQ(0, write_param(CPU_TIME_PCT, pct));
-	ASSERT_EQ(0, ring_open(r, 64));
-	if (!sampling_ok(r->fd))
+	memset(t, 0, sizeof(*t));
+	ASSERT_EQ(0, write_text(MAX_SAMPLE_RATE, rate));
+	ASSERT_EQ(0, write_text(CPU_TIME_PCT, pct));
+	ASSERT_EQ(0, ring_open(&r, 64));
+	if (!sampling_ok(r.fd)) {
+		ring_close(&r);
 		return false;
+	}
 	/*
 	 * A period of one event: the sim freezes at each and interrupts as
 	 * fast as it may (every 10 us at most), exactly at the wrap.
 	 */
-	ASSERT_EQ(0, start_sampling(r, 0, 1));
+	ASSERT_EQ(0, start_sampling(&r, 0, 1));
 	t0 = now_sec();
 	burn(0.5, 1);
-	ASSERT_EQ(0, ioctl(r->fd, PCIOCDISABLE));
-	*secs = now_sec() - t0;
-	ASSERT_EQ(0, ioctl(r->fd, PCIOCRD, st));
-	ASSERT_EQ(0, ioctl(r->fd, PCIOCRELEASE));
-	drain(r, s);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	t->secs = now_sec() - t0;
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRD, st));
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
+	drain(&r, s);
 	TH_LOG("%.2f s: N %llu S %llu throttles %llu (rate %llu, time %llu; ring %llu) ends %llu skipped %llu lost %llu",
-	       *secs, (unsigned long long)st->pctr_hwc[1],
+	       t->secs, (unsigned long long)st->pctr_hwc[1],
 	       (unsigned long long)s->samples,
 	       (unsigned long long)s->throttles,
 	       (unsigned long long)s->by_rate, (unsigned long long)s->by_time,
 	       (unsigned long long)s->rc_throttles,
 	       (unsigned long long)s->ends, (unsigned long long)s->skipped,
 	       (unsigned long long)s->lost);
+	EXPECT_EQ(0, s->bad);
+	EXPECT_EQ(s->throttles, s->ends);
+	ring_close(&r);
 	return true;
 }
 
@@ -422,26 +429,20 @@ static bool run_throttled(struct __test_metadata *_metadata,
  */
 TEST_F(sample, throttled)
 {
-	struct seen s = {};
-	struct pctrst st;
-	struct ring r;
-	double secs;
+	struct throttled t;
 
 	RETURN_IF_SKIPPED();
-	if (!run_throttled(_metadata, &r, &s, &st, "1000", "0", &secs))
+	if (!run_throttled(_metadata, &t, "1000", "0"))
 		SKIP(return, "backend cannot interrupt");
-	EXPECT_EQ(0, s.bad);
-	EXPECT_EQ(0, s.lost);
-	EXPECT_GT(s.throttles, 0);
-	EXPECT_EQ(s.throttles, s.by_rate);
-	EXPECT_EQ(s.throttles, s.ends);
-	EXPECT_EQ(s.throttles, s.rc_throttles);
-	EXPECT_GT(s.skipped, s.samples);
+	EXPECT_EQ(0, t.s.lost);
+	EXPECT_GT(t.s.throttles, 0);
+	EXPECT_EQ(t.s.throttles, t.s.by_rate);
+	EXPECT_EQ(t.s.throttles, t.s.rc_throttles);
+	EXPECT_GT(t.s.skipped, t.s.samples);
 	/* 1000 a second, per tick: a tick more for where it started. */
-	EXPECT_LE(s.samples, 1000 * secs + 1000 / 100 + 1);
-	EXPECT_EQ(st.pctr_hwc[1], s.samples + s.skipped + st.pctr_hwc[0] + 1);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	EXPECT_LE(t.s.samples, 1000 * t.secs + 1000 / 100 + 1);
+	EXPECT_EQ(t.st.pctr_hwc[1],
+		  t.s.samples + t.s.skipped + t.st.pctr_hwc[0] + 1);
 }
 
 /*
@@ -450,20 +451,13 @@ TEST_F(sample, throttled)
  */
 TEST_F(sample, throttled_time)
 {
-	struct seen s = {};
-	struct pctrst st;
-	struct ring r;
-	double secs;
+	struct throttled t;
 
 	RETURN_IF_SKIPPED();
-	if (!run_throttled(_metadata, &r, &s, &st, "2147483647", "1", &secs))
+	if (!run_throttled(_metadata, &t, "2147483647", "1"))
 		SKIP(return, "backend cannot interrupt");
-	EXPECT_EQ(0, s.bad);
-	EXPECT_GT(s.by_time, 0);
-	EXPECT_EQ(0, s.by_rate);
-	EXPECT_EQ(s.throttles, s.ends);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	EXPECT_GT(t.s.by_time, 0);
+	EXPECT_EQ(0, t.s.by_rate);
 }
 
 /* The limits' parameters refuse what they cannot mean. */
@@ -471,9 +465,9 @@ TEST_F(sample, throttle_parameters)
 {
 	RETURN_IF_SKIPPED();
 	EXPECT_EQ(100000, read_long(MAX_SAMPLE_RATE));
-	EXPECT_EQ(-1, write_param(MAX_SAMPLE_RATE, "0"));
-	EXPECT_EQ(-1, write_param(CPU_TIME_PCT, "101"));
-	EXPECT_EQ(0, write_param(CPU_TIME_PCT, "25"));
+	EXPECT_EQ(-1, write_text(MAX_SAMPLE_RATE, "0"));
+	EXPECT_EQ(-1, write_text(CPU_TIME_PCT, "101"));
+	EXPECT_EQ(0, write_text(CPU_TIME_PCT, "25"));
 	EXPECT_EQ(25, read_long(CPU_TIME_PCT));
 }
 
@@ -495,8 +489,7 @@ TEST_F(sample, callchain)
 	/* No chain walker here: refused, not always empty. */
 	EXPECT_EQ(-1, start_sampling(&r, PCTR_SA_CALLCHAIN, PERIOD));
 	EXPECT_EQ(EOPNOTSUPP, errno);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 	return;
 #endif
 	ASSERT_EQ(0, start_sampling(&r, PCTR_SA_CALLCHAIN, PERIOD));
@@ -510,8 +503,7 @@ TEST_F(sample, callchain)
 	EXPECT_GT(s.samples, 10);
 	/* Nearly all: a sample in burn()'s prologue may miss a frame. */
 	EXPECT_GE(s.in_chain * 10, s.samples * 8);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /*
@@ -542,8 +534,7 @@ TEST_F(sample, kernel_addresses)
 	EXPECT_LT(s.user, s.samples);
 	if (!priv)
 		EXPECT_EQ(0, s.kaddr);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /*
@@ -606,8 +597,7 @@ TEST_F(sample, forged_frame_ends_the_chain)
 	EXPECT_EQ(0, s.bad);
 	EXPECT_GT(s.user, 10);
 	EXPECT_EQ(0, s.kchain);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 static void *thread_spin(void *arg)
@@ -654,8 +644,7 @@ TEST_F(sample, inherit)
 	EXPECT_EQ(0, s.bad);
 	EXPECT_TRUE(tid_seen);
 	EXPECT_TRUE(child_seen);
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /* The descriptor closed and unmapped while the thread samples on. */
@@ -674,8 +663,7 @@ TEST_F(sample, close_while_sampling)
 	r.fd = open(PCTR_DEV, O_RDWR);
 	ASSERT_GE(r.fd, 0);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
-	munmap(r.base, r.ra.ra_mmap_size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /* The ABI's refusals. */

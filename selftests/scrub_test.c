@@ -77,6 +77,25 @@ static void *victim_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * This thread counts its user instructions on slot 0 of @fd, its page
+ * mapped and user reads on (a switch-in since), and runs 1000 of them:
+ * the page, for rdpmc(0) to read.
+ */
+static const struct pctr_page *count_inline(struct __test_metadata *_metadata,
+					    int fd)
+{
+	const struct pctr_page *pg;
+
+	ASSERT_EQ(0, set(fd, 0, INSNS_U));
+	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, pg);
+	usleep(1000);	/* a switch-in with user reads on */
+	ASSERT_TRUE(pg->pg_flags & PCTR_PG_RDPMC);
+	run_insns(1000);
+	return pg;
+}
+
 TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
 {
 	struct victim v = { .fd = self->fd };
@@ -96,12 +115,7 @@ TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
 	EXPECT_LE(4000000, v.before);
 
 	/* This thread: slot 0 only, and rdpmc through its page. */
-	ASSERT_EQ(0, set(self->fd, 0, INSNS_U));
-	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->fd, 0);
-	ASSERT_NE(MAP_FAILED, pg);
-	usleep(1000);	/* a switch-in with user reads on */
-	ASSERT_TRUE(pg->pg_flags & PCTR_PG_RDPMC);
-	run_insns(1000);
+	pg = count_inline(_metadata, self->fd);
 	mine = rdpmc(0);
 	foreign = rdpmc(1);
 	TH_LOG("victim counted %llu; here rdpmc(0) %llu, rdpmc(1) %llu",
@@ -156,12 +170,7 @@ TEST_F(x86, own_counter_never_starts_from_another_process)
 		_exit(0);
 	}
 	ASSERT_EQ(1, read(go[0], &c, 1));
-	ASSERT_EQ(0, set(self->fd, 0, INSNS_U));
-	pg = mmap(NULL, PCTR_PAGE_SIZE, PROT_READ, MAP_SHARED, self->fd, 0);
-	ASSERT_NE(MAP_FAILED, pg);
-	usleep(1000);	/* a switch-in with user reads on */
-	ASSERT_TRUE(pg->pg_flags & PCTR_PG_RDPMC);
-	run_insns(1000);
+	pg = count_inline(_metadata, self->fd);
 	raw = rdpmc(0);
 	val = rd_now(self->fd).pctr_hwc[0];
 	TH_LOG("rdpmc(0) %llu, its value %llu", (unsigned long long)raw,

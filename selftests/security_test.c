@@ -49,17 +49,6 @@ static int rd_err(int fd, struct pctrst *st)
 	return ioctl(fd, PCIOCRD, st) ? errno : 0;
 }
 
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /*
  * Run @fn in a child, as an unprivileged user if @user: its exit status,
  * which is 0 when every check in it held, else the number of the first

@@ -142,15 +142,9 @@ out:
 static int trace_write(const char *file, const char *text)
 {
 	char path[128];
-	int fd, ret;
 
 	snprintf(path, sizeof(path), TRACING "/%s", file);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
-	close(fd);
-	return ret;
+	return write_text(path, text);
 }
 
 /*

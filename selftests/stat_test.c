@@ -281,12 +281,18 @@ TEST_F(sim, exit_status_passes_through)
 	EXPECT_NE(NULL, strstr(out, "/nonexistent/cmd: No such file"));
 }
 
+#define STAT_RAN	"/tmp/stat_test.ran"
+
+/* The command pctr stat would run, but for the line without one. */
+static const char *stat_cmd(const struct refusal *r)
+{
+	return *r->args ? "-- touch " STAT_RAN : "";
+}
+
 /* Bad events: exit 2 and a message saying what is wrong, nothing run. */
 TEST_F(sim, bad_events_exit_2_before_the_command)
 {
-	static const struct {
-		const char *args, *msg;
-	} bad[] = {
+	static const struct refusal bad[] = {
 		{ "-e sim_tick", "unknown event 'sim_tick': did you mean 'sim_ticks'?" },
 		{ "-e no_such_event_at_all", "unknown event 'no_such_event_at_all'" },
 		{ "-e sim_ticks:x", "unknown mode ':x'" },
@@ -305,20 +311,10 @@ TEST_F(sim, bad_events_exit_2_before_the_command)
 		{ "-q", "unknown option" },
 		{ "", "no command to run" },
 	};
-	char out[8192], args[512];
-	struct stat sb;
-	unsigned int i;
 
 	RETURN_IF_SKIPPED();
-	unlink("/tmp/stat_test.ran");
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(args, sizeof(args), "stat %s %s 2>&1", bad[i].args,
-			 *bad[i].args ? "-- touch /tmp/stat_test.ran" : "");
-		EXPECT_EQ(2, run(0, args, out, sizeof(out))) TH_LOG("%s", args);
-		EXPECT_NE(NULL, strstr(out, bad[i].msg))
-			TH_LOG("%s: %s", args, out);
-		EXPECT_NE(0, stat("/tmp/stat_test.ran", &sb)) TH_LOG("%s", args);
-	}
+	expect_refusals(_metadata, "pctr", "stat", bad,
+			sizeof(bad) / sizeof(bad[0]), stat_cmd, STAT_RAN);
 }
 
 /* An unprivileged user counts user mode; kernel mode is refused. */

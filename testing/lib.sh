@@ -34,6 +34,9 @@ failed=()
 
 ok() { pass=$((pass + 1)); echo "PASS: $1"; }
 bad() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL: $1"; }
+# pass_if FLAG NAME: pass NAME when FLAG (set to 0 by a check that
+# failed) is 1, else fail it.
+pass_if() { if [ "$1" = 1 ]; then ok "$2"; else bad "$2"; fi; }
 
 # verdict NAME LOG TEST: pass NAME when the function TEST finds what it
 # wants in LOG (TEST LOG succeeds); else show LOG's last 20 lines and

@@ -135,6 +135,18 @@ static inline bool need_fixed(struct __test_metadata *_metadata,
 	return true;
 }
 
+/*
+ * A test's start, after its own declarations (none of which needs these
+ * two): v, the CPU's expectations, and m, its model; then the test ends
+ * here, skipped or failed, unless @need (need_pmu, need_fixed, ...)
+ * holds.
+ */
+#define X86_START(need)							\
+	const struct cpu_expect *v = &variant->cpu;			\
+	struct x86_model *m __attribute__((unused)) = &self->m;	\
+	if (!need(_metadata, v, self->probe_ret))			\
+		return
+
 /* Register numbers, from the SDM and the APM. */
 static inline bool amd_ext(const struct cpu_expect *v)
 {

@@ -12,14 +12,11 @@
  */
 TEST_F(x86, start_read_stop)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
 	struct pctr_hw hw = { 0 }, rd;
 	unsigned int i, f;
 	u32 event, umask;
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	for (i = 0; i < v->ngeneral; i++)
 		ASSERT_EQ(0, set_slot(&self->pmu, &hw, i,
 				      PCTR_FN(0x10 + i, i, UKE),
@@ -85,12 +82,10 @@ TEST_F(x86, start_read_stop)
 /* Slots the CPU lacks are ignored, not written. */
 TEST_F(x86, start_ignores_absent_slots)
 {
-	const struct cpu_expect *v = &variant->cpu;
 	struct pctr_hw hw;
 	unsigned int s;
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	memset(&hw, 0, sizeof(hw));
 	hw.mask = ~all_slots(v);
 	for (s = 0; s < PCTR_NUM; s++)
@@ -622,12 +617,10 @@ TEST_F(x86, failed_register_access_is_reported)
 
 TEST_F(x86, rdpmc_index)
 {
-	const struct cpu_expect *v = &variant->cpu;
 	unsigned int s;
 	int want;
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	for (s = 0; s < PCTR_NUM + 4; s++) {
 		if (s < v->ngeneral)
 			want = s;
@@ -647,12 +640,9 @@ TEST_F(x86, rdpmc_index)
  */
 TEST_F(x86, reserve_and_release)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
 	unsigned int i, before;
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	ASSERT_EQ(0, self->ops->reserve(&self->pmu));
 	for (i = 0; i < v->ngeneral; i++) {
 		EXPECT_TRUE(model_ctr_reserved(m, i)) TH_LOG("counter %u", i);
@@ -679,12 +669,9 @@ TEST_F(x86, reserve_and_release)
 /* With perf (or the NMI watchdog) holding the counters: EBUSY, one line. */
 TEST_F(x86, reserve_busy_with_perf)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
 	unsigned int before;
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	model_perf_reserve_all(m);
 	before = model_reserved_count(m);
 	EXPECT_EQ(-EBUSY, self->ops->reserve(&self->pmu));
@@ -699,12 +686,9 @@ TEST_F(x86, reserve_busy_with_perf)
 /* Whichever counter is taken, a refusal leaves nothing of pctr's. */
 TEST_F(x86, reserve_busy_unwinds)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
 	unsigned int i;
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	for (i = 0; i < v->ngeneral; i++) {
 		model_take_evntsel(m, i);
 		EXPECT_EQ(-EBUSY, self->ops->reserve(&self->pmu));

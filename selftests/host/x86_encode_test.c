@@ -8,13 +8,11 @@
 /* A slot is accepted exactly when the CPU has its counter. */
 TEST_F(x86, encode_slots)
 {
-	const struct cpu_expect *v = &variant->cpu;
 	unsigned int slot;
 	u64 fn, ctl;
 	int want;
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	for (slot = 0; slot < PCTR_NUM + 8; slot++) {
 		fn = slot < PCTR_FIXED_BASE ? PCTR_FN(0xc0, 0, UKE) : UKE;
 		want = slot < PCTR_NUM && (all_slots(v) & (1U << slot)) ?
@@ -194,14 +192,11 @@ TEST_F(x86, encode_fixed)
 /* PCTR_U counts at CPL 3 only, PCTR_K at CPL 0 only. */
 TEST_F(x86, privilege_levels)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
 	struct pctr_hw hw = { 0 };
 	u32 event, umask;
 	unsigned int f;
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 0,
 			      PCTR_FN(0xc0, 0, PCTR_U | PCTR_EN), 0));
 	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 1,
@@ -238,12 +233,9 @@ TEST_F(x86, privilege_levels)
 /* AMD HostOnly and GuestOnly pass through to the event select. */
 TEST_F(x86, amd_host_guest)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
 	struct pctr_hw hw = { 0 };
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	if (!v->cfg->amd || v->cfg->family < 0x10)
 		SKIP(return, "no host/guest bits");
 	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 2,

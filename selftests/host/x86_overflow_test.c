@@ -24,14 +24,19 @@ static u64 model_ctr(struct x86_model *m, unsigned int slot)
 	return m->ctr[slot];
 }
 
+/*
+ * Instructions retired, user and kernel, on @slot: event 0x10 unit mask
+ * 1 on a general counter (the model's), a fixed counter's own event.
+ */
+static u64 insns_fn(unsigned int slot)
+{
+	return slot < PCTR_FIXED_BASE ? PCTR_FN(0x10, 1, UKE) : UKE;
+}
+
 /* reserve() turns the PMI on (or fails with it, unwound), release() off. */
 TEST_F(x86, reserve_turns_pmi_on)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
-
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	ASSERT_EQ(0, self->ops->reserve(&self->pmu));
 	EXPECT_EQ(has_notify(v) ? 1 : 0, model_pmi_on);
 	EXPECT_EQ(0, model_pmi_off);
@@ -50,11 +55,9 @@ TEST_F(x86, reserve_turns_pmi_on)
 /* Without a local APIC there is no PMI: no notification. */
 TEST_F(x86, no_apic_no_notify)
 {
-	const struct cpu_expect *v = &variant->cpu;
 	struct pctr_pmu pmu = { 0 };
 
-	if (!need_pmu(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_pmu);
 	model_init(&self->m, v->cfg);
 	model_no_apic = true;
 	ASSERT_EQ(0, pctr_arch.probe(&pmu, &self->cpu));
@@ -76,7 +79,6 @@ TEST_F(x86, overflow_interrupt_at_left)
 	const u64 P = 1000;
 	unsigned int s, o, w;
 	u32 event, umask, slots = all_slots(v);
-	u64 fn;
 
 	if (!need_notify(_metadata, v, self->probe_ret))
 		return;
@@ -85,8 +87,7 @@ TEST_F(x86, overflow_interrupt_at_left)
 
 		if (!(slots & BIT(s)))
 			continue;
-		fn = s < PCTR_FIXED_BASE ? PCTR_FN(0x10, 1, UKE) : UKE;
-		ASSERT_EQ(0, set_slot(&self->pmu, &hw, s, fn, 77));
+		ASSERT_EQ(0, set_slot(&self->pmu, &hw, s, insns_fn(s), 77));
 		/* Another slot counts the same, unarmed. */
 		o = s == 0 ? 1 : 0;
 		ASSERT_EQ(0, set_slot(&self->pmu, &hw, o, PCTR_FN(0x10, 1, UKE),
@@ -142,13 +143,10 @@ TEST_F(x86, overflow_interrupt_at_left)
  */
 TEST_F(x86, overflow_arms_within_reach)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
 	struct pctr_hw hw = { 0 };
 	u64 reach;
 
-	if (!need_notify(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_notify);
 	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 0, PCTR_FN(0x10, 1, UKE), 0));
 	hw.left[0] = 1ULL << 60;
 	self->ops->start(&self->pmu, &hw);
@@ -171,12 +169,9 @@ TEST_F(x86, overflow_arms_within_reach)
  */
 TEST_F(x86, overflow_arms_two_events_at_least)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
 	struct pctr_hw hw = { 0 };
 
-	if (!need_notify(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_notify);
 	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 0, PCTR_FN(0x10, 1, UKE), 0));
 	hw.left[0] = 1;
 	m->pmis = 0;
@@ -203,7 +198,6 @@ TEST_F(x86, overflow_rearm_writes_the_counter_only)
 	const u64 P = 1000, Q = 300;
 	unsigned int s, w;
 	u32 slots = all_slots(v), event, umask;
-	u64 fn;
 
 	if (!need_notify(_metadata, v, self->probe_ret))
 		return;
@@ -213,8 +207,7 @@ TEST_F(x86, overflow_rearm_writes_the_counter_only)
 
 		if (!(slots & BIT(s)))
 			continue;
-		fn = s < PCTR_FIXED_BASE ? PCTR_FN(0x10, 1, UKE) : UKE;
-		ASSERT_EQ(0, set_slot(&self->pmu, &hw, s, fn, 0));
+		ASSERT_EQ(0, set_slot(&self->pmu, &hw, s, insns_fn(s), 0));
 		event = 0x10;
 		umask = 1;
 		if (s >= PCTR_FIXED_BASE)
@@ -250,12 +243,9 @@ TEST_F(x86, overflow_rearm_writes_the_counter_only)
  */
 TEST_F(x86, overflow_arming_overrides_keep)
 {
-	const struct cpu_expect *v = &variant->cpu;
-	struct x86_model *m = &self->m;
 	struct pctr_hw hw = { 0 };
 
-	if (!need_notify(_metadata, v, self->probe_ret))
-		return;
+	X86_START(need_notify);
 	ASSERT_EQ(0, set_slot(&self->pmu, &hw, 0, PCTR_FN(0x10, 1, UKE), 9));
 	self->ops->start(&self->pmu, &hw);
 	EXPECT_EQ(hw.ctl[0], m->evtsel[0]);

@@ -29,8 +29,7 @@ for a in "-s 0 -f 01 -k -u -e -i -t 2 -m 0f" "-s 3" -l; do
 	PCTR_DEVICE=/nonexistent/pctr build/tools/pctr $a >/dev/null 2>&1
 	[ $? = 1 ] || { echo "pctr $a: not exit 1 without the device"; cli_ok=0; }
 done
-[ $cli_ok = 1 ] && ok "pctr: help and usage errors before any device access" ||
-	bad "pctr: help and usage errors before any device access"
+pass_if $cli_ok "pctr: help and usage errors before any device access"
 
 # cputrack and cpustat likewise: -h and usage errors (exit 2) need no
 # device; the tests in the guests (cputrack_test) do the rest.
@@ -45,8 +44,7 @@ for t in cputrack cpustat; do
 		[ $rc = 2 ] || { echo "$t $a: exit $rc, not 2"; sol_ok=0; }
 	done
 done
-[ $sol_ok = 1 ] && ok "cputrack, cpustat: help and usage errors before any device access" ||
-	bad "cputrack, cpustat: help and usage errors before any device access"
+pass_if $sol_ok "cputrack, cpustat: help and usage errors before any device access"
 
 # pctr stat --json with command lines that are not UTF-8, read on the host
 # by Python's json module (testing/json-check; a guest on the sim).

@@ -23,8 +23,7 @@ for a in "load -x" "load bogus" "load a.ko b.ko" "unload extra" "status extra"; 
 	# shellcheck disable=SC2086
 	pctr_cli 2 stderr $a || { echo "pctr $a: not a usage error, exit 2"; adm_cli=0; }
 done
-[ $adm_cli = 1 ] && ok "pctr load/unload/status: help and usage errors (exit 2)" ||
-	bad "pctr load/unload/status: help and usage errors (exit 2)"
+pass_if $adm_cli "pctr load/unload/status: help and usage errors (exit 2)"
 ( testing/dkmstest "${kernels[@]}" >"$logdir/dkmstest.log" 2>&1
   testing/debtest >"$logdir/debtest.log" 2>&1 ) &
 adm_bg=$!

@@ -164,8 +164,7 @@ bench_results() {
 		  "^pctr record +[+-]$num +-?$num +-?$num +[1-9][0-9]* +($num|-)$" \
 		  "^perf record +[+-]$num +-?$num +-?$num +[1-9][0-9]* +($num|-)$" ||
 		rows_ok=0
-	[ $rows_ok = 1 ] && ok "$t pctr and perf's hardware events side by side, with MSR counts (context switch, reads, sampling)" ||
-		bad "$t pctr and perf's hardware events side by side, with MSR counts (context switch, reads, sampling)"
+	pass_if $rows_ok "$t pctr and perf's hardware events side by side, with MSR counts (context switch, reads, sampling)"
 	verdicts_ok=1
 	lines_found "$t no line:" "$log" \
 		  "^verdict: inline counter read \(pctr_read\) = $num insns a read \(target <= 17\): (met|NOT met, by $num)" \
@@ -199,8 +198,7 @@ bench_results() {
 		*)	echo "  $t $key: no summary verdict with a figure"; verdicts_ok=0 ;;
 		esac
 	done
-	[ $verdicts_ok = 1 ] && ok "$t every target's verdict line, with its figures; the targets met before still met ($bench_met)" ||
-		bad "$t every target's verdict line, with its figures; the targets met before still met ($bench_met)"
+	pass_if $verdicts_ok "$t every target's verdict line, with its figures; the targets met before still met ($bench_met)"
 	[ $rows_ok = 1 ] && [ $verdicts_ok = 1 ] || tail -n 60 "$log"
 }
 # The guests run two at a time, one stream per vendor (the debug

@@ -32,6 +32,7 @@
 #include <libpctx.h>
 
 #include "cpctool.h"
+#include "../pctxfollow.h"
 
 static struct {
 	int		verbose, dotitle, dotick, followfork, followexec;
@@ -352,21 +353,18 @@ static void cb_fork(pctx_t *pctx, pid_t oldpid, id_t newpid, pid_t lwpid,
 		return;
 	pctx_run(pctx, o.msec, o.nsamples, cb_tick);
 	/* Children of the child are followed by processes of ours. */
-	while (wait(NULL) > 0 || errno == EINTR)
-		;
+	pctx_reap_followers();
 }
 
 static int set_events(pctx_t *pctx)
 {
-	return pctx_set_events(pctx,
-			       PCTX_SYSC_EXEC_EVENT, cb_exec,
-			       PCTX_SYSC_FORK_EVENT, cb_fork,
-			       PCTX_SYSC_EXIT_EVENT, cb_exit,
-			       PCTX_SYSC_LWP_CREATE_EVENT, cb_lwp_create,
-			       PCTX_INIT_LWP_EVENT, cb_init_lwp,
-			       PCTX_FINI_LWP_EVENT, cb_fini_lwp,
-			       PCTX_SYSC_LWP_EXIT_EVENT, cb_lwp_exit,
-			       PCTX_NULL_EVENT);
+	static const struct pctx_callbacks cb = {
+		.exec = cb_exec, .fork = cb_fork, .exit = cb_exit,
+		.lwp_create = cb_lwp_create, .lwp_exit = cb_lwp_exit,
+		.init_lwp = cb_init_lwp, .fini_lwp = cb_fini_lwp,
+	};
+
+	return pctx_callbacks_set(pctx, &cb);
 }
 
 static void pctx_errfn(const char *fn, const char *fmt, va_list ap)
@@ -576,8 +574,7 @@ int main(int argc, char **argv)
 	}
 	pctx_release(pctx);
 	/* Processes of ours that follow children (-f) end with them. */
-	while (wait(NULL) > 0 || errno == EINTR)
-		;
+	pctx_reap_followers();
 	if (o.log != stdout && fclose(o.log)) {
 		fprintf(stderr, "%s: %s: %s\n", spec_prog, outfile,
 			strerror(errno));

@@ -2,7 +2,8 @@
 /*
  * Event names for every pctr subcommand (stat, record, selfcheck) and the
  * nearest-name suggestion they and pctr load share: one table of generic
- * names, one lookup, one edit distance.  See events.h.
+ * names, one lookup, one edit distance; and the slot an event takes, as
+ * pctr stat and pmdapctr's configuration place them.  See events.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -110,6 +111,67 @@ int generic_event_is(const struct generic_event *g, const char *name)
 		if (!strcmp(name, g->backend[k]))
 			return 1;
 	return 0;
+}
+
+static uint64_t slots_present(const struct pctr_info *in)
+{
+	uint64_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < in->pi_ngeneral && i < PCTR_MAX_GENERAL; i++)
+		m |= 1ULL << i;
+	for (i = 0; i < in->pi_nfixed && i < PCTR_MAX_FIXED; i++)
+		m |= 1ULL << PCTR_FIXED(i);
+	return m;
+}
+
+uint64_t general_slots(const struct pctr_info *in)
+{
+	return slots_present(in) & ((1ULL << PCTR_FIXED_BASE) - 1);
+}
+
+int take_slot(uint64_t can, uint64_t *used)
+{
+	uint64_t free_ = can & ~*used;
+
+	if (!free_)
+		return -1;
+	*used |= free_ & -free_;
+	return __builtin_ctzll(free_);
+}
+
+/* @pe on a free slot of the ones it can use (any general one if 0). */
+static int event_slot(const struct pctr_info *in,
+		      const struct pctr_event *pe, uint64_t *used)
+{
+	uint64_t can = pe->pe_slots ? pe->pe_slots : general_slots(in);
+
+	return take_slot(can & slots_present(in), used);
+}
+
+int event_place(const struct event_table *t, const struct pctr_info *in,
+		const char *name, uint64_t *used,
+		const struct pctr_event **pe)
+{
+	const struct generic_event *gen = generic_event_find(name);
+	const struct pctr_event *cand;
+	int slot = -1;
+	unsigned int k;
+
+	if (!gen) {
+		*pe = event_find(t, name);
+		return *pe ? event_slot(in, *pe, used) : -1;
+	}
+	/* The first candidate the backend has with a free slot. */
+	*pe = NULL;
+	for (k = 0; gen->backend[k] && slot < 0; k++) {
+		cand = event_find(t, gen->backend[k]);
+		if (!cand)
+			continue;
+		*pe = cand;
+		slot = event_slot(in, cand, used);
+	}
+	return slot;
 }
 
 /* Edit distance, case-insensitive; @b counts to its 63rd character. */

@@ -3,7 +3,7 @@
  * Event names as every pctr subcommand reads them (tools/pctr/events.c):
  * the backend's table (PCIOCEVENT), the generic names (instructions,
  * cycles, ...) and the backend names each stands for, and the nearest
- * name to a misspelt one.
+ * name to a misspelt one; and the slot an event takes.
  */
 #ifndef _PCTR_TOOLS_EVENTS_H
 #define _PCTR_TOOLS_EVENTS_H
@@ -72,6 +72,25 @@ void nearest_init(struct nearest *nr, const char *name);
 void nearest_add(struct nearest *nr, const char *cand);
 /* The candidate to offer, or NULL. */
 const char *nearest_best(const struct nearest *nr);
+
+/*
+ * Slots: the bits of a pctr_info's counters (a general counter's index,
+ * PCTR_FIXED(i) for a fixed one), as pe_slots gives them.
+ */
+uint64_t general_slots(const struct pctr_info *in);
+
+/* The lowest slot of @can not in *@used, marked there; or -1. */
+int take_slot(uint64_t can, uint64_t *used);
+
+/*
+ * @name (a generic name or one of @t's) on a free slot of @in's: the
+ * slot (marked in *@used), or -1 when none is free.  *@pe: the event
+ * (for a generic name, the first of its backend names @t has with a
+ * free slot, else the last @t has), or NULL when @t has none.
+ */
+int event_place(const struct event_table *t, const struct pctr_info *in,
+		const char *name, uint64_t *used,
+		const struct pctr_event **pe);
 
 /* The nearest of @t's events and the generic names to @name, or NULL. */
 const char *event_nearest(const struct event_table *t, const char *name);

@@ -145,36 +145,6 @@ static int pfm_event(const char *name, uint64_t *fn)
 	return ok;
 }
 
-/* The slots this backend has. */
-static uint64_t slots_present(const struct pctr_info *in)
-{
-	uint64_t m = 0;
-	unsigned int i;
-
-	for (i = 0; i < in->pi_ngeneral && i < PCTR_MAX_GENERAL; i++)
-		m |= 1ULL << i;
-	for (i = 0; i < in->pi_nfixed && i < PCTR_MAX_FIXED; i++)
-		m |= 1ULL << PCTR_FIXED(i);
-	return m;
-}
-
-static uint64_t general_slots(const struct pctr_info *in)
-{
-	return slots_present(in) & ((1ULL << PCTR_FIXED_BASE) - 1);
-}
-
-/* The lowest free slot of @can, or -1. */
-static int take_slot(uint64_t can, uint64_t *used)
-{
-	uint64_t free_ = can & ~*used;
-
-	if (!free_)
-		return -1;
-	*used |= free_ & -free_;
-	return __builtin_ctzll(free_);
-}
-
-
 /*
  * One -e item into @e, on a free slot.  @quiet: a default event the
  * backend lacks is left out (0) instead of an error.
@@ -183,12 +153,11 @@ static int parse_event(const struct pctr_info *in, char *item,
 		       struct ev *e, uint64_t *used, int quiet)
 {
 	const struct pctr_event *pe = NULL;
-	uint64_t mode = PCTR_U, fn = 0, can;
+	uint64_t mode = PCTR_U, fn = 0;
 	const char *mstr = "u";
 	char *colon, *end;
 	const struct generic_event *gen;
-	int slot = -1, found = 0;
-	unsigned int k;
+	int slot = -1;
 
 	/*
 	 * The mode is after the last ':'.  A name with more colons is a
@@ -226,42 +195,23 @@ static int parse_event(const struct pctr_info *in, char *item,
 		slot = take_slot(general_slots(in), used);
 	} else {
 		gen = generic_event_find(item);
-		if (gen) {
-			/* The first candidate the backend has with a free slot. */
-			for (k = 0; gen->backend[k] && slot < 0; k++) {
-				pe = event_find(&events, gen->backend[k]);
-				if (!pe)
-					continue;
-				found = 1;
-				can = pe->pe_slots ? pe->pe_slots :
-						     general_slots(in);
-				slot = take_slot(can & slots_present(in), used);
-			}
-			if (!found) {
-				if (quiet)
-					return 0;
+		slot = event_place(&events, in, item, used, &pe);
+		if (!pe && !gen && pfm_event(item, &fn)) {
+			/* A libpfm4 name: its encoding, as raw. */
+			snprintf(e->name, sizeof(e->name), "raw");
+			slot = take_slot(general_slots(in), used);
+			if (slot < 0)
+				fail(EXIT_USAGE, "no free counter for '%s' (%u general, %u fixed counters)",
+				     item, in->pi_ngeneral, in->pi_nfixed);
+			goto done;
+		}
+		if (!pe) {
+			if (quiet)
+				return 0;
+			if (gen)
 				fail(EXIT_USAGE, "event '%s': the %s backend does not count it",
 				     item, in->pi_backend);
-			}
-		} else {
-			pe = event_find(&events, item);
-			if (!pe && pfm_event(item, &fn)) {
-				/* A libpfm4 name: its encoding, as raw. */
-				snprintf(e->name, sizeof(e->name), "raw");
-				slot = take_slot(general_slots(in), used);
-				if (slot < 0)
-					fail(EXIT_USAGE, "no free counter for '%s' (%u general, %u fixed counters)",
-					     item, in->pi_ngeneral,
-					     in->pi_nfixed);
-				goto done;
-			}
-			if (!pe) {
-				if (quiet)
-					return 0;
-				unknown_event(item);
-			}
-			can = pe->pe_slots ? pe->pe_slots : general_slots(in);
-			slot = take_slot(can & slots_present(in), used);
+			unknown_event(item);
 		}
 		if (slot >= 0) {
 			fn = pe->pe_fn;

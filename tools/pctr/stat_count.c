@@ -17,6 +17,7 @@
 
 #include "stat_internal.h"
 #include "../libmsg.h"
+#include "../pctxfollow.h"
 
 struct shared {
 	atomic_uint	nrecs;
@@ -251,19 +252,17 @@ static void cb_fork(pctx_t *pctx, pid_t oldpid, id_t newpid, pid_t lwpid,
 		return;
 	pctx_run(pctx, g.msec, 0, g.msec ? cb_tick : NULL);
 	finish_live();
-	while (wait(NULL) > 0 || errno == EINTR)
-		;
+	pctx_reap_followers();
 }
 
 static int set_events(pctx_t *pctx)
 {
-	return pctx_set_events(pctx,
-			       PCTX_SYSC_EXEC_EVENT, cb_exec,
-			       PCTX_SYSC_FORK_EVENT, cb_fork,
-			       PCTX_SYSC_EXIT_EVENT, cb_exit,
-			       PCTX_INIT_LWP_EVENT, cb_init_lwp,
-			       PCTX_FINI_LWP_EVENT, cb_fini_lwp,
-			       PCTX_NULL_EVENT);
+	static const struct pctx_callbacks cb = {
+		.exec = cb_exec, .fork = cb_fork, .exit = cb_exit,
+		.init_lwp = cb_init_lwp, .fini_lwp = cb_fini_lwp,
+	};
+
+	return pctx_callbacks_set(pctx, &cb);
 }
 
 void count_cpc_errfn(const char *fn, int subcode, const char *fmt,
@@ -317,8 +316,7 @@ int count_run(pctx_t *pctx)
 	finish_live();
 	pctx_release(pctx);
 	/* The processes following children end with them. */
-	while (wait(NULL) > 0 || errno == EINTR)
-		;
+	pctx_reap_followers();
 	return ret;
 }
 

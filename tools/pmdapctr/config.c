@@ -43,34 +43,6 @@ static int cfg_err(char *err, size_t len, const char *path,
 	return -1;
 }
 
-static uint64_t slots_present(const struct pctr_info *in)
-{
-	uint64_t m = 0;
-	unsigned int i;
-
-	for (i = 0; i < in->pi_ngeneral && i < PCTR_MAX_GENERAL; i++)
-		m |= 1ULL << i;
-	for (i = 0; i < in->pi_nfixed && i < PCTR_MAX_FIXED; i++)
-		m |= 1ULL << PCTR_FIXED(i);
-	return m;
-}
-
-static uint64_t general_slots(const struct pctr_info *in)
-{
-	return slots_present(in) & ((1ULL << PCTR_FIXED_BASE) - 1);
-}
-
-/* The lowest free slot of @can, or -1. */
-static int take_slot(uint64_t can, uint64_t *used)
-{
-	uint64_t free_ = can & ~*used;
-
-	if (!free_)
-		return -1;
-	*used |= free_ & -free_;
-	return __builtin_ctzll(free_);
-}
-
 /* @spec's PMNS leaf: lower case, anything but [a-z0-9] as '_'. */
 static void metric_name(char *out, size_t len, const char *spec)
 {
@@ -98,10 +70,10 @@ static int add_event(struct pc_agent *a, const struct event_table *t,
 	const struct pctr_event *pe = NULL;
 	const struct generic_event *gen;
 	struct pc_event *e = &a->ev[a->nev];
-	uint64_t mode = PCTR_U | PCTR_K, can;
+	uint64_t mode = PCTR_U | PCTR_K;
 	char *colon = strrchr(spec, ':');
 	const char *best;
-	int slot = -1, found = 0;
+	int slot;
 	unsigned int k;
 
 	if (colon) {
@@ -124,43 +96,29 @@ static int add_event(struct pc_agent *a, const struct event_table *t,
 	memset(e, 0, sizeof(*e));
 	e->generic = -1;
 	gen = generic_event_find(spec);
-	if (gen) {
-		for (k = 0; gen->backend[k] && slot < 0; k++) {
-			pe = event_find(t, gen->backend[k]);
-			if (!pe)
-				continue;
-			found = 1;
-			can = pe->pe_slots ? pe->pe_slots : general_slots(in);
-			slot = take_slot(can & slots_present(in), used);
-		}
-		if (!found) {
-			if (quiet)
-				return 0;
+	slot = event_place(t, in, spec, used, &pe);
+	if (!pe) {
+		if (quiet)
+			return 0;
+		if (gen)
 			return cfg_err(err, len, path, line,
 				       "event '%s': the %s backend does not count it",
 				       spec, in->pi_backend);
-		}
-		e->generic = (int)(gen - generic_events);
-	} else {
-		pe = event_find(t, spec);
-		if (!pe) {
-			if (quiet)
-				return 0;
-			best = event_nearest(t, spec);
-			if (best)
-				return cfg_err(err, len, path, line,
-					       "unknown event '%s' (did you mean '%s'?)",
-					       spec, best);
+		best = event_nearest(t, spec);
+		if (best)
 			return cfg_err(err, len, path, line,
-				       "unknown event '%s' (pctr stat -l lists the %s backend's)",
-				       spec, in->pi_backend);
-		}
+				       "unknown event '%s' (did you mean '%s'?)",
+				       spec, best);
+		return cfg_err(err, len, path, line,
+			       "unknown event '%s' (pctr stat -l lists the %s backend's)",
+			       spec, in->pi_backend);
+	}
+	if (gen)
+		e->generic = (int)(gen - generic_events);
+	else
 		for (k = 0; k < ngeneric_events; k++)
 			if (generic_event_is(&generic_events[k], pe->pe_name))
 				e->generic = (int)k;
-		can = pe->pe_slots ? pe->pe_slots : general_slots(in);
-		slot = take_slot(can & slots_present(in), used);
-	}
 	if (slot < 0) {
 		if (quiet)
 			return 0;
