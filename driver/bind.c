@@ -17,6 +17,13 @@
  *
  * Both are programmed from one struct pctr_prog, checked and encoded by
  * prog.c like a thread's own functions.
+ *
+ * A thread binding may also sample (PCIOCSAMPLE on the bound
+ * descriptor): a slot of the bound context is put in sampling mode into
+ * the binder's ring (PCIOCRING on the same descriptor, before the
+ * binding), by a second task_work in the thread, with the same checks.
+ * pid and tid in the records are the thread's; the sampling ends with
+ * the binding, at the thread's exec, or at its exit.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,6 +49,8 @@
 #include "ctx.h"
 #include "engine.h"
 #include "file.h"
+#include "policy.h"
+#include "sample.h"
 
 /* --- CPU bindings -------------------------------------------------------- */
 
@@ -82,11 +91,19 @@ struct pctr_req {
 	struct pid		*binder;	/* the binder's process */
 	u64			exec_id;	/* the target's, when checked */
 	struct pctr_prog	prog;
+	/* PCIOCSAMPLE: @ctx is the binding's, held; @ring is held. */
+	struct pctr_ring	*ring;
+	struct pctr_sample_attr	sa;
+	bool			kaddr;
 };
 
 static void req_put(struct pctr_req *req)
 {
 	if (refcount_dec_and_test(&req->ref)) {
+		if (req->ring) {
+			sample_ring_put(req->ring);
+			ctx_put(req->ctx);
+		}
 		put_pid(req->binder);
 		kfree(req);
 	}
@@ -116,6 +133,32 @@ static struct pctr_ctx *bind_thread_new(const struct pctr_prog *prog)
 	return ctx;
 }
 
+/*
+ * In the target thread, from the binder's task_work: a slot of the
+ * binding's context @ctx put in sampling mode into the binder's ring, as
+ * PCIOCSAMPLE does for the calling thread.  ESRCH if the binding ended
+ * meanwhile (exec, or the binder let go of it).
+ */
+static int bind_sample_here(struct pctr_req *req)
+{
+	struct pctr_ctx *ctx = req->ctx;
+	int ret;
+
+	if (ctx_current() != ctx || READ_ONCE(ctx->released))
+		return -ESRCH;
+	if (ctx->err)
+		return ctx->err;
+	if (!ctx_valid(ctx))
+		return -EAGAIN;
+	ret = sample_config(ctx, req->ring, &req->sa, req->kaddr);
+	if (ret)
+		return ret;
+	ret = prog_load(ctx, &req->prog);
+	if (ret)
+		sample_unconfig(ctx, req->sa.sa_slot);
+	return ret;
+}
+
 /* In the target thread, on its way back to user space. */
 static void pctr_bind_work(struct callback_head *work)
 {
@@ -133,8 +176,20 @@ static void pctr_bind_work(struct callback_head *work)
 	else if (current->self_exec_id != req->exec_id ||
 		 !pctr_may_bind_thread(current, req->binder))
 		ctx = ERR_PTR(-EPERM);
+	else if (req->ring)
+		ctx = ERR_PTR(bind_sample_here(req));
 	else
 		ctx = bind_thread_new(&req->prog);
+	/* A sampling request: its ctx stays the binding's. */
+	if (req->ring) {
+		spin_lock(&req->lock);
+		if (req->state == REQ_PENDING) {
+			req->state = REQ_DONE;
+			req->ret = PTR_ERR(ctx);
+		}
+		spin_unlock(&req->lock);
+		goto done;
+	}
 	spin_lock(&req->lock);
 	keep = req->state == REQ_PENDING;
 	if (keep) {
@@ -146,6 +201,7 @@ static void pctr_bind_work(struct callback_head *work)
 	/* The binder gave up waiting: end what was made for it. */
 	if (!keep && !IS_ERR(ctx))
 		prog_end_remote(ctx);
+done:
 	complete(&req->done);
 	req_put(req);
 	/* The last thing this callback does: see Documentation/design.rst. */
@@ -174,13 +230,53 @@ static int bind_wait(struct pctr_req *req, struct task_struct *t)
 	}
 }
 
+/*
+ * Send @req (its prog, and for sampling its ring, sa and ctx, set) to
+ * thread @t and wait for its answer; consumes the binder's reference.
+ * 0 once it has run, with req->ret its answer.
+ */
+static int bind_send(struct pctr_req *req, struct task_struct *t)
+{
+	u64 exec_id;
+	int ret;
+
+	refcount_set(&req->ref, 1);	/* the binder's */
+	/* The program the check is about; bind_work() compares. */
+	exec_id = READ_ONCE(t->self_exec_id);
+	smp_rmb();	/* exec_id before the check: bind_work() re-checks */
+	if (!pctr_may_bind_thread(t, task_tgid(current)))
+		return -EPERM;
+	req->binder = get_pid(task_tgid(current));
+	req->exec_id = exec_id;
+	refcount_inc(&req->ref);	/* the work's */
+	spin_lock_init(&req->lock);
+	init_completion(&req->done);
+	init_task_work(&req->work, pctr_bind_work);
+	/* The module stays until the callback has run. */
+	__module_get(THIS_MODULE);
+	ctx_note_task_work();
+	/* TWA_SIGNAL: a thread asleep in a system call runs it promptly. */
+	if (task_work_add(t, &req->work, TWA_SIGNAL)) {
+		module_put(THIS_MODULE);
+		refcount_dec(&req->ref);
+		return -ESRCH;
+	}
+	ret = bind_wait(req, t);
+	spin_lock(&req->lock);
+	if (req->state == REQ_PENDING)
+		req->state = REQ_ABANDONED;
+	else
+		ret = req->ret;
+	spin_unlock(&req->lock);
+	return ret;
+}
+
 static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 		       const struct pctr_prog *prog)
 {
 	struct task_struct *t;
 	struct pctr_req *req;
 	struct pid *pid;
-	u64 exec_id;
 	int ret;
 
 	if (pctr_ctx_cpu_bindings())
@@ -193,49 +289,17 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	ret = -EINVAL;
 	if (same_thread_group(t, current) || (t->flags & PF_KTHREAD))
 		goto put_task;
-	/* The program the check is about; bind_work() compares. */
-	exec_id = READ_ONCE(t->self_exec_id);
-	smp_rmb();	/* exec_id before the check: bind_work() re-checks */
-	ret = -EPERM;
-	if (!pctr_may_bind_thread(t, task_tgid(current)))
-		goto put_task;
 	ret = -ENOMEM;
 	req = kzalloc(sizeof(*req), GFP_KERNEL);
 	if (!req)
 		goto put_task;
-	req->binder = get_pid(task_tgid(current));
-	req->exec_id = exec_id;
-	refcount_set(&req->ref, 2);	/* the binder's and the work's */
-	spin_lock_init(&req->lock);
-	init_completion(&req->done);
 	req->prog = *prog;
-	init_task_work(&req->work, pctr_bind_work);
-	/* The module stays until the callback has run. */
-	__module_get(THIS_MODULE);
-	ctx_note_task_work();
-	/* TWA_SIGNAL: a thread asleep in a system call runs it promptly. */
-	if (task_work_add(t, &req->work, TWA_SIGNAL)) {
-		module_put(THIS_MODULE);
-		put_pid(req->binder);
-		kfree(req);
-		ret = -ESRCH;
-		goto put_task;
-	}
-	ret = bind_wait(req, t);
-	put_task_struct(t);
-	spin_lock(&req->lock);
-	if (req->state == REQ_PENDING)
-		req->state = REQ_ABANDONED;
-	else
-		ret = req->ret;
-	spin_unlock(&req->lock);
+	ret = bind_send(req, t);
 	if (!ret) {
 		pf->ctx = req->ctx;
 		WRITE_ONCE(pf->kind, PCTR_BIND_THREAD);
 	}
 	req_put(req);
-	return ret;
-
 put_task:
 	put_task_struct(t);
 	return ret;
@@ -375,6 +439,69 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 	mutex_unlock(&pf->lock);
 out:
 	kfree(b);
+	return ret;
+}
+
+/*
+ * PCIOCSAMPLE on a descriptor bound to a thread: a slot of its context
+ * samples into this descriptor's ring (PCIOCRING, made before the
+ * binding).  The argument is checked as for the calling thread's, with
+ * the binder's rights; the change is made in the thread, as the binding
+ * was.  A CPU binding does not sample (EOPNOTSUPP).
+ */
+int pctr_bind_sample(struct file *file, struct pctr_ring *r,
+		     const struct pctr_sample_attr *sa)
+{
+	struct pctr_file *pf = pctr_file(file);
+	unsigned int rights = pctr_bind_rights(false);
+	struct task_struct *t = NULL;
+	struct pctr_req *req;
+	int ret;
+
+	if (!r)
+		return -ENXIO;
+	ret = sample_check(sa);
+	if (ret)
+		return ret;
+	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
+		return -EOPNOTSUPP;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	ret = prog_encode(&req->prog, sa->sa_slot, sa->sa_fn | PCTR_INT,
+			  rights);
+	if (ret)
+		goto out;
+	req->prog.preset = BIT(sa->sa_slot);
+	req->prog.val[sa->sa_slot] = -sa->sa_period;
+	req->sa = *sa;
+	req->kaddr = rights & PCTR_MAY_KERNEL;
+
+	mutex_lock(&pf->lock);
+	ret = -EOPNOTSUPP;
+	if (pf->kind != PCTR_BIND_THREAD)
+		goto unlock;
+	rcu_read_lock();
+	t = pid_task(pf->ctx->pid, PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	ret = -ESRCH;
+	/* Pairs with prog_destroy(): an ended context takes no more. */
+	if (!t || smp_load_acquire(&pf->ctx->dead))
+		goto unlock;
+	/* Held until the request goes: the work may run after we gave up. */
+	ctx_get(pf->ctx);
+	req->ctx = pf->ctx;
+	sample_ring_hold(r);
+	req->ring = r;
+	ret = bind_send(req, t);
+unlock:
+	mutex_unlock(&pf->lock);
+	if (t)
+		put_task_struct(t);
+out:
+	req_put(req);
 	return ret;
 }
 

@@ -357,12 +357,16 @@ static long ioc_ring(struct file *file, const struct pctr_ioc *ioc,
 	return sample_ring_create(&pctr_file(file)->ring, &a->ring);
 }
 
+/* On a descriptor bound to a thread, that thread's slot (bind.c). */
 static long ioc_sample(struct file *file, const struct pctr_ioc *ioc,
 		       unsigned int cmd, union pctr_ioc_arg *a,
 		       void __user *uarg)
 {
-	return pctr_thread_sample(sample_ring_of(&pctr_file(file)->ring),
-				  &a->sample);
+	struct pctr_ring *r = sample_ring_of(&pctr_file(file)->ring);
+
+	if (pctr_file_bound(file))
+		return pctr_bind_sample(file, r, &a->sample);
+	return pctr_thread_sample(r, &a->sample);
 }
 
 #define IOCN(c, nr, f, fl, ...) \
@@ -421,7 +425,8 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCSOPTS,		ioc_setopts,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
 	IOC(PCIOCBIND,		ioc_bind,	IOC_PROGRAM | IOC_THREAD),
 	IOC(PCIOCRING,		ioc_ring,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
-	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
+	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_THREAD | IOC_COPY |
+	    IOC_BOUND),
 };
 
 /* Is the row for the mode the module runs in? */
