@@ -31,6 +31,7 @@
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -42,6 +43,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/sysfs.h>
 #include <linux/task_work.h>
 #include <linux/uaccess.h>
 
@@ -91,19 +93,33 @@ struct pctr_req {
 	struct pid		*binder;	/* the binder's process */
 	u64			exec_id;	/* the target's, when checked */
 	struct pctr_prog	prog;
-	/* PCIOCSAMPLE: @ctx is the binding's, held; @ring is held. */
+	/*
+	 * A change of a binding (PCIOCSAMPLE, PCIOCENABLE/DISABLE): @ctx is
+	 * the binding's, held; @prog is loaded into it, after the sampler of
+	 * @ring (held) is set up if there is one.
+	 */
+	bool			change;
 	struct pctr_ring	*ring;
 	struct pctr_sample_attr	sa;
 	bool			kaddr;
 };
 
+/* A request, with the binder's reference. */
+static struct pctr_req *req_new(void)
+{
+	struct pctr_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
+
+	if (req)
+		refcount_set(&req->ref, 1);
+	return req;
+}
+
 static void req_put(struct pctr_req *req)
 {
 	if (refcount_dec_and_test(&req->ref)) {
-		if (req->ring) {
-			sample_ring_put(req->ring);
+		if (req->change)
 			ctx_put(req->ctx);
-		}
+		sample_ring_put(req->ring);
 		put_pid(req->binder);
 		kfree(req);
 	}
@@ -134,12 +150,12 @@ static struct pctr_ctx *bind_thread_new(const struct pctr_prog *prog)
 }
 
 /*
- * In the target thread, from the binder's task_work: a slot of the
- * binding's context @ctx put in sampling mode into the binder's ring, as
- * PCIOCSAMPLE does for the calling thread.  ESRCH if the binding ended
- * meanwhile (exec, or the binder let go of it).
+ * In the target thread, from the binder's task_work: a change of the
+ * binding's context, as the thread's own PCIOCSAMPLE, PCIOCENABLE or
+ * PCIOCDISABLE would make it.  ESRCH if the binding ended meanwhile
+ * (exec, or the binder let go of it).
  */
-static int bind_sample_here(struct pctr_req *req)
+static int bind_change_here(struct pctr_req *req)
 {
 	struct pctr_ctx *ctx = req->ctx;
 	int ret;
@@ -150,6 +166,8 @@ static int bind_sample_here(struct pctr_req *req)
 		return ctx->err;
 	if (!ctx_valid(ctx))
 		return -EAGAIN;
+	if (!req->ring)
+		return prog_load(ctx, &req->prog);
 	ret = sample_config(ctx, req->ring, &req->sa, req->kaddr);
 	if (ret)
 		return ret;
@@ -176,12 +194,12 @@ static void pctr_bind_work(struct callback_head *work)
 	else if (current->self_exec_id != req->exec_id ||
 		 !pctr_may_bind_thread(current, req->binder))
 		ctx = ERR_PTR(-EPERM);
-	else if (req->ring)
-		ctx = ERR_PTR(bind_sample_here(req));
+	else if (req->change)
+		ctx = ERR_PTR(bind_change_here(req));
 	else
 		ctx = bind_thread_new(&req->prog);
-	/* A sampling request: its ctx stays the binding's. */
-	if (req->ring) {
+	/* A change: its ctx stays the binding's. */
+	if (req->change) {
 		spin_lock(&req->lock);
 		if (req->state == REQ_PENDING) {
 			req->state = REQ_DONE;
@@ -231,16 +249,16 @@ static int bind_wait(struct pctr_req *req, struct task_struct *t)
 }
 
 /*
- * Send @req (its prog, and for sampling its ring, sa and ctx, set) to
- * thread @t and wait for its answer; consumes the binder's reference.
- * 0 once it has run, with req->ret its answer.
+ * Send @req (its prog; for a change its ctx, and ring and sa to sample)
+ * to thread @t and wait for its answer: the thread's, or an error of
+ * its own (EPERM, ESRCH, EAGAIN, EINTR).  The caller still holds its
+ * reference.
  */
 static int bind_send(struct pctr_req *req, struct task_struct *t)
 {
 	u64 exec_id;
 	int ret;
 
-	refcount_set(&req->ref, 1);	/* the binder's */
 	/* The program the check is about; bind_work() compares. */
 	exec_id = READ_ONCE(t->self_exec_id);
 	smp_rmb();	/* exec_id before the check: bind_work() re-checks */
@@ -290,7 +308,7 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	if (same_thread_group(t, current) || (t->flags & PF_KTHREAD))
 		goto put_task;
 	ret = -ENOMEM;
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	req = req_new();
 	if (!req)
 		goto put_task;
 	req->prog = *prog;
@@ -381,12 +399,102 @@ static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 	}
 }
 
+/* --- the list, for admins ----------------------------------------------- */
+
+/*
+ * Every binding, as sysfs's "bindings" (pctr status) shows it: hwpmc's
+ * GETPMCINFO, who holds which counters.  An entry is on the list while
+ * its descriptor is bound: a thread binding's @ctx is the binder's
+ * reference, which bind_end_locked() drops only after taking it off.
+ */
+struct bind_entry {
+	struct list_head	node;
+	struct pctr_file	*pf;
+	u32			kind;
+	u32			cpu;		/* a CPU binding's */
+	u32			mask;		/* its slots */
+	struct pid		*binder;	/* the binder's process */
+	struct pctr_ctx		*ctx;		/* a thread binding's */
+};
+
+static LIST_HEAD(bind_list);
+static DEFINE_MUTEX(bind_list_lock);
+
+/* @pf was just bound (@e from the caller): list it. */
+static void bind_list_add(struct bind_entry *e, struct pctr_file *pf,
+			  const struct pctr_bind *b, u32 mask)
+{
+	e->pf = pf;
+	e->kind = b->pb_kind;
+	e->cpu = b->pb_id;
+	e->mask = mask;
+	e->binder = get_pid(task_tgid(current));
+	e->ctx = pf->ctx;
+	mutex_lock(&bind_list_lock);
+	list_add_tail(&e->node, &bind_list);
+	mutex_unlock(&bind_list_lock);
+}
+
+static void bind_list_del(struct pctr_file *pf)
+{
+	struct bind_entry *e, *found = NULL;
+
+	mutex_lock(&bind_list_lock);
+	list_for_each_entry(e, &bind_list, node)
+		if (e->pf == pf) {
+			found = e;
+			list_del(&e->node);
+			break;
+		}
+	mutex_unlock(&bind_list_lock);
+	if (found) {
+		put_pid(found->binder);
+		kfree(found);
+	}
+}
+
+/*
+ * sysfs "bindings": a line per binding, "cpu N slots MASK binder PID" or
+ * "thread TID slots MASK sampling MASK binder PID" (" ended" once the
+ * thread exited or exec'd), PIDs as the reader's namespace sees them.
+ */
+ssize_t pctr_bind_show(char *buf)
+{
+	struct bind_entry *e;
+	int len = 0;
+
+	mutex_lock(&bind_list_lock);
+	list_for_each_entry(e, &bind_list, node) {
+		if (len > PAGE_SIZE - 128) {
+			len += sysfs_emit_at(buf, len, "...\n");
+			break;
+		}
+		if (e->kind == PCTR_BIND_CPU)
+			len += sysfs_emit_at(buf, len,
+					     "cpu %u slots %#x binder %d\n",
+					     e->cpu, e->mask,
+					     pid_vnr(e->binder));
+		else
+			len += sysfs_emit_at(buf, len,
+					     "thread %d slots %#x sampling %#x binder %d%s\n",
+					     pid_vnr(e->ctx->pid), e->mask,
+					     READ_ONCE(e->ctx->sampling),
+					     pid_vnr(e->binder),
+					     /* Pairs with prog_destroy(). */
+					     smp_load_acquire(&e->ctx->dead) ?
+					     " ended" : "");
+	}
+	mutex_unlock(&bind_list_lock);
+	return len;
+}
+
 /* --- the calls -------------------------------------------------------- */
 
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 {
 	struct pctr_file *pf = pctr_file(file);
 	struct pctr_prog prog = {};
+	struct bind_entry *e;
 	struct pctr_bind *b;
 	unsigned int rights;
 	unsigned int s;
@@ -429,6 +537,10 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 	if (ret)
 		goto out;
 
+	ret = -ENOMEM;
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		goto out;
 	mutex_lock(&pf->lock);
 	if (pf->kind)
 		ret = -EBUSY;
@@ -436,46 +548,26 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 		ret = bind_cpu(pf, b, &prog);
 	else
 		ret = bind_thread(pf, b, &prog);
+	if (!ret) {
+		bind_list_add(e, pf, b, prog.mask);
+		e = NULL;
+	}
 	mutex_unlock(&pf->lock);
+	kfree(e);
 out:
 	kfree(b);
 	return ret;
 }
 
 /*
- * PCIOCSAMPLE on a descriptor bound to a thread: a slot of its context
- * samples into this descriptor's ring (PCIOCRING, made before the
- * binding).  The argument is checked as for the calling thread's, with
- * the binder's rights; the change is made in the thread, as the binding
- * was.  A CPU binding does not sample (EOPNOTSUPP).
+ * Send @req, a change of @pf's thread binding, to the bound thread, and
+ * free it.  EOPNOTSUPP for a descriptor not bound to a thread, ESRCH if
+ * the binding has ended.
  */
-int pctr_bind_sample(struct file *file, struct pctr_ring *r,
-		     const struct pctr_sample_attr *sa)
+static int bind_change(struct pctr_file *pf, struct pctr_req *req)
 {
-	struct pctr_file *pf = pctr_file(file);
-	unsigned int rights = pctr_bind_rights(false);
 	struct task_struct *t = NULL;
-	struct pctr_req *req;
 	int ret;
-
-	if (!r)
-		return -ENXIO;
-	ret = sample_check(sa);
-	if (ret)
-		return ret;
-	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
-		return -EOPNOTSUPP;
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
-	if (!req)
-		return -ENOMEM;
-	ret = prog_encode(&req->prog, sa->sa_slot, sa->sa_fn | PCTR_INT,
-			  rights);
-	if (ret)
-		goto out;
-	req->prog.preset = BIT(sa->sa_slot);
-	req->prog.val[sa->sa_slot] = -sa->sa_period;
-	req->sa = *sa;
-	req->kaddr = rights & PCTR_MAY_KERNEL;
 
 	mutex_lock(&pf->lock);
 	ret = -EOPNOTSUPP;
@@ -493,16 +585,69 @@ int pctr_bind_sample(struct file *file, struct pctr_ring *r,
 	/* Held until the request goes: the work may run after we gave up. */
 	ctx_get(pf->ctx);
 	req->ctx = pf->ctx;
-	sample_ring_hold(r);
-	req->ring = r;
+	req->change = true;
 	ret = bind_send(req, t);
 unlock:
 	mutex_unlock(&pf->lock);
 	if (t)
 		put_task_struct(t);
-out:
 	req_put(req);
 	return ret;
+}
+
+/*
+ * PCIOCSAMPLE on a descriptor bound to a thread: a slot of its context
+ * samples into this descriptor's ring (PCIOCRING, made before the
+ * binding).  The argument is checked as for the calling thread's, with
+ * the binder's rights; the change is made in the thread, as the binding
+ * was.  A CPU binding does not sample (EOPNOTSUPP).
+ */
+int pctr_bind_sample(struct file *file, struct pctr_ring *r,
+		     const struct pctr_sample_attr *sa)
+{
+	unsigned int rights = pctr_bind_rights(false);
+	struct pctr_req *req;
+	int ret;
+
+	if (!r)
+		return -ENXIO;
+	ret = sample_check(sa);
+	if (ret)
+		return ret;
+	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
+		return -EOPNOTSUPP;
+	req = req_new();
+	if (!req)
+		return -ENOMEM;
+	ret = prog_encode(&req->prog, sa->sa_slot, sa->sa_fn | PCTR_INT,
+			  rights);
+	if (ret) {
+		req_put(req);
+		return ret;
+	}
+	req->prog.preset = BIT(sa->sa_slot);
+	req->prog.val[sa->sa_slot] = -sa->sa_period;
+	req->sa = *sa;
+	req->kaddr = rights & PCTR_MAY_KERNEL;
+	sample_ring_hold(r);
+	req->ring = r;
+	return bind_change(pctr_file(file), req);
+}
+
+/*
+ * PCIOCENABLE/PCIOCDISABLE on a descriptor bound to a thread: its
+ * counting (and sampling) on or off, as the thread's own calls would
+ * turn it; the last call, the binder's or the thread's, wins.
+ */
+int pctr_bind_enable(struct file *file, bool on)
+{
+	struct pctr_req *req;
+
+	req = req_new();
+	if (!req)
+		return -ENOMEM;
+	req->prog.flags = on ? PCTR_PROG_ENABLE : PCTR_PROG_DISABLE;
+	return bind_change(pctr_file(file), req);
 }
 
 /* PCIOCRD on a bound descriptor. */
@@ -523,6 +668,8 @@ int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
 
 static void bind_end_locked(struct pctr_file *pf)
 {
+	if (pf->kind)
+		bind_list_del(pf);
 	if (pf->kind == PCTR_BIND_CPU)
 		unbind_cpu(pf);
 	else if (pf->kind == PCTR_BIND_THREAD)

@@ -685,9 +685,9 @@ TEST_F(sample, close_while_sampling)
  * bound to another process's thread puts a slot of that thread's context
  * in sampling mode into the descriptor's ring.  Its arguments are
  * checked as the caller's own; the binder must still trace the thread;
- * the records carry the thread's pid and tid; the target's own calls
- * are refused (EBUSY) until the binding ends, and then it samples no
- * more and may count for itself.
+ * the records carry the thread's pid and tid; the binder may turn the
+ * counting off and on (PCIOCDISABLE, PCIOCENABLE); once the binding
+ * ends the thread samples no more and may count for itself.
  */
 TEST_F(sample, bound_thread_samples)
 {
@@ -742,10 +742,6 @@ TEST_F(sample, bound_thread_samples)
 	EXPECT_EQ(EBUSY, errno);
 	close(fd);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCSAMPLE, &sa)) TH_LOG("%s", strerror(errno));
-	ASSERT_EQ(0, interrupt_detach(pid));
-	/* No longer its tracer: no more changes. */
-	EXPECT_EQ(-1, ioctl(r.fd, PCIOCSAMPLE, &sa));
-	EXPECT_EQ(EPERM, errno);
 	usleep(300000);
 	drain(&r, &s);
 	TH_LOG("S %llu pids %u (%d) tids %u lost %llu",
@@ -757,6 +753,23 @@ TEST_F(sample, bound_thread_samples)
 	EXPECT_EQ(pid, s.pids[0]);
 	EXPECT_EQ(1, s.ntids);
 	EXPECT_EQ(pid, s.tids[0]);
+	/* The binder turns it off: nothing more until it turns it on. */
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE)) TH_LOG("%s", strerror(errno));
+	drain(&r, &s2);
+	memset(&s2, 0, sizeof(s2));
+	usleep(200000);
+	drain(&r, &s2);
+	EXPECT_EQ(0, s2.samples);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCENABLE));
+	usleep(200000);
+	drain(&r, &s2);
+	EXPECT_GT(s2.samples, 3);
+	ASSERT_EQ(0, interrupt_detach(pid));
+	/* No longer its tracer: no more changes. */
+	EXPECT_EQ(-1, ioctl(r.fd, PCIOCSAMPLE, &sa));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, ioctl(r.fd, PCIOCDISABLE));
+	EXPECT_EQ(EPERM, errno);
 	/* Released: the thread samples no more ... */
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
 	usleep(100000);
