@@ -17,6 +17,13 @@
  *
  * Both are programmed from one struct pctr_prog, checked and encoded by
  * prog.c like a thread's own functions.
+ *
+ * A thread binding may also sample (PCIOCSAMPLE on the bound
+ * descriptor): a slot of the bound context is put in sampling mode into
+ * the binder's ring (PCIOCRING on the same descriptor, before the
+ * binding), by a second task_work in the thread, with the same checks.
+ * pid and tid in the records are the thread's; the sampling ends with
+ * the binding, at the thread's exec, or at its exit.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,6 +31,7 @@
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -35,6 +43,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/sysfs.h>
 #include <linux/task_work.h>
 #include <linux/uaccess.h>
 
@@ -42,6 +51,8 @@
 #include "ctx.h"
 #include "engine.h"
 #include "file.h"
+#include "policy.h"
+#include "sample.h"
 
 /* --- CPU bindings -------------------------------------------------------- */
 
@@ -82,11 +93,33 @@ struct pctr_req {
 	struct pid		*binder;	/* the binder's process */
 	u64			exec_id;	/* the target's, when checked */
 	struct pctr_prog	prog;
+	/*
+	 * A change of a binding (PCIOCSAMPLE, PCIOCENABLE/DISABLE): @ctx is
+	 * the binding's, held; @prog is loaded into it, after the sampler of
+	 * @ring (held) is set up if there is one.
+	 */
+	bool			change;
+	struct pctr_ring	*ring;
+	struct pctr_sample_attr	sa;
+	bool			kaddr;
 };
+
+/* A request, with the binder's reference. */
+static struct pctr_req *req_new(void)
+{
+	struct pctr_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
+
+	if (req)
+		refcount_set(&req->ref, 1);
+	return req;
+}
 
 static void req_put(struct pctr_req *req)
 {
 	if (refcount_dec_and_test(&req->ref)) {
+		if (req->change)
+			ctx_put(req->ctx);
+		sample_ring_put(req->ring);
 		put_pid(req->binder);
 		kfree(req);
 	}
@@ -116,6 +149,34 @@ static struct pctr_ctx *bind_thread_new(const struct pctr_prog *prog)
 	return ctx;
 }
 
+/*
+ * In the target thread, from the binder's task_work: a change of the
+ * binding's context, as the thread's own PCIOCSAMPLE, PCIOCENABLE or
+ * PCIOCDISABLE would make it.  ESRCH if the binding ended meanwhile
+ * (exec, or the binder let go of it).
+ */
+static int bind_change_here(struct pctr_req *req)
+{
+	struct pctr_ctx *ctx = req->ctx;
+	int ret;
+
+	if (ctx_current() != ctx || READ_ONCE(ctx->released))
+		return -ESRCH;
+	if (ctx->err)
+		return ctx->err;
+	if (!ctx_valid(ctx))
+		return -EAGAIN;
+	if (!req->ring)
+		return prog_load(ctx, &req->prog);
+	ret = sample_config(ctx, req->ring, &req->sa, req->kaddr);
+	if (ret)
+		return ret;
+	ret = prog_load(ctx, &req->prog);
+	if (ret)
+		sample_unconfig(ctx, req->sa.sa_slot);
+	return ret;
+}
+
 /* In the target thread, on its way back to user space. */
 static void pctr_bind_work(struct callback_head *work)
 {
@@ -133,8 +194,20 @@ static void pctr_bind_work(struct callback_head *work)
 	else if (current->self_exec_id != req->exec_id ||
 		 !pctr_may_bind_thread(current, req->binder))
 		ctx = ERR_PTR(-EPERM);
+	else if (req->change)
+		ctx = ERR_PTR(bind_change_here(req));
 	else
 		ctx = bind_thread_new(&req->prog);
+	/* A change: its ctx stays the binding's. */
+	if (req->change) {
+		spin_lock(&req->lock);
+		if (req->state == REQ_PENDING) {
+			req->state = REQ_DONE;
+			req->ret = PTR_ERR(ctx);
+		}
+		spin_unlock(&req->lock);
+		goto done;
+	}
 	spin_lock(&req->lock);
 	keep = req->state == REQ_PENDING;
 	if (keep) {
@@ -146,6 +219,7 @@ static void pctr_bind_work(struct callback_head *work)
 	/* The binder gave up waiting: end what was made for it. */
 	if (!keep && !IS_ERR(ctx))
 		prog_end_remote(ctx);
+done:
 	complete(&req->done);
 	req_put(req);
 	/* The last thing this callback does: see Documentation/design.rst. */
@@ -174,13 +248,53 @@ static int bind_wait(struct pctr_req *req, struct task_struct *t)
 	}
 }
 
+/*
+ * Send @req (its prog; for a change its ctx, and ring and sa to sample)
+ * to thread @t and wait for its answer: the thread's, or an error of
+ * its own (EPERM, ESRCH, EAGAIN, EINTR).  The caller still holds its
+ * reference.
+ */
+static int bind_send(struct pctr_req *req, struct task_struct *t)
+{
+	u64 exec_id;
+	int ret;
+
+	/* The program the check is about; bind_work() compares. */
+	exec_id = READ_ONCE(t->self_exec_id);
+	smp_rmb();	/* exec_id before the check: bind_work() re-checks */
+	if (!pctr_may_bind_thread(t, task_tgid(current)))
+		return -EPERM;
+	req->binder = get_pid(task_tgid(current));
+	req->exec_id = exec_id;
+	refcount_inc(&req->ref);	/* the work's */
+	spin_lock_init(&req->lock);
+	init_completion(&req->done);
+	init_task_work(&req->work, pctr_bind_work);
+	/* The module stays until the callback has run. */
+	__module_get(THIS_MODULE);
+	ctx_note_task_work();
+	/* TWA_SIGNAL: a thread asleep in a system call runs it promptly. */
+	if (task_work_add(t, &req->work, TWA_SIGNAL)) {
+		module_put(THIS_MODULE);
+		refcount_dec(&req->ref);
+		return -ESRCH;
+	}
+	ret = bind_wait(req, t);
+	spin_lock(&req->lock);
+	if (req->state == REQ_PENDING)
+		req->state = REQ_ABANDONED;
+	else
+		ret = req->ret;
+	spin_unlock(&req->lock);
+	return ret;
+}
+
 static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 		       const struct pctr_prog *prog)
 {
 	struct task_struct *t;
 	struct pctr_req *req;
 	struct pid *pid;
-	u64 exec_id;
 	int ret;
 
 	if (pctr_ctx_cpu_bindings())
@@ -193,49 +307,17 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	ret = -EINVAL;
 	if (same_thread_group(t, current) || (t->flags & PF_KTHREAD))
 		goto put_task;
-	/* The program the check is about; bind_work() compares. */
-	exec_id = READ_ONCE(t->self_exec_id);
-	smp_rmb();	/* exec_id before the check: bind_work() re-checks */
-	ret = -EPERM;
-	if (!pctr_may_bind_thread(t, task_tgid(current)))
-		goto put_task;
 	ret = -ENOMEM;
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	req = req_new();
 	if (!req)
 		goto put_task;
-	req->binder = get_pid(task_tgid(current));
-	req->exec_id = exec_id;
-	refcount_set(&req->ref, 2);	/* the binder's and the work's */
-	spin_lock_init(&req->lock);
-	init_completion(&req->done);
 	req->prog = *prog;
-	init_task_work(&req->work, pctr_bind_work);
-	/* The module stays until the callback has run. */
-	__module_get(THIS_MODULE);
-	ctx_note_task_work();
-	/* TWA_SIGNAL: a thread asleep in a system call runs it promptly. */
-	if (task_work_add(t, &req->work, TWA_SIGNAL)) {
-		module_put(THIS_MODULE);
-		put_pid(req->binder);
-		kfree(req);
-		ret = -ESRCH;
-		goto put_task;
-	}
-	ret = bind_wait(req, t);
-	put_task_struct(t);
-	spin_lock(&req->lock);
-	if (req->state == REQ_PENDING)
-		req->state = REQ_ABANDONED;
-	else
-		ret = req->ret;
-	spin_unlock(&req->lock);
+	ret = bind_send(req, t);
 	if (!ret) {
 		pf->ctx = req->ctx;
 		WRITE_ONCE(pf->kind, PCTR_BIND_THREAD);
 	}
 	req_put(req);
-	return ret;
-
 put_task:
 	put_task_struct(t);
 	return ret;
@@ -317,12 +399,102 @@ static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 	}
 }
 
+/* --- the list, for admins ----------------------------------------------- */
+
+/*
+ * Every binding, as sysfs's "bindings" (pctr status) shows it: hwpmc's
+ * GETPMCINFO, who holds which counters.  An entry is on the list while
+ * its descriptor is bound: a thread binding's @ctx is the binder's
+ * reference, which bind_end_locked() drops only after taking it off.
+ */
+struct bind_entry {
+	struct list_head	node;
+	struct pctr_file	*pf;
+	u32			kind;
+	u32			cpu;		/* a CPU binding's */
+	u32			mask;		/* its slots */
+	struct pid		*binder;	/* the binder's process */
+	struct pctr_ctx		*ctx;		/* a thread binding's */
+};
+
+static LIST_HEAD(bind_list);
+static DEFINE_MUTEX(bind_list_lock);
+
+/* @pf was just bound (@e from the caller): list it. */
+static void bind_list_add(struct bind_entry *e, struct pctr_file *pf,
+			  const struct pctr_bind *b, u32 mask)
+{
+	e->pf = pf;
+	e->kind = b->pb_kind;
+	e->cpu = b->pb_id;
+	e->mask = mask;
+	e->binder = get_pid(task_tgid(current));
+	e->ctx = pf->ctx;
+	mutex_lock(&bind_list_lock);
+	list_add_tail(&e->node, &bind_list);
+	mutex_unlock(&bind_list_lock);
+}
+
+static void bind_list_del(struct pctr_file *pf)
+{
+	struct bind_entry *e, *found = NULL;
+
+	mutex_lock(&bind_list_lock);
+	list_for_each_entry(e, &bind_list, node)
+		if (e->pf == pf) {
+			found = e;
+			list_del(&e->node);
+			break;
+		}
+	mutex_unlock(&bind_list_lock);
+	if (found) {
+		put_pid(found->binder);
+		kfree(found);
+	}
+}
+
+/*
+ * sysfs "bindings": a line per binding, "cpu N slots MASK binder PID" or
+ * "thread TID slots MASK sampling MASK binder PID" (" ended" once the
+ * thread exited or exec'd), PIDs as the reader's namespace sees them.
+ */
+ssize_t pctr_bind_show(char *buf)
+{
+	struct bind_entry *e;
+	int len = 0;
+
+	mutex_lock(&bind_list_lock);
+	list_for_each_entry(e, &bind_list, node) {
+		if (len > PAGE_SIZE - 128) {
+			len += sysfs_emit_at(buf, len, "...\n");
+			break;
+		}
+		if (e->kind == PCTR_BIND_CPU)
+			len += sysfs_emit_at(buf, len,
+					     "cpu %u slots %#x binder %d\n",
+					     e->cpu, e->mask,
+					     pid_vnr(e->binder));
+		else
+			len += sysfs_emit_at(buf, len,
+					     "thread %d slots %#x sampling %#x binder %d%s\n",
+					     pid_vnr(e->ctx->pid), e->mask,
+					     READ_ONCE(e->ctx->sampling),
+					     pid_vnr(e->binder),
+					     /* Pairs with prog_destroy(). */
+					     smp_load_acquire(&e->ctx->dead) ?
+					     " ended" : "");
+	}
+	mutex_unlock(&bind_list_lock);
+	return len;
+}
+
 /* --- the calls -------------------------------------------------------- */
 
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 {
 	struct pctr_file *pf = pctr_file(file);
 	struct pctr_prog prog = {};
+	struct bind_entry *e;
 	struct pctr_bind *b;
 	unsigned int rights;
 	unsigned int s;
@@ -365,6 +537,10 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 	if (ret)
 		goto out;
 
+	ret = -ENOMEM;
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		goto out;
 	mutex_lock(&pf->lock);
 	if (pf->kind)
 		ret = -EBUSY;
@@ -372,10 +548,106 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 		ret = bind_cpu(pf, b, &prog);
 	else
 		ret = bind_thread(pf, b, &prog);
+	if (!ret) {
+		bind_list_add(e, pf, b, prog.mask);
+		e = NULL;
+	}
 	mutex_unlock(&pf->lock);
+	kfree(e);
 out:
 	kfree(b);
 	return ret;
+}
+
+/*
+ * Send @req, a change of @pf's thread binding, to the bound thread, and
+ * free it.  EOPNOTSUPP for a descriptor not bound to a thread, ESRCH if
+ * the binding has ended.
+ */
+static int bind_change(struct pctr_file *pf, struct pctr_req *req)
+{
+	struct task_struct *t = NULL;
+	int ret;
+
+	mutex_lock(&pf->lock);
+	ret = -EOPNOTSUPP;
+	if (pf->kind != PCTR_BIND_THREAD)
+		goto unlock;
+	rcu_read_lock();
+	t = pid_task(pf->ctx->pid, PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	ret = -ESRCH;
+	/* Pairs with prog_destroy(): an ended context takes no more. */
+	if (!t || smp_load_acquire(&pf->ctx->dead))
+		goto unlock;
+	/* Held until the request goes: the work may run after we gave up. */
+	ctx_get(pf->ctx);
+	req->ctx = pf->ctx;
+	req->change = true;
+	ret = bind_send(req, t);
+unlock:
+	mutex_unlock(&pf->lock);
+	if (t)
+		put_task_struct(t);
+	req_put(req);
+	return ret;
+}
+
+/*
+ * PCIOCSAMPLE on a descriptor bound to a thread: a slot of its context
+ * samples into this descriptor's ring (PCIOCRING, made before the
+ * binding).  The argument is checked as for the calling thread's, with
+ * the binder's rights; the change is made in the thread, as the binding
+ * was.  A CPU binding does not sample (EOPNOTSUPP).
+ */
+int pctr_bind_sample(struct file *file, struct pctr_ring *r,
+		     const struct pctr_sample_attr *sa)
+{
+	unsigned int rights = pctr_bind_rights(false);
+	struct pctr_req *req;
+	int ret;
+
+	if (!r)
+		return -ENXIO;
+	ret = sample_check(sa);
+	if (ret)
+		return ret;
+	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
+		return -EOPNOTSUPP;
+	req = req_new();
+	if (!req)
+		return -ENOMEM;
+	ret = prog_encode(&req->prog, sa->sa_slot, sa->sa_fn | PCTR_INT,
+			  rights);
+	if (ret) {
+		req_put(req);
+		return ret;
+	}
+	req->prog.preset = BIT(sa->sa_slot);
+	req->prog.val[sa->sa_slot] = -sa->sa_period;
+	req->sa = *sa;
+	req->kaddr = rights & PCTR_MAY_KERNEL;
+	sample_ring_hold(r);
+	req->ring = r;
+	return bind_change(pctr_file(file), req);
+}
+
+/*
+ * PCIOCENABLE/PCIOCDISABLE on a descriptor bound to a thread: its
+ * counting (and sampling) on or off, as the thread's own calls would
+ * turn it; the last call, the binder's or the thread's, wins.
+ */
+int pctr_bind_enable(struct file *file, bool on)
+{
+	struct pctr_req *req;
+
+	req = req_new();
+	if (!req)
+		return -ENOMEM;
+	req->prog.flags = on ? PCTR_PROG_ENABLE : PCTR_PROG_DISABLE;
+	return bind_change(pctr_file(file), req);
 }
 
 /* PCIOCRD on a bound descriptor. */
@@ -396,6 +668,8 @@ int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
 
 static void bind_end_locked(struct pctr_file *pf)
 {
+	if (pf->kind)
+		bind_list_del(pf);
 	if (pf->kind == PCTR_BIND_CPU)
 		unbind_cpu(pf);
 	else if (pf->kind == PCTR_BIND_THREAD)

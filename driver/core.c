@@ -210,12 +210,21 @@ PCTR_ATTR_RO(failures, "%lu", pctr_ctx_failures());
 /* CPU bindings (PCIOCBIND): while non-zero, threads cannot count. */
 PCTR_ATTR_RO(cpu_bindings, "%u", pctr_ctx_cpu_bindings());
 
+/* Every binding: which slots, whose (bind.c).  Root's to read. */
+static ssize_t bindings_show(struct device *dev, struct device_attribute *a,
+			     char *buf)
+{
+	return pctr_bind_show(buf);
+}
+static DEVICE_ATTR_ADMIN_RO(bindings);
+
 /* 1 while pctr holds the counters (perf and the NMI watchdog cannot). */
 PCTR_ATTR_RO(taken, "%d", pctr_pmu_is_taken());
 
 static struct attribute *pctr_attrs[] = {
 	&dev_attr_contexts.attr,
 	&dev_attr_cpu_bindings.attr,
+	&dev_attr_bindings.attr,
 	&dev_attr_taken.attr,
 	&dev_attr_starts.attr,
 	&dev_attr_failures.attr,

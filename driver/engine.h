@@ -39,9 +39,13 @@ int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa);
 
 /* bind.c: descriptors bound to a CPU or to another process's thread */
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg);
+int pctr_bind_sample(struct file *file, struct pctr_ring *r,
+		     const struct pctr_sample_attr *sa);
+int pctr_bind_enable(struct file *file, bool on);
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
 void pctr_bind_end(struct file *file);
 void pctr_bind_close(struct file *file);
+ssize_t pctr_bind_show(char *buf);
 
 /*
  * system.c: system mode (mode=system), OpenBSD's semantics: functions

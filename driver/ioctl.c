@@ -312,10 +312,13 @@ static long ioc_restart(struct file *file, const struct pctr_ioc *ioc,
 	return pctr_thread_restart();
 }
 
+/* On a descriptor bound to a thread, that thread's counting (bind.c). */
 static long ioc_enable(struct file *file, const struct pctr_ioc *ioc,
 		       unsigned int cmd, union pctr_ioc_arg *a,
 		       void __user *uarg)
 {
+	if (pctr_file_bound(file))
+		return pctr_bind_enable(file, cmd == PCIOCENABLE);
 	return pctr_thread_enable(cmd == PCIOCENABLE);
 }
 
@@ -357,12 +360,16 @@ static long ioc_ring(struct file *file, const struct pctr_ioc *ioc,
 	return sample_ring_create(&pctr_file(file)->ring, &a->ring);
 }
 
+/* On a descriptor bound to a thread, that thread's slot (bind.c). */
 static long ioc_sample(struct file *file, const struct pctr_ioc *ioc,
 		       unsigned int cmd, union pctr_ioc_arg *a,
 		       void __user *uarg)
 {
-	return pctr_thread_sample(sample_ring_of(&pctr_file(file)->ring),
-				  &a->sample);
+	struct pctr_ring *r = sample_ring_of(&pctr_file(file)->ring);
+
+	if (pctr_file_bound(file))
+		return pctr_bind_sample(file, r, &a->sample);
+	return pctr_thread_sample(r, &a->sample);
 }
 
 #define IOCN(c, nr, f, fl, ...) \
@@ -416,12 +423,13 @@ static const struct pctr_ioc pctr_iocs[] = {
 	    .op.zero = pctr_sys_zero),
 	IOC(PCIOCPRESET,	ioc_preset,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
 	IOC(PCIOCRESTART,	ioc_restart,	IOC_PROGRAM | IOC_THREAD),
-	IOC(PCIOCENABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD),
-	IOC(PCIOCDISABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD),
+	IOC(PCIOCENABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD | IOC_BOUND),
+	IOC(PCIOCDISABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD | IOC_BOUND),
 	IOC(PCIOCSOPTS,		ioc_setopts,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
 	IOC(PCIOCBIND,		ioc_bind,	IOC_PROGRAM | IOC_THREAD),
 	IOC(PCIOCRING,		ioc_ring,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
-	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
+	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_THREAD | IOC_COPY |
+	    IOC_BOUND),
 };
 
 /* Is the row for the mode the module runs in? */

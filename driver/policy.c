@@ -188,7 +188,9 @@ int pctr_policy_fn(u64 fn, unsigned int rights)
 /*
  * Is @t traced by a thread of process @binder?  Being its tracer is the
  * proof that the binder may look into it (the kernel's own check,
- * ptrace_may_access(), is not exported to modules).
+ * ptrace_may_access(), is not exported to modules).  The rule for both
+ * binding a thread and sampling it (bind.c): checked when the binder
+ * asks and again in the thread when the change is made.
  */
 bool pctr_may_bind_thread(struct task_struct *t, struct pid *binder)
 {

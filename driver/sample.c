@@ -34,8 +34,9 @@
  * A context's sampler (which ring, the periods, what to record, the
  * thread's pid and tid as the ring's maker sees them, the address space
  * it samples) is made by
- * PCIOCSAMPLE in the thread itself, or copied to a thread it creates
- * (inheritance), and ends with the thread's side of the context.
+ * PCIOCSAMPLE in the thread itself (for a thread binding, by a task_work
+ * of its binder's in the thread: bind.c), or copied to a thread it
+ * creates (inheritance), and ends with the thread's side of the context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -198,6 +199,12 @@ static void ring_free(struct work_struct *w)
 	irq_work_sync(&r->wake);
 	put_pid_ns(r->ns);
 	ring_release(r);
+}
+
+/* Another reference, for a request that outlives its ioctl (bind.c). */
+void sample_ring_hold(struct pctr_ring *r)
+{
+	ring_get(r);
 }
 
 /* Any context but NMI. */

@@ -61,5 +61,6 @@ int sample_mmap(struct pctr_ring *ring, struct vm_area_struct *vma);
 __poll_t sample_poll(struct pctr_ring *ring, struct file *file,
 		     poll_table *wait);
 void sample_ring_put(struct pctr_ring *ring);
+void sample_ring_hold(struct pctr_ring *ring);
 
 #endif /* _PCTR_SAMPLE_H */

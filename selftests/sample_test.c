@@ -22,6 +22,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -664,6 +666,114 @@ TEST_F(sample, close_while_sampling)
 	ASSERT_GE(r.fd, 0);
 	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
 	ring_close(&r);
+}
+
+/*
+ * A thread binding samples (pctr record -p): PCIOCSAMPLE on a descriptor
+ * bound to another process's thread puts a slot of that thread's context
+ * in sampling mode into the descriptor's ring.  Its arguments are
+ * checked as the caller's own; the binder must still trace the thread;
+ * the records carry the thread's pid and tid; the binder may turn the
+ * counting off and on (PCIOCDISABLE, PCIOCENABLE); once the binding
+ * ends the thread samples no more and may count for itself.
+ */
+TEST_F(sample, bound_thread_samples)
+{
+	struct pctr_sample_attr sa = {
+		.sa_slot = 0, .sa_fn = FNU(EV_DIV), .sa_period = PERIOD,
+	};
+	struct pctr_bind b = { .pb_kind = PCTR_BIND_THREAD };
+	struct seen s = {}, s2 = {};
+	struct ring r;
+	int fd, st, p[2];
+	uint64_t fn = FNU(EV_DIV);
+	char c;
+	pid_t pid;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, ring_open(&r, 16));
+	if (!sampling_ok(r.fd))
+		SKIP(return, "backend cannot interrupt");
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		/* Spins until told; then its own counters, with their errno. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* a failed test's too */
+		close(p[1]);
+		fcntl(p[0], F_SETFL, O_NONBLOCK);
+		while (read(p[0], &c, 1) != 1)
+			burn(0.01, 0);
+		fd = open(PCTR_DEV, O_RDWR);
+		_exit(fd < 0 ? 100 : ioctl(fd, PCIOCS64(2), &fn) ? errno : 0);
+	}
+	close(p[0]);
+	b.pb_id = pid;
+	b.pb_fn[0] = FNU(EV_DIV);
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCBIND, &b)) TH_LOG("%s", strerror(errno));
+	/* Checked as the caller's own. */
+	sa.sa_slot = PCTR_NUM;
+	EXPECT_EQ(-1, ioctl(r.fd, PCIOCSAMPLE, &sa));
+	EXPECT_EQ(EINVAL, errno);
+	sa.sa_slot = 0;
+	sa.sa_period = 0;
+	EXPECT_EQ(-1, ioctl(r.fd, PCIOCSAMPLE, &sa));
+	EXPECT_EQ(EINVAL, errno);
+	sa.sa_period = PERIOD;
+	/* Another binder: the thread is bound already. */
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_GE(fd, 0);
+	b.pb_fn[0] = 0;
+	b.pb_fn[1] = FNU(EV_DIV);
+	EXPECT_EQ(-1, ioctl(fd, PCIOCBIND, &b));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCSAMPLE, &sa)) TH_LOG("%s", strerror(errno));
+	usleep(300000);
+	drain(&r, &s);
+	TH_LOG("S %llu pids %u (%d) tids %u lost %llu",
+	       (unsigned long long)s.samples, s.npids, s.pids[0], s.ntids,
+	       (unsigned long long)s.lost);
+	EXPECT_EQ(0, s.bad);
+	EXPECT_GT(s.samples, 5);
+	EXPECT_EQ(1, s.npids);
+	EXPECT_EQ(pid, s.pids[0]);
+	EXPECT_EQ(1, s.ntids);
+	EXPECT_EQ(pid, s.tids[0]);
+	/* The binder turns it off: nothing more until it turns it on. */
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE)) TH_LOG("%s", strerror(errno));
+	drain(&r, &s2);
+	memset(&s2, 0, sizeof(s2));
+	usleep(200000);
+	drain(&r, &s2);
+	EXPECT_EQ(0, s2.samples);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCENABLE));
+	usleep(200000);
+	drain(&r, &s2);
+	EXPECT_GT(s2.samples, 3);
+	ASSERT_EQ(0, interrupt_detach(pid));
+	/* No longer its tracer: no more changes. */
+	EXPECT_EQ(-1, ioctl(r.fd, PCIOCSAMPLE, &sa));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, ioctl(r.fd, PCIOCDISABLE));
+	EXPECT_EQ(EPERM, errno);
+	/* Released: the thread samples no more ... */
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCRELEASE));
+	usleep(100000);
+	drain(&r, &s2);
+	memset(&s2, 0, sizeof(s2));
+	usleep(200000);
+	drain(&r, &s2);
+	EXPECT_EQ(0, s2.samples);
+	/* ... and counts for itself. */
+	ASSERT_EQ(1, write(p[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	close(p[1]);
+	munmap(r.base, r.ra.ra_mmap_size);
+	close(r.fd);
 }
 
 /* The ABI's refusals. */

@@ -11,15 +11,26 @@
  *   sample_work leaf SECONDS    leaf_work() alone
  *   sample_work count N         work_a(N) once: a known number of
  *                               instructions, the same at every run
+ *   sample_work pair SECONDS    two threads, each as ratio does, for
+ *                               pctr record -p; then the main thread
+ *                               counts for itself (prints "own counters:
+ *                               ok", exit 0, or why not, exit 3)
+ *   sample_work selfcount SECONDS  counts for itself first, then works
+ *                               as ratio does (a target -p cannot bind)
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../uapi/linux/pctr.h"
 
 static volatile unsigned long sink;
 static double secs;
@@ -81,6 +92,40 @@ __attribute__((noinline)) void leaf_work(void)
 		loop(100000);
 }
 
+static void ratio_work(void)
+{
+	double end = now() + secs;
+
+	while (now() < end) {
+		work_a(2000000);
+		work_b(1000000);
+	}
+}
+
+static void *ratio_main(void *arg)
+{
+	ratio_work();
+	return arg;
+}
+
+/* Count the first event of the backend's list on the calling thread. */
+static int count_self(void)
+{
+	struct pctr_event ev = { .pe_index = 0 };
+	unsigned int slot;
+	__u64 fn;
+	int fd;
+
+	fd = open("/dev/pctr", O_RDWR);
+	if (fd < 0 || ioctl(fd, PCIOCEVENT, &ev))
+		return errno;
+	slot = ev.pe_slots ? __builtin_ctzll(ev.pe_slots) : 0;
+	fn = ev.pe_fn | PCTR_U | PCTR_EN;
+	if (ioctl(fd, PCIOCS64(slot), &fn))
+		return errno;
+	return 0;
+}
+
 static void *thread_main(void *arg)
 {
 	thread_work();
@@ -104,6 +149,24 @@ int main(int argc, char **argv)
 			work_b(1000000);
 		}
 		return 0;
+	}
+	if (!strcmp(argv[1], "pair") || !strcmp(argv[1], "selfcount")) {
+		int err = 0;
+
+		if (argv[1][0] == 's') {
+			err = count_self();
+			if (err)
+				printf("own counters: %s\n", strerror(err));
+		}
+		if (pthread_create(&t, NULL, ratio_main, NULL))
+			return 1;
+		ratio_work();
+		pthread_join(t, NULL);
+		if (argv[1][0] == 'p') {
+			err = count_self();
+			printf("own counters: %s\n", err ? strerror(err) : "ok");
+		}
+		return err ? 3 : 0;
 	}
 	if (!strcmp(argv[1], "count")) {
 		work_a(strtoul(argv[2], NULL, 0));

@@ -467,6 +467,97 @@ static void show_device(void)
 	       st.st_mode & 07777, mode, st.st_uid, st.st_gid);
 }
 
+/* "PID (comm)", or just PID once it is gone. */
+static void show_pid(const char *pid)
+{
+	char path[64], comm[64];
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	if (pctr_read_line(path, comm, sizeof(comm))[0])
+		printf("%s (%s)", pid, comm);
+	else
+		printf("%s", pid);
+}
+
+/* A slot mask as "0,16". */
+static void show_slots(unsigned long mask)
+{
+	const char *sep = "";
+	unsigned int s;
+
+	for (s = 0; s < 8 * sizeof(mask); s++)
+		if (mask & (1UL << s)) {
+			printf("%s%u", sep, s);
+			sep = ",";
+		}
+}
+
+/*
+ * Who holds the counters: hwpmc's GETPMCINFO in pctr's terms.  A CPU
+ * binding holds every CPU's counters for itself (no thread counts while
+ * one exists); otherwise each thread context holds them while its
+ * thread runs; perf and the NMI watchdog may have them while pctr does
+ * not.  Then each binding, from sysfs (root's to read).
+ */
+static void show_holders(int taken)
+{
+	char buf[64], line[256], kind[16], id[16], binder[16];
+	unsigned long mask, smask;
+	int ctxs, cpub, n = 0;
+	FILE *f;
+
+	ctxs = atoi(pctr_read_line(SYSDEV "/contexts", buf, sizeof(buf)));
+	cpub = atoi(pctr_read_line(SYSDEV "/cpu_bindings", buf, sizeof(buf)));
+	if (cpub)
+		printf("%-12s held by %d CPU binding(s): no thread counts while one exists\n",
+		       "disposition", cpub);
+	else if (ctxs)
+		printf("%-12s per thread: %d context(s), each holding the counters while its thread runs\n",
+		       "disposition", ctxs);
+	else if (taken)
+		printf("%-12s free (pctr keeps the PMU until its last user goes)\n",
+		       "disposition");
+	else
+		printf("%-12s free (perf or the NMI watchdog may be using them)\n",
+		       "disposition");
+	f = fopen(SYSDEV "/bindings", "re");
+	if (!f) {
+		printf("%-12s %s\n", "bindings", errno == EACCES ?
+		       "(root only: " SYSDEV "/bindings)" : "(not shown by this module)");
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		smask = 0;
+		if (sscanf(line, "%15s %15s slots %lx", kind, id, &mask) != 3)
+			continue;
+		if (!strcmp(kind, "cpu")) {
+			if (sscanf(line, "%*s %*s slots %*x binder %15s", binder) != 1)
+				continue;
+		} else if (sscanf(line, "%*s %*s slots %*x sampling %lx binder %15s",
+				  &smask, binder) != 2) {
+			continue;
+		}
+		printf("%-12s %s ", n++ ? "" : "bindings", kind);
+		if (strcmp(kind, "cpu"))
+			show_pid(id);
+		else
+			printf("%s", id);
+		printf(": slots ");
+		show_slots(mask);
+		if (smask) {
+			printf(" (sampling ");
+			show_slots(smask);
+			printf(")");
+		}
+		printf(", bound by ");
+		show_pid(binder);
+		printf("%s\n", strstr(line, " ended") ? ", ended" : "");
+	}
+	fclose(f);
+	if (!n)
+		printf("%-12s none\n", "bindings");
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	char buf[256], refcnt[32], state[32];
@@ -522,6 +613,7 @@ static int cmd_status(int argc, char **argv)
 	       pctr_read_line(SYSDEV "/cpu_bindings", buf, sizeof(buf)));
 	printf("%-12s %s\n", "failures",
 	       pctr_read_line(SYSDEV "/failures", buf, sizeof(buf)));
+	show_holders(taken);
 	if (ctx)
 		kmod_unref(ctx);
 	return 0;

@@ -5,6 +5,8 @@
  *
  *   pctr record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-o FILE]
  *               [--] COMMAND [ARGS...]
+ *   pctr record [options] -p PID[,PID...] [-i] [-d SECONDS]
+ *               [-- COMMAND [ARGS...]]
  *
  * The samples: pctr record makes a ring (PCIOCRING) and maps it; the
  * child it forks puts a slot of its own in sampling mode into that ring
@@ -24,12 +26,25 @@
  * library loaded and unloaded (dlclose) between two of those moments is
  * not seen: its samples are reported as unknown, by object address.
  *
+ * -p attaches to running processes instead (see record_attach()): each
+ * thread gets a descriptor of its own, with its own ring, bound to it
+ * (PCIOCBIND, PCTR_BIND_THREAD) and sampling into that ring (PCIOCSAMPLE
+ * on the bound descriptor).  The right to do so is ptrace's: pctr record
+ * traces every thread (PTRACE_SEIZE, which does not stop it), and that
+ * is what the driver checks.  Threads and processes the targets create
+ * later are attached as they appear (PTRACE_O_TRACECLONE and FORK), a
+ * thread again after its exec, unless -i.  Recording ends at ^C,
+ * SIGTERM, after -d SECONDS, when COMMAND (not sampled) ends, or when
+ * every target has ended; the bindings end with it (the targets run on,
+ * counting nothing) and pctr record's exit detaches its tracing.
+ *
  * The file is text, one item a line (pctr-record(1) documents it).
  * Exit status: the command's (128 + N for signal N), 126/127 if it could
  * not be run, 1 for pctr's own failures, 2 for usage errors.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -63,6 +78,7 @@ static int usage(FILE *f, int status)
 {
 	fprintf(f,
 		"usage: pctr record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-w BYTES] [-o FILE] [--] COMMAND [ARGS...]\n"
+		"       pctr record [options] -p PID[,PID...] [-i] [-d SECONDS] [-- COMMAND [ARGS...]]\n"
 		"  -e EVENT   event to sample, by name (pctr stat -l), a generic name\n"
 		"             (instructions, cycles) or raw 0xUUEE; :u (default), :k or :uk\n"
 		"  -c PERIOD  events per sample (default: 100000; sim: 10000)\n"
@@ -71,6 +87,10 @@ static int usage(FILE *f, int status)
 		"  -w BYTES   read a CPU's ring when it holds this much (default: half);\n"
 		"             it is read every 100 ms anyway\n"
 		"  -o FILE    output (default pctr.data)\n"
+		"  -p PIDS    sample these running processes (all their threads) until ^C,\n"
+		"             -d, COMMAND's end (COMMAND is not sampled) or theirs\n"
+		"  -i         with -p: not the threads and processes they create later\n"
+		"  -d SECONDS with -p: stop after this long\n"
 		"See pctr-record(1); read the file with pctr report.\n");
 	return status;
 }
@@ -230,6 +250,36 @@ static void drain(struct ring *r)
 	r->throttles = throttles;
 }
 
+/* Make the ring of descriptor @fd and map it: 0 or an errno. */
+static int ring_open(struct ring *r, int fd, unsigned int pages,
+		     unsigned int watermark)
+{
+	r->fd = fd;
+	r->ra.ra_pages = pages;
+	r->ra.ra_watermark = watermark;
+	if (ioctl(fd, PCIOCRING, &r->ra))
+		return errno;
+	r->base = mmap(NULL, r->ra.ra_mmap_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, PCTR_RING_OFFSET);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		return errno;
+	}
+	r->cpu = (struct pctr_ring_cpu *)(r->base + sizeof(struct pctr_ring_ctl));
+	return 0;
+}
+
+static void __attribute__((noreturn)) ring_error(int err)
+{
+	fail(EXIT_FAIL, "cannot make the ring: %s%s",
+	     pctr_strerror(err), err == ENOTTY ?
+	     " (a module without sampling: load this version's)" :
+	     err == EINVAL ? " (-w larger than the ring?)" :
+	     err == EPERM ? " (over your locked-memory allowance for rings: "
+	     "a smaller -m, or an admin raises the module's ring_kb or your "
+	     "RLIMIT_MEMLOCK, ulimit -l)" : "");
+}
+
 /* --- what is mapped --------------------------------------------------- */
 
 /* The process @tid belongs to, or 0. */
@@ -305,6 +355,361 @@ static void snapshot_tid(pid_t tid)
 	snapshot(from, tgid, *gen_of(tgid));
 }
 
+/* --- attaching to running processes (-p) -------------------------------- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+
+/* One attached thread: its own descriptor, binding and ring. */
+struct att {
+	pid_t		tid;
+	int		live;		/* bound, as far as we know */
+	struct ring	r;
+};
+
+static struct att *atts;
+static unsigned int natts, maxatts;
+
+/* What every attached thread samples. */
+static struct {
+	uint64_t		fn;
+	unsigned int		slot, pages, watermark;
+	struct pctr_sample_attr	sa;
+} setup;
+
+/* Threads traced (PTRACE_SEIZE), attached or not yet. */
+static pid_t *traced;
+static unsigned int ntraced, maxtraced;
+
+static int is_traced(pid_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < ntraced; i++)
+		if (traced[i] == tid)
+			return 1;
+	return 0;
+}
+
+static void add_traced(pid_t tid)
+{
+	if (is_traced(tid))
+		return;
+	if (ntraced == maxtraced) {
+		maxtraced = maxtraced ? 2 * maxtraced : 64;
+		traced = realloc(traced, maxtraced * sizeof(*traced));
+		if (!traced)
+			fail(EXIT_FAIL, "out of memory");
+	}
+	traced[ntraced++] = tid;
+}
+
+/* The call attach_thread() failed in, for attach_why(). */
+static int attach_sampling;
+
+static struct att *live_att(pid_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < natts; i++)
+		if (atts[i].tid == tid && atts[i].live)
+			return &atts[i];
+	return NULL;
+}
+
+/*
+ * Bind a descriptor of our own to thread @tid and sample it into that
+ * descriptor's ring: 0 or an errno (EBUSY: it counts for itself).
+ */
+static int attach_thread(pid_t tid)
+{
+	struct pctr_bind b = { .pb_kind = PCTR_BIND_THREAD, .pb_id = tid };
+	struct att *a;
+	int fd, err;
+
+	fd = open(PCTR_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (natts == maxatts) {
+		maxatts = maxatts ? 2 * maxatts : 16;
+		atts = realloc(atts, maxatts * sizeof(*atts));
+		if (!atts)
+			fail(EXIT_FAIL, "out of memory");
+	}
+	a = &atts[natts];
+	memset(a, 0, sizeof(*a));
+	err = ring_open(&a->r, fd, setup.pages, setup.watermark);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	b.pb_fn[setup.slot] = setup.fn;
+	attach_sampling = 0;
+	if (ioctl(fd, PCIOCBIND, &b) ||
+	    (attach_sampling = 1, ioctl(fd, PCIOCSAMPLE, &setup.sa))) {
+		err = errno;
+		munmap(a->r.base, a->r.ra.ra_mmap_size);
+		close(fd);
+		return err;
+	}
+	a->tid = tid;
+	a->live = 1;
+	natts++;
+	return 0;
+}
+
+/* Why thread @tid could not be attached, and what to do. */
+static const char *attach_why(int err)
+{
+	/* A module that does not sample a bound thread: EBUSY. */
+	if (attach_sampling && err == EBUSY)
+		return "this pctr module cannot sample another thread (load this version's)";
+	switch (err) {
+	case EBUSY:
+		return "it counts with pctr itself (or another pctr binds it): a thread that uses its own counters cannot be attached until it releases them";
+	case EPERM:
+		return "not allowed: pctr may only attach to a thread pctr record traces";
+	case EAGAIN:
+		return "it is stopped, or a CPU binding holds the counters (no thread may count now)";
+	case EACCES:
+		return "permission denied: counting kernel events (:k) needs CAP_PERFMON or perf_event_paranoid <= 1; sample :u instead";
+	}
+	return pctr_strerror(err);
+}
+
+/*
+ * Trace every thread of process @pid, scanning /proc/PID/task until no
+ * new one appears (threads may start meanwhile): 0 or an errno.
+ */
+static int seize_process(pid_t pid, long opts)
+{
+	char path[64];
+	struct dirent *d;
+	int more = 1, seen = 0;
+	pid_t tid;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	while (more) {
+		more = 0;
+		dir = opendir(path);
+		if (!dir)
+			return seen ? 0 : ESRCH;
+		while ((d = readdir(dir))) {
+			tid = atoi(d->d_name);
+			if (tid <= 0 || is_traced(tid))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, 0, (void *)opts) < 0) {
+				if (errno == ESRCH)
+					continue;
+				closedir(dir);
+				return errno;
+			}
+			add_traced(tid);
+			more = seen = 1;
+		}
+		closedir(dir);
+	}
+	return seen ? 0 : ESRCH;
+}
+
+/* A thread traced since it appeared (clone, fork): attach it. */
+static void attach_new(pid_t tid)
+{
+	int err;
+
+	add_traced(tid);
+	err = attach_thread(tid);
+	if (err && err != ESRCH)
+		fprintf(stderr, "%s: thread %d is not sampled: %s\n", prog,
+			(int)tid, attach_why(err));
+}
+
+static int drain_all_due(int force)
+{
+	struct pollfd p[64];
+	unsigned int i, j, n;
+	int any = 0;
+
+	/* Woken at a watermark; read every 100 ms anyway (the caller). */
+	for (i = 0; i < natts; i += n) {
+		n = natts - i < 64 ? natts - i : 64;
+		for (j = 0; j < n; j++) {
+			p[j].fd = atts[i + j].r.fd;
+			p[j].events = POLLIN;
+			p[j].revents = 0;
+		}
+		poll(p, n, force ? 0 : 20 / (1 + natts / 64));
+		for (j = 0; j < n; j++)
+			if (force || (p[j].revents & POLLIN)) {
+				drain(&atts[i + j].r);
+				any = 1;
+			}
+	}
+	if (!natts && !force)
+		poll(NULL, 0, 20);
+	return any;
+}
+
+/*
+ * Sample processes @pids until ^C, SIGTERM, @secs seconds (if not 0),
+ * @cmd's end (if any) or theirs.  The totals into @tot.
+ */
+static void record_attach(const pid_t *pids, unsigned int npids, int inherit,
+			  double secs, char **cmd, struct ring *tot)
+{
+	long opts = PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+	uint64_t drained = 0, end = 0;
+	unsigned int i, progress_at = 0;
+	pid_t cmdpid = 0, w;
+	int st, err, tty = isatty(2), cmd_done = 0;
+	time_t t0;
+	char from[32];
+
+	if (inherit)
+		opts |= PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+			PTRACE_O_TRACEVFORK;
+	for (i = 0; i < npids; i++) {
+		err = seize_process(pids[i], opts);
+		if (err == ESRCH)
+			fail(EXIT_FAIL, "no process %d", (int)pids[i]);
+		if (err)
+			fail(EXIT_FAIL, "cannot attach to process %d (%s): pctr record -p needs the right to trace it, as a debugger does (ptrace(2): the same user and yama's ptrace_scope allowing it, or CAP_SYS_PTRACE)",
+			     (int)pids[i], strerror(err));
+		snprintf(from, sizeof(from), "%d", pids[i]);
+		snapshot(from, pids[i], 0);
+	}
+	for (i = 0; i < ntraced; i++) {
+		err = attach_thread(traced[i]);
+		if (err && err != ESRCH)
+			fail(EXIT_FAIL, "cannot sample thread %d: %s",
+			     (int)traced[i], attach_why(err));
+	}
+	fflush(out);
+	if (cmd) {
+		cmdpid = fork();
+		if (cmdpid < 0)
+			fail(EXIT_FAIL, "fork: %s", strerror(errno));
+		if (!cmdpid) {
+			execvp(cmd[0], cmd);
+			fprintf(stderr, "%s: cannot run %s: %s\n", prog, cmd[0],
+				strerror(errno));
+			_exit(errno == ENOENT ? 127 : 126);
+		}
+	}
+	fprintf(stderr, "%s: sampling %u threads of %u processes\n", prog,
+		natts, npids);
+	if (secs > 0)
+		end = ms_now() + (uint64_t)(secs * 1000);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	t0 = time(NULL);
+	while (!interrupted && (!end || ms_now() < end)) {
+		w = waitpid(-1, &st, __WALL | WNOHANG);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			break;		/* ECHILD: all gone */
+		}
+		if (w == 0) {
+			if (drain_all_due(0) || ms_now() - drained >= 100) {
+				drain_all_due(1);
+				drained = ms_now();
+			}
+			if (tty && time(NULL) - t0 > (time_t)progress_at) {
+				uint64_t n = 0;
+
+				for (i = 0; i < natts; i++)
+					n += atts[i].r.samples;
+				progress_at = time(NULL) - t0;
+				fprintf(stderr, "\rpctr record: %llu samples, %u s ",
+					(unsigned long long)n, progress_at);
+			}
+			continue;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (w == cmdpid) {
+				cmd_done = 1;
+				break;
+			}
+			if (live_att(w))
+				live_att(w)->live = 0;
+			continue;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		switch (st >> 16) {
+		case PTRACE_EVENT_EXIT:
+			snapshot_tid(w);
+			ptrace(PTRACE_CONT, w, 0, 0);
+			break;
+		case PTRACE_EVENT_EXEC: {
+			pid_t tg = tgid_of(w);
+			unsigned int *g = gen_of(tg);
+			unsigned long old = 0;
+
+			++*g;
+			fprintf(out, "exec %d %u %llx\n", tg, *g,
+				(unsigned long long)tsc_now());
+			snapshot_tid(w);
+			/* The binding ended at the exec: bind the new image. */
+			ptrace(PTRACE_GETEVENTMSG, w, 0, &old);
+			if (live_att(w))
+				live_att(w)->live = 0;
+			if (old && live_att(old))
+				live_att(old)->live = 0;
+			ptrace(PTRACE_CONT, w, 0, 0);
+			attach_new(w);
+			break;
+		}
+		case PTRACE_EVENT_FORK:
+		case PTRACE_EVENT_VFORK: {
+			unsigned long child_pid = 0;
+
+			ptrace(PTRACE_GETEVENTMSG, w, 0, &child_pid);
+			snprintf(from, sizeof(from), "%d", w);
+			if (child_pid)
+				snapshot(from, child_pid, 0);
+			ptrace(PTRACE_CONT, w, 0, 0);
+			break;
+		}
+		case PTRACE_EVENT_CLONE:
+			ptrace(PTRACE_CONT, w, 0, 0);
+			break;
+		case PTRACE_EVENT_STOP:
+			/* A new tracee's first stop, or a group stop. */
+			if (WSTOPSIG(st) == SIGTRAP)
+				ptrace(PTRACE_CONT, w, 0, 0);
+			else
+				ptrace(PTRACE_LISTEN, w, 0, 0);
+			if (!is_traced(w) || !live_att(w))
+				attach_new(w);
+			break;
+		default:
+			ptrace(PTRACE_CONT, w, 0, (void *)(long)WSTOPSIG(st));
+		}
+	}
+	/* The bindings end with their descriptors: the targets run on. */
+	memset(tot, 0, sizeof(*tot));
+	for (i = 0; i < natts; i++) {
+		drain(&atts[i].r);
+		close(atts[i].r.fd);
+		tot->samples += atts[i].r.samples;
+		tot->lost += atts[i].r.lost;
+		tot->throttles += atts[i].r.throttles;
+		tot->throttled += atts[i].r.throttled;
+	}
+	if (cmdpid && !cmd_done)
+		kill(cmdpid, SIGTERM);
+	if (tty)
+		fprintf(stderr, "\r");
+}
+
 /* --- the child ---------------------------------------------------------- */
 
 static void __attribute__((noreturn))
@@ -350,23 +755,24 @@ static void explain_sample_error(int err, const struct pctr_info *in)
 	fail(EXIT_FAIL, "cannot start sampling: PCIOCSAMPLE: %s", pctr_strerror(err));
 }
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-}
-
 int pctr_record(int argc, char **argv)
 {
 	static const struct option longs[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "duration", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pctr_sample_attr sa = { 0 };
 	const char *path = "pctr.data", *event = NULL;
 	unsigned long long period = 0;
-	unsigned int pages = 64, slot = 0, progress_at = 0, watermark = 0;
+	unsigned int pages = 0, slot = 0, progress_at = 0, watermark = 0;
+	unsigned int npids = 0;
+	pid_t *pids = NULL;
+	int inherit = 1;
+	double secs = 0;
+	char *tok, *save;
 	int go[2], rep[2], opt, callchain = 0, status = 0, st, err, fd, tty;
 	struct pctr_info in;
 	struct ring r = { 0 };
@@ -375,7 +781,7 @@ int pctr_record(int argc, char **argv)
 	uint64_t fn, drained = 0;
 	time_t t0;
 
-	while ((opt = getopt_long(argc, argv, "+e:c:gm:w:o:h", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:c:gm:w:o:p:id:h", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			event = optarg;
@@ -401,14 +807,39 @@ int pctr_record(int argc, char **argv)
 		case 'o':
 			path = optarg;
 			break;
+		case 'p':
+			for (tok = strtok_r(optarg, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				long v = strtol(tok, &end, 10);
+
+				if (*end || v <= 0 || v > INT32_MAX)
+					fail(EXIT_USAGE, "-p %s: not a process id", tok);
+				if (v == getpid())
+					fail(EXIT_USAGE, "-p %ld: pctr record itself", v);
+				pids = realloc(pids, (npids + 1) * sizeof(*pids));
+				if (!pids)
+					fail(EXIT_FAIL, "out of memory");
+				pids[npids++] = (pid_t)v;
+			}
+			break;
+		case 'i':
+			inherit = 0;
+			break;
+		case 'd':
+			secs = strtod(optarg, &end);
+			if (*end || !(secs > 0))
+				fail(EXIT_USAGE, "-d %s: give a number of seconds", optarg);
+			break;
 		case 'h':
 			return usage(stdout, 0);
 		default:
 			return usage(stderr, EXIT_USAGE);
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc && !npids)
 		return usage(stderr, EXIT_USAGE);
+	if (!npids && (secs > 0 || !inherit))
+		fail(EXIT_USAGE, "-d and -i go with -p");
 
 	fd = open(PCTR_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
@@ -434,22 +865,14 @@ int pctr_record(int argc, char **argv)
 	snprintf(ev, sizeof(ev), "%s", event);
 	parse_event(fd, &in, ev, &fn, &slot);
 
-	r.fd = fd;
-	r.ra.ra_pages = pages;
-	r.ra.ra_watermark = watermark;
-	if (ioctl(fd, PCIOCRING, &r.ra))
-		fail(EXIT_FAIL, "cannot make the ring: PCIOCRING: %s%s",
-		     pctr_strerror(errno), errno == ENOTTY ?
-		     " (a module without sampling: load this version's)" :
-		     errno == EINVAL ? " (-w larger than the ring?)" :
-		     errno == EPERM ? " (over your locked-memory allowance for rings: "
-		     "a smaller -m, or an admin raises the module's ring_kb or your "
-		     "RLIMIT_MEMLOCK, ulimit -l)" : "");
-	r.base = mmap(NULL, r.ra.ra_mmap_size, PROT_READ | PROT_WRITE,
-		      MAP_SHARED, fd, PCTR_RING_OFFSET);
-	if (r.base == MAP_FAILED)
-		fail(EXIT_FAIL, "cannot map the ring: %s", strerror(errno));
-	r.cpu = (struct pctr_ring_cpu *)(r.base + sizeof(struct pctr_ring_ctl));
+	/* Attached, each thread has a ring: smaller ones by default. */
+	if (!pages)
+		pages = npids ? 16 : 64;
+	if (!npids) {
+		err = ring_open(&r, fd, pages, watermark);
+		if (err)
+			ring_error(err);
+	}
 
 	out = fopen(path, "w");
 	if (!out)
@@ -463,6 +886,18 @@ int pctr_record(int argc, char **argv)
 	sa.sa_fn = fn;
 	sa.sa_period = period;
 	sa.sa_flags = PCTR_SA_EXEC | (callchain ? PCTR_SA_CALLCHAIN : 0);
+
+	if (npids) {
+		setup.fn = fn;
+		setup.slot = slot;
+		setup.pages = pages;
+		setup.watermark = watermark;
+		setup.sa = sa;
+		setup.sa.sa_flags &= ~PCTR_SA_EXEC;
+		record_attach(pids, npids, inherit, secs,
+			      optind < argc ? argv + optind : NULL, &r);
+		goto footer;
+	}
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(rep, O_CLOEXEC))
 		fail(EXIT_FAIL, "pipe: %s", strerror(errno));
@@ -587,6 +1022,7 @@ int pctr_record(int argc, char **argv)
 			     strerror(err));
 		explain_sample_error(err, &in);
 	}
+footer:
 	fprintf(out, "throttled %llu %llu\nlost %llu\nexit %d\n",
 		(unsigned long long)r.throttled,
 		(unsigned long long)r.throttles, (unsigned long long)r.lost,

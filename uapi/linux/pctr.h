@@ -441,7 +441,10 @@ struct pctr_bind {
  *    sa_fn is the slot's function (PCTR_INT is implied and set), and the
  *    slot's value becomes 2^64 - sa_period (PCIOCRD shows it counting up
  *    to the next sample).  The records go to the ring of the descriptor
- *    the call is made on; a descriptor with no ring: ENXIO.
+ *    the call is made on; a descriptor with no ring: ENXIO.  On a
+ *    descriptor bound to a thread (PCTR_BIND_THREAD, its ring made
+ *    before the binding) it samples the bound thread instead, with the
+ *    binding's rules (Documentation/abi.rst): how pctr record -p works.
  *
  * PCTR_SA_CALLCHAIN  also record the user call chain: the return
  *                    addresses found by following frame pointers from
