@@ -336,7 +336,13 @@ static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 	/* A CPU binding owns this CPU's counters: no thread counts. */
 	if (ctx_counts(ctx) && !pc->cpub)
 		ctx_hw_on(ctx, pc);
-	if (pc->cur == ctx && !hrtimer_active(&pc->fold))
+	/*
+	 * The fold timer is pinned here, and its callback runs with
+	 * interrupts off: not queued means not running on this CPU either
+	 * (one moved away by hotplug ends itself), and a test of its state
+	 * costs less than hrtimer_active() at every switch.
+	 */
+	if (pc->cur == ctx && !hrtimer_is_queued(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	ctx_publish(ctx, pc->cur == ctx);

@@ -137,8 +137,7 @@ static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	unsigned int i;
 
 	pctr_x86_stop_general(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL);
-	amd_read(pmu, hw);
-	pctr_x86_stopped(pmu, hw);
+	pctr_x86_read_stopped(pmu, hw);
 	if (!armed)
 		return;
 	/* An armed counter overflowed: its PMI may come after this. */

@@ -222,8 +222,7 @@ static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_CTRL, 0);
 	else
 		pctr_x86_stop_general(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
-	intel_read(pmu, hw);
-	pctr_x86_stopped(pmu, hw);
+	pctr_x86_read_stopped(pmu, hw);
 	/* An armed counter overflowed: its PMI may come after this. */
 	if (armed) {
 		if (intel_overflow_status(pmu) & armed)

@@ -97,7 +97,8 @@ void pctr_x86_set_regs(unsigned int cpu, u32 regs, bool metrics)
 }
 
 /* This CPU's state, every register dirty in a new epoch. */
-static struct pctr_x86_cpu *pctr_x86_this_cpu(const struct pctr_pmu *pmu)
+static __always_inline struct pctr_x86_cpu *
+pctr_x86_this_cpu(const struct pctr_pmu *pmu)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	struct pctr_x86_cpu *c = this_cpu_ptr(&pctr_x86_cpu);
@@ -117,25 +118,8 @@ static struct pctr_x86_cpu *pctr_x86_this_cpu(const struct pctr_pmu *pmu)
 	return c;
 }
 
-/*
- * At stop(), once @hw's counters stopped and were read into hw->val: the
- * registers hold those values until the next start().
- */
-void pctr_x86_stopped(const struct pctr_pmu *pmu, const struct pctr_hw *hw)
-{
-	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
-	u32 m;
-
-	c->held = 0;
-	if (hw->err)
-		return;
-	for (m = hw->mask; m; m &= m - 1)
-		c->val[__ffs(m)] = hw->val[__ffs(m)];
-	c->held = hw->mask;
-}
-
 /* Write control register @msr of @slot unless it is known to hold @val. */
-static void pctr_x86_ctl(struct pctr_x86_cpu *c, struct pctr_hw *hw,
+static __always_inline void pctr_x86_ctl(struct pctr_x86_cpu *c, struct pctr_hw *hw,
 			 unsigned int slot, u32 msr, u64 val)
 {
 	u64 *known = slot < PCTR_FIXED_BASE ? &c->ctl[slot] : &c->fixed_ctrl;
@@ -245,6 +229,25 @@ static u32 pctr_x86_ctr_msr(const struct pctr_x86 *x, unsigned int slot)
 }
 
 /*
+ * stop(), once @hw's counters stopped: read them into hw->val.  The
+ * registers hold those values until the next start() (held).
+ */
+void pctr_x86_read_stopped(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
+	unsigned int s;
+	u32 m;
+
+	for (m = hw->mask & c->regs; m; m &= m - 1) {
+		s = __ffs(m);
+		pctr_x86_rdmsr(hw, pctr_x86_ctr_msr(x, s), &hw->val[s]);
+		c->val[s] = hw->val[s];
+	}
+	c->held = hw->err ? 0 : hw->mask & c->regs;
+}
+
+/*
  * At start(), before @hw is loaded.  With hw->user_read, zero every
  * counter register outside hw->mask that may hold counts, since
  * user-mode rdpmc reads any counter, not only the thread's own; those
@@ -261,7 +264,7 @@ static u32 pctr_x86_ctr_msr(const struct pctr_x86 *x, unsigned int slot)
  * the common cases of one counting thread on a CPU, or threads of one
  * process counting the same slots.  Returns the slots of @hw whose
  * hw->val is what their registers hold: those zeroed (hw->val 0) and,
- * with hw->adopt, those the last stop() left here (pctr_x86_stopped()).
+ * with hw->adopt, those the last stop() left here (held).
  */
 u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {

@@ -137,7 +137,7 @@ void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 			const char *name, const char *desc, u64 fn, u64 slots);
 void pctr_x86_set_regs(unsigned int cpu, u32 regs, bool metrics);
 u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw);
-void pctr_x86_stopped(const struct pctr_pmu *pmu, const struct pctr_hw *hw);
+void pctr_x86_read_stopped(const struct pctr_pmu *pmu, struct pctr_hw *hw);
 void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		   unsigned int slot, u32 have, u64 val);
 void pctr_x86_write_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
