@@ -272,7 +272,7 @@ u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
 	u64 dom = hw->thread ? pctr_x86_domain() : 0;
 	u32 own = hw->adopt ? hw->mask : hw->keep;
-	u32 stale = 0, zeroed = 0, msr, m;
+	u32 stale = 0, zeroed = 0, held, msr, m;
 	unsigned int s;
 
 	if (hw->forgotten) {
@@ -309,25 +309,24 @@ u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 			c->metrics = false;
 		c->dirty_metrics = false;
 	}
-	/* What counts here now: its own, or mixed with what was there. */
+	/*
+	 * What counts here now: its own, or mixed with what was there; and
+	 * what an adopted counter holds, if the last stop left it known.
+	 */
+	held = hw->adopt ? c->held & hw->mask & ~zeroed : 0;
 	for (m = hw->mask; m; m &= m - 1) {
 		s = __ffs(m);
 		if (!(c->dirty & own & BIT(s)))
 			c->owner[s] = dom;
 		else if (c->owner[s] != dom)
 			c->owner[s] = 0;
+		if (held & BIT(s))
+			hw->val[s] = c->val[s];
 	}
 	c->dirty |= hw->mask;
 	/* Those about to run hold nothing known any more. */
-	if (hw->adopt) {
-		for (m = c->held & hw->mask & ~zeroed; m; m &= m - 1) {
-			s = __ffs(m);
-			hw->val[s] = c->val[s];
-			zeroed |= BIT(s);
-		}
-	}
 	c->held = 0;
-	return zeroed;
+	return zeroed | held;
 }
 
 /*
