@@ -99,14 +99,18 @@ bool ctx_epoch(unsigned long *epoch)
 static __always_inline u32 fold_sums(unsigned long m, u64 *sum, u64 *prev,
 		     const struct pctr_hw *hw)
 {
+	/* The two widths' masks once, not a slot's at every slot. */
+	u64 gen = pctr_width_mask(pctr_pmu.width);
+	u64 fix = pctr_width_mask(pctr_pmu.fixed_width);
 	unsigned int s;
 	u32 wrapped = 0;
 	u64 old;
 
-	for_each_set_bit(s, &m, PCTR_NUM) {
+	for (; m; m &= m - 1) {
+		s = __ffs(m);
 		old = sum[s];
-		sum[s] += pctr_delta(prev[s], hw->val[s],
-				     pctr_slot_width(&pctr_pmu, s));
+		sum[s] += (hw->val[s] - prev[s]) &
+			  (s < PCTR_FIXED_BASE ? gen : fix);
 		prev[s] = hw->val[s];
 		if (sum[s] < old)
 			wrapped |= BIT(s);
@@ -247,7 +251,8 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	ctx->hw.forgotten = !trust;
 	/* A counter due for its rebase (page.c) is loaded, not adopted. */
 	ctx->hw.adopt = !(pctr_pmu.flags & PCTR_PMU_RAW_SUM) && !ctx->dirty;
-	for_each_set_bit(s, &m, PCTR_NUM) {
+	for (; m; m &= m - 1) {
+		s = __ffs(m);
 		if (!(ctx->hw.keep & BIT(s)))
 			ctx->prev[s] = pctr_pmu.flags & PCTR_PMU_RAW_SUM ?
 				ctx->sum[s] & pctr_width_mask(pctr_slot_width(&pctr_pmu, s)) : 0;
@@ -336,7 +341,13 @@ static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 	/* A CPU binding owns this CPU's counters: no thread counts. */
 	if (ctx_counts(ctx) && !pc->cpub)
 		ctx_hw_on(ctx, pc);
-	if (pc->cur == ctx && !hrtimer_active(&pc->fold))
+	/*
+	 * The fold timer is pinned here, and its callback runs with
+	 * interrupts off: not queued means not running on this CPU either
+	 * (one moved away by hotplug ends itself), and a test of its state
+	 * costs less than hrtimer_active() at every switch.
+	 */
+	if (pc->cur == ctx && !hrtimer_is_queued(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	ctx_publish(ctx, pc->cur == ctx);

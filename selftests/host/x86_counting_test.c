@@ -483,7 +483,9 @@ TEST_F(x86, user_read_scrubs_registers_not_offered)
  * With hw->adopt a counter starts from what its register holds: nothing
  * is written at a switch between two threads of one process counting
  * the same functions but GLOBAL_CTRL, twice (stop, start), where there
- * is one.  Another process's counts are zeroed for a thread with user
+ * is one, and nothing read at start: the values stop() read are still
+ * there.  Registers forgotten (hw->forgotten: the CPU slept) are read
+ * again.  Another process's counts are zeroed for a thread with user
  * reads, in its own slots too.
  */
 TEST_F(x86, adopted_counters_and_the_writes_of_a_switch)
@@ -492,7 +494,7 @@ TEST_F(x86, adopted_counters_and_the_writes_of_a_switch)
 	struct pctr_pmu *pmu = &self->pmu;
 	struct x86_model *m = &self->m;
 	struct pctr_hw a = { 0 }, b = { 0 }, c = { 0 };
-	unsigned int at, want, n;
+	unsigned int at, want, n, reads;
 
 	if (!need_pmu(_metadata, v, self->probe_ret))
 		return;
@@ -510,9 +512,12 @@ TEST_F(x86, adopted_counters_and_the_writes_of_a_switch)
 	/* a to b and back, one process: counters adopted, not written. */
 	for (n = 0; n < 3; n++) {
 		at = m->ntrace;
+		reads = m->nreads;
 		self->ops->start(pmu, &b);
 		EXPECT_EQ(0, b.err);
 		EXPECT_EQ(5 + 7 * n, b.val[0]);
+		EXPECT_EQ(reads, m->nreads) TH_LOG("switch %u: start read %u",
+						   n, m->nreads - reads);
 		model_retire(m, 0xc0, 0, 7);
 		self->ops->stop(pmu, &b);
 		EXPECT_EQ(5 + 7 * (n + 1), b.val[0]);
@@ -521,6 +526,14 @@ TEST_F(x86, adopted_counters_and_the_writes_of_a_switch)
 			TH_LOG("switch %u: %u writes, first %#x", n,
 			       m->ntrace - at, m->trace[at].msr);
 	}
+
+	/* What the registers held was lost meanwhile: read again. */
+	m->ctr[0] = 40;
+	b.forgotten = true;
+	self->ops->start(pmu, &b);
+	EXPECT_EQ(40, b.val[0]);
+	self->ops->stop(pmu, &b);
+	b.forgotten = false;
 
 	/* Another process, with user reads: its own slots start from 0. */
 	model_domain = 2;

@@ -93,19 +93,20 @@ static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
-	u32 armed = 0, zeroed;
+	u32 armed = 0, zeroed, m;
 	unsigned int i;
 
 	zeroed = pctr_x86_scrub(pmu, hw);
 	/* With hw->adopt a counter starts from what it holds (intel.c). */
-	for (i = 0; i < pmu->ngeneral; i++) {
-		if (!(general & BIT(i)))
-			continue;
-		if (pctr_x86_arm(pmu, hw, i, BIT_ULL(pmu->width - 1))) {
+	for (m = general; m; m &= m - 1) {
+		i = __ffs(m);
+		if (hw->left[i] &&
+		    pctr_x86_arm(pmu, hw, i, BIT_ULL(pmu->width - 1))) {
 			armed |= BIT(i);
 			pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i), hw->val[i] &
 				       pctr_width_mask(pmu->width));
-		} else if (!(hw->keep & BIT(i))) {
+		} else if (!(hw->keep & BIT(i)) &&
+			   !pctr_x86_loaded(pmu, hw, i, zeroed)) {
 			pctr_x86_load(pmu, hw, i, zeroed, hw->val[i] &
 				      pctr_width_mask(pmu->width));
 		}
@@ -113,11 +114,7 @@ static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	/* No stale overflow of an armed counter: its PMI is what counts. */
 	if (armed && pmu->version >= 2)
 		pctr_x86_wrmsr(hw, MSR_PCTR_AMD_GLOBAL_STATUS_CLR, armed);
-	for (i = 0; i < pmu->ngeneral; i++)
-		if (general & BIT(i))
-			pctr_x86_write_ctl(pmu, hw, i, pctr_x86_evtsel(x, i),
-					   hw->ctl[i] |
-					   (armed & BIT(i) ? PCTR_INT : 0));
+	pctr_x86_write_ctls(pmu, hw, general, armed);
 	pctr_x86_set_armed(armed);
 
 	if (pmu->version >= 2)
@@ -127,11 +124,11 @@ static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 static void amd_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
-	unsigned int i;
+	u32 m;
 
-	for (i = 0; i < pmu->ngeneral; i++)
-		if (hw->mask & BIT(i))
-			pctr_x86_rdmsr(hw, pctr_x86_ctr(x, i), &hw->val[i]);
+	for (m = hw->mask & pctr_x86_general_slots(pmu); m; m &= m - 1)
+		pctr_x86_rdmsr(hw, pctr_x86_ctr(x, __ffs(m)),
+			       &hw->val[__ffs(m)]);
 }
 
 static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
@@ -140,7 +137,7 @@ static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	unsigned int i;
 
 	pctr_x86_stop_general(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL);
-	amd_read(pmu, hw);
+	pctr_x86_read_stopped(pmu, hw);
 	if (!armed)
 		return;
 	/* An armed counter overflowed: its PMI may come after this. */

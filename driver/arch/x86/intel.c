@@ -93,7 +93,7 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
 	u32 fixed = hw->mask & intel_fixed_slots(x);
 	u64 fctrl = 0, field, reach;
-	u32 armed = 0, zeroed;
+	u32 armed = 0, zeroed, m;
 	unsigned int i, s;
 
 	zeroed = pctr_x86_scrub(pmu, hw);
@@ -106,30 +106,31 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	 */
 	reach = pmu->caps & PCTR_CAP_FULL_WIDTH ? BIT_ULL(pmu->width - 1) :
 						  BIT_ULL(31);
-	for (i = 0; i < pmu->ngeneral; i++) {
-		if (!(general & BIT(i)))
-			continue;
-		if (pctr_x86_arm(pmu, hw, i, reach)) {
+	for (m = general; m; m &= m - 1) {
+		i = __ffs(m);
+		if (hw->left[i] && pctr_x86_arm(pmu, hw, i, reach)) {
 			armed |= BIT(i);
 			pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i),
 				       intel_counter_value(pmu, hw->val[i]));
-		} else if (!(hw->keep & BIT(i))) {
+		} else if (!(hw->keep & BIT(i)) &&
+			   !pctr_x86_loaded(pmu, hw, i, zeroed)) {
 			pctr_x86_load(pmu, hw, i, zeroed,
 				      intel_counter_value(pmu, hw->val[i]));
 		}
 	}
-	for (i = 0; i < pmu->nfixed; i++) {
-		s = PCTR_FIXED_BASE + i;
-		if (!(fixed & BIT(s)))
-			continue;
+	for (m = fixed; m; m &= m - 1) {
+		s = __ffs(m);
+		i = s - PCTR_FIXED_BASE;
 		field = hw->ctl[s];
-		if (pctr_x86_arm(pmu, hw, s, BIT_ULL(pmu->fixed_width - 1))) {
+		if (hw->left[s] &&
+		    pctr_x86_arm(pmu, hw, s, BIT_ULL(pmu->fixed_width - 1))) {
 			armed |= BIT(s);
 			field |= PCTR_FIXED_FIELD_PMI;
 			pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_FIXED_CTR0 + i,
 				       hw->val[s] &
 				       pctr_width_mask(pmu->fixed_width));
-		} else if (!(hw->keep & BIT(s))) {
+		} else if (!(hw->keep & BIT(s)) &&
+			   !pctr_x86_loaded(pmu, hw, s, zeroed)) {
 			pctr_x86_load(pmu, hw, s, zeroed, hw->val[s] &
 				      pctr_width_mask(pmu->fixed_width));
 		}
@@ -139,11 +140,7 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	if (armed)
 		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_OVF,
 			       intel_global_bits(pmu, armed));
-	for (i = 0; i < pmu->ngeneral; i++)
-		if (general & BIT(i))
-			pctr_x86_write_ctl(pmu, hw, i, pctr_x86_evtsel(x, i),
-					   hw->ctl[i] |
-					   (armed & BIT(i) ? PCTR_INT : 0));
+	pctr_x86_write_ctls(pmu, hw, general, armed);
 	if (fixed)
 		pctr_x86_write_ctl(pmu, hw, PCTR_FIXED_BASE,
 				   MSR_PCTR_INTEL_FIXED_CTRL, fctrl);
@@ -157,16 +154,16 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 static void intel_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
-	u32 fixed = hw->mask & intel_fixed_slots(x);
-	unsigned int i;
+	unsigned int s;
+	u32 m;
 
-	for (i = 0; i < pmu->ngeneral; i++)
-		if (hw->mask & BIT(i))
-			pctr_x86_rdmsr(hw, pctr_x86_ctr(x, i), &hw->val[i]);
-	for (i = 0; i < pmu->nfixed; i++)
-		if (fixed & BIT(PCTR_FIXED_BASE + i))
-			pctr_x86_rdmsr(hw, MSR_PCTR_INTEL_FIXED_CTR0 + i,
-				       &hw->val[PCTR_FIXED_BASE + i]);
+	for (m = hw->mask & (pctr_x86_general_slots(pmu) |
+			     intel_fixed_slots(x)); m; m &= m - 1) {
+		s = __ffs(m);
+		pctr_x86_rdmsr(hw, s < PCTR_FIXED_BASE ? pctr_x86_ctr(x, s) :
+			       MSR_PCTR_INTEL_FIXED_CTR0 + s - PCTR_FIXED_BASE,
+			       &hw->val[s]);
+	}
 }
 
 /* The slots whose overflow bit GLOBAL_STATUS has set (version 2 on). */
@@ -221,8 +218,11 @@ static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	u32 armed = pctr_x86_armed() & hw->mask;
 
 	/* Fixed counters exist from version 2 on: GLOBAL_CTRL stops them. */
-	pctr_x86_stop_general(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
-	intel_read(pmu, hw);
+	if (pmu->version >= 2)
+		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_CTRL, 0);
+	else
+		pctr_x86_stop_general(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
+	pctr_x86_read_stopped(pmu, hw);
 	/* An armed counter overflowed: its PMI may come after this. */
 	if (armed) {
 		if (intel_overflow_status(pmu) & armed)

@@ -59,6 +59,12 @@ void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
  * ctl[], fixed_ctrl: what the event selects and FIXED_CTR_CTRL hold, for
  * the general slots in ctl_known (and PCTR_FIXED_BASE for fixed_ctrl):
  * start() writes a control only when it differs.
+ *
+ * held, val[]: the slots whose counters stopped holding val[s], as the
+ * last stop() read them; a start() that adopts what a register holds
+ * (pctr_x86_load()) takes it from there instead of reading it again.
+ * Nothing but start() writes a counter, and only start() runs one; it
+ * forgets them all.
  */
 struct pctr_x86_cpu {
 	u32	regs;		/* every counter rdpmc reads here, as slots */
@@ -70,6 +76,8 @@ struct pctr_x86_cpu {
 	u32	ctl_known;
 	u64	ctl[X86_MAX_GENERAL];
 	u64	fixed_ctrl;
+	u32	held;
+	u64	val[PCTR_NUM];
 };
 
 static DEFINE_PER_CPU(struct pctr_x86_cpu, pctr_x86_cpu);
@@ -89,7 +97,8 @@ void pctr_x86_set_regs(unsigned int cpu, u32 regs, bool metrics)
 }
 
 /* This CPU's state, every register dirty in a new epoch. */
-static struct pctr_x86_cpu *pctr_x86_this_cpu(const struct pctr_pmu *pmu)
+static __always_inline struct pctr_x86_cpu *
+pctr_x86_this_cpu(const struct pctr_pmu *pmu)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	struct pctr_x86_cpu *c = this_cpu_ptr(&pctr_x86_cpu);
@@ -104,18 +113,15 @@ static struct pctr_x86_cpu *pctr_x86_this_cpu(const struct pctr_pmu *pmu)
 		c->dirty_metrics = c->metrics;
 		memset(c->owner, 0, sizeof(c->owner));
 		c->ctl_known = 0;
+		c->held = 0;
 	}
 	return c;
 }
 
-/*
- * Write control register @msr (an event select, or FIXED_CTR_CTRL for
- * @slot PCTR_FIXED_BASE) unless it is known to hold @val already.
- */
-void pctr_x86_write_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
-			unsigned int slot, u32 msr, u64 val)
+/* Write control register @msr of @slot unless it is known to hold @val. */
+static __always_inline void pctr_x86_ctl(struct pctr_x86_cpu *c, struct pctr_hw *hw,
+			 unsigned int slot, u32 msr, u64 val)
 {
-	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
 	u64 *known = slot < PCTR_FIXED_BASE ? &c->ctl[slot] : &c->fixed_ctrl;
 
 	if ((c->ctl_known & BIT(slot)) && *known == val)
@@ -127,6 +133,34 @@ void pctr_x86_write_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	}
 	*known = val;
 	c->ctl_known |= BIT(slot);
+}
+
+/*
+ * Write control register @msr (an event select, or FIXED_CTR_CTRL for
+ * @slot PCTR_FIXED_BASE) unless it is known to hold @val already.
+ */
+void pctr_x86_write_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			unsigned int slot, u32 msr, u64 val)
+{
+	pctr_x86_ctl(pctr_x86_this_cpu(pmu), hw, slot, msr, val);
+}
+
+/*
+ * start(): the event selects of the general slots in @general, INT set
+ * on those @armed, each written unless it is known to hold that already.
+ */
+void pctr_x86_write_ctls(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			 u32 general, u32 armed)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
+	unsigned int i;
+
+	for (; general; general &= general - 1) {
+		i = __ffs(general);
+		pctr_x86_ctl(c, hw, i, pctr_x86_evtsel(x, i),
+			     hw->ctl[i] | (armed & BIT(i) ? PCTR_INT : 0));
+	}
 }
 
 /*
@@ -195,6 +229,25 @@ static u32 pctr_x86_ctr_msr(const struct pctr_x86 *x, unsigned int slot)
 }
 
 /*
+ * stop(), once @hw's counters stopped: read them into hw->val.  The
+ * registers hold those values until the next start() (held).
+ */
+void pctr_x86_read_stopped(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
+	unsigned int s;
+	u32 m;
+
+	for (m = hw->mask & c->regs; m; m &= m - 1) {
+		s = __ffs(m);
+		pctr_x86_rdmsr(hw, pctr_x86_ctr_msr(x, s), &hw->val[s]);
+		c->val[s] = hw->val[s];
+	}
+	c->held = hw->err ? 0 : hw->mask & c->regs;
+}
+
+/*
  * At start(), before @hw is loaded.  With hw->user_read, zero every
  * counter register outside hw->mask that may hold counts, since
  * user-mode rdpmc reads any counter, not only the thread's own; those
@@ -209,8 +262,9 @@ static u32 pctr_x86_ctr_msr(const struct pctr_x86 *x, unsigned int slot)
  * counter at every switch-out; tracking dirty registers costs writes
  * only when a thread with user reads follows other counts, and none in
  * the common cases of one counting thread on a CPU, or threads of one
- * process counting the same slots.  Returns the slots of @hw zeroed
- * (their hw->val is then 0).
+ * process counting the same slots.  Returns the slots of @hw whose
+ * hw->val is what their registers hold: those zeroed (hw->val 0) and,
+ * with hw->adopt, those the last stop() left here (held).
  */
 u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
@@ -218,11 +272,13 @@ u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
 	u64 dom = hw->thread ? pctr_x86_domain() : 0;
 	u32 own = hw->adopt ? hw->mask : hw->keep;
-	u32 stale = 0, zeroed = 0, msr, m;
+	u32 stale = 0, zeroed = 0, held, msr, m;
 	unsigned int s;
 
-	if (hw->forgotten)
+	if (hw->forgotten) {
 		c->ctl_known = 0;
+		c->held = 0;
+	}
 	if (hw->user_read) {
 		stale = c->dirty & c->regs & ~hw->mask;
 		for (m = c->dirty & own; m; m &= m - 1)
@@ -253,28 +309,38 @@ u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 			c->metrics = false;
 		c->dirty_metrics = false;
 	}
-	/* What counts here now: its own, or mixed with what was there. */
+	/*
+	 * What counts here now: its own, or mixed with what was there; and
+	 * what an adopted counter holds, if the last stop left it known.
+	 */
+	held = hw->adopt ? c->held & hw->mask & ~zeroed : 0;
 	for (m = hw->mask; m; m &= m - 1) {
 		s = __ffs(m);
 		if (!(c->dirty & own & BIT(s)))
 			c->owner[s] = dom;
 		else if (c->owner[s] != dom)
 			c->owner[s] = 0;
+		if (held & BIT(s))
+			hw->val[s] = c->val[s];
 	}
 	c->dirty |= hw->mask;
-	return zeroed;
+	/* Those about to run hold nothing known any more. */
+	c->held = 0;
+	return zeroed | held;
 }
 
 /*
  * Load the counter of @slot (neither kept nor armed) with hw->val, the
  * value written as @val.  With hw->adopt it rather starts from what its
  * register holds (the last owner's count, or 0 after a scrub), which
- * saves a write at every switch: the core folds from hw->val.  A value
- * in the top half of the counter's range is rewritten to 0 then, so that
- * a thread's raw counter is far from wrapping whenever it starts.
+ * saves a write at every switch: the core folds from hw->val.  @have:
+ * the slots whose hw->val already is that (pctr_x86_scrub()), the others
+ * are read.  A value in the top half of the counter's range is rewritten
+ * to 0 then, so that a thread's raw counter is far from wrapping
+ * whenever it starts.
  */
 void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
-		   unsigned int slot, u32 zeroed, u64 val)
+		   unsigned int slot, u32 have, u64 val)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 msr = pctr_x86_ctr_msr(x, slot);
@@ -283,9 +349,10 @@ void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		pctr_x86_wrmsr(hw, msr, val);
 		return;
 	}
-	if (zeroed & BIT(slot))
-		return;
-	pctr_x86_rdmsr(hw, msr, &val);
+	if (have & BIT(slot))
+		val = hw->val[slot];
+	else
+		pctr_x86_rdmsr(hw, msr, &val);
 	val &= pctr_width_mask(pctr_slot_width(pmu, slot));
 	if (val >> (pctr_slot_width(pmu, slot) - 1)) {
 		val = 0;

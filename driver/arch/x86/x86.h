@@ -137,10 +137,25 @@ void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 			const char *name, const char *desc, u64 fn, u64 slots);
 void pctr_x86_set_regs(unsigned int cpu, u32 regs, bool metrics);
 u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw);
+void pctr_x86_read_stopped(const struct pctr_pmu *pmu, struct pctr_hw *hw);
 void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
-		   unsigned int slot, u32 zeroed, u64 val);
+		   unsigned int slot, u32 have, u64 val);
 void pctr_x86_write_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 			unsigned int slot, u32 msr, u64 val);
+void pctr_x86_write_ctls(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			 u32 general, u32 armed);
+
+/*
+ * start(): hw->val of @slot already is what pctr_x86_load() would leave
+ * there (a counter adopted as it is, its value known: @have).
+ */
+static inline bool pctr_x86_loaded(const struct pctr_pmu *pmu,
+				   const struct pctr_hw *hw,
+				   unsigned int slot, u32 have)
+{
+	return hw->adopt && (have & BIT(slot)) &&
+	       hw->val[slot] < BIT_ULL(pctr_slot_width(pmu, slot) - 1);
+}
 void pctr_x86_stop_general(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 			   u32 global_ctrl);
 int pctr_x86_reserve(struct pctr_pmu *pmu);
