@@ -134,14 +134,17 @@ static int pctr_papi_load_events(pctr_t *p)
  *   - each name is looked up in every component not disabled, and the
  *     components after this one are not initialized yet (perf_event's
  *     lookup would crash): they are marked disabled meanwhile, and given
- *     back their state after.
+ *     back their state after;
+ *   - a row naming an event the backend lacks is an error PAPI prints
+ *     when verbose: those rows are for other models of the PMU, and
+ *     PAPI is kept quiet meanwhile.
  */
 static void pctr_papi_load_presets(int cidx)
 {
 	int saved[PAPI_NUM_COMP];
 	ThreadInfo_t blank, *was;
+	int c, level = _papi_hwi_error_level;
 	unsigned int i, k;
-	int c;
 
 	if (cidx != 0)
 		return;
@@ -152,6 +155,7 @@ static void pctr_papi_load_presets(int cidx)
 		blank.tls_papi_event_code_changed = -1;
 		_papi_hwi_my_thread = &blank;
 	}
+	_papi_hwi_error_level = PAPI_QUIET;
 	for (c = 0; _papi_hwd[c] && c < PAPI_NUM_COMP; c++) {
 		saved[c] = _papi_hwd[c]->cmp_info.disabled;
 		if (c != cidx)
@@ -167,6 +171,7 @@ static void pctr_papi_load_presets(int cidx)
 	for (c = 0; _papi_hwd[c] && c < PAPI_NUM_COMP; c++)
 		_papi_hwd[c]->cmp_info.disabled = saved[c];
 	_papi_hwi_my_thread = was;
+	_papi_hwi_error_level = level;
 }
 
 static int pctr_papi_init_component(int cidx)
