@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pctr's PAPI component: PAPI's counters through /dev/pctr (libpctr),
+ * built into libpapi by testing/papi/build as src/components/pctr.
+ *
+ * Native events are the backend's events by the names PCIOCEVENT gives
+ * (libpfm4's names, as pctr stat takes them), their codes the index in
+ * that table.  PAPI maps its presets on component 0's events only; the
+ * build makes this component 0 and init_component loads the preset rows
+ * of papi_events.csv for the PMU pctr drives (see preset_pmus[]).
+ *
+ * Each thread opens /dev/pctr for itself (a thread's counters and page
+ * are its own).  start programs the event set's slots with PCTR_EN and
+ * the domain's PCTR_U/PCTR_K, and takes each slot's value as its base;
+ * read is pctr_read() of each slot (rdpmc from the thread's page, the
+ * ioctl where the page cannot give it) less the base; reset takes new
+ * bases; stop keeps the last values and frees the slots.
+ *
+ * Not done: attach, inherit, hardware overflow and profiling (PAPI_ECMP);
+ * multiplexing is PAPI's own, in software, over start/stop/read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+
+#include "papi.h"
+#include "papi_internal.h"
+#include "papi_vector.h"
+#include "papi_memory.h"
+#include "papi_preset.h"
+#include "threads.h"
+
+#include "pctr.h"
+
+papi_vector_t _pctr_vector;
+
+struct pctr_papi_ctx {
+	pctr_t		*p;
+	int		mapped;
+};
+
+struct pctr_papi_ctl {
+	int		n;
+	int		domain;
+	int		running;
+	unsigned int	ev[PCTR_NUM];		/* index in events[] */
+	unsigned int	slot[PCTR_NUM];
+	uint64_t	base[PCTR_NUM];
+	long long	counts[PCTR_NUM];
+};
+
+/* The backend's events, read once by init_component. */
+static struct pctr_event *events;
+static unsigned int nevents;
+static struct pctr_info info;
+
+/*
+ * The papi_events.csv rows whose event names are the ones pctr's backend
+ * gives: Intel's architectural events are named as libpfm4 names them
+ * for Nehalem (TOT_INS, TOT_CYC, REF_CYC) and for the architectural PMU
+ * (BR_INS, BR_MSP); AMD's core events as for family 17h.
+ */
+static const struct {
+	const char	*backend;
+	const char	*pmu[3];
+} preset_pmus[] = {
+	{ "intel", { "nhm", "ix86arch", NULL } },
+	{ "amd", { "amd64_fam17h", NULL } },
+};
+
+/* A PAPI error code for a pctr errno, with pctr's reason said. */
+static int pctr_papi_err(int err, const char *what)
+{
+	PAPIERROR("pctr: %s: %s", what, pctr_strerror(err));
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return PAPI_EPERM;
+	case EBUSY:
+		return PAPI_ECNFLCT;
+	case ENOENT:
+		return PAPI_ENOEVNT;
+	case EINVAL:
+		return PAPI_EINVAL;
+	case ENOMEM:
+		return PAPI_ENOMEM;
+	case ENODEV:
+	case ENOTTY:
+	case EOPNOTSUPP:
+		return PAPI_ECMP;
+	default:
+		return PAPI_ESYS;
+	}
+}
+
+static int pctr_papi_disable(int err, const char *why)
+{
+	snprintf(_pctr_vector.cmp_info.disabled_reason, PAPI_HUGE_STR_LEN,
+		 "%s: %s", why, pctr_strerror(err));
+	_pctr_vector.cmp_info.disabled = PAPI_ECMP;
+	return PAPI_ECMP;
+}
+
+static int pctr_papi_load_events(pctr_t *p)
+{
+	unsigned int i;
+
+	events = papi_calloc(info.pi_nevents ? info.pi_nevents : 1,
+			     sizeof(*events));
+	if (!events)
+		return PAPI_ENOMEM;
+	for (i = 0; i < info.pi_nevents; i++) {
+		events[i].pe_index = i;
+		if (ioctl(p->fd, PCIOCEVENT, &events[i]) < 0)
+			break;
+		events[i].pe_name[sizeof(events[i].pe_name) - 1] = '\0';
+		events[i].pe_desc[sizeof(events[i].pe_desc) - 1] = '\0';
+	}
+	nevents = i;
+	return PAPI_OK;
+}
+
+/*
+ * PAPI's preset loader is made for a component initialized after PAPI's
+ * threads (as perf_event is), and this one is initialized before them:
+ *   - each lookup keeps its state in the calling thread's PAPI record,
+ *     which does not exist yet: a blank record stands in while the rows
+ *     load;
+ *   - each name is looked up in every component not disabled, and the
+ *     components after this one are not initialized yet (perf_event's
+ *     lookup would crash): they are marked disabled meanwhile, and given
+ *     back their state after;
+ *   - a row naming an event the backend lacks is an error PAPI prints
+ *     when verbose: those rows are for other models of the PMU, and
+ *     PAPI is kept quiet meanwhile.
+ */
+static void pctr_papi_load_presets(int cidx)
+{
+	int saved[PAPI_NUM_COMP];
+	ThreadInfo_t blank, *was;
+	int c, level = _papi_hwi_error_level;
+	unsigned int i, k;
+
+	if (cidx != 0)
+		return;
+	was = _papi_hwi_my_thread;
+	if (!was) {
+		memset(&blank, 0, sizeof(blank));
+		blank.tls_papi_event_code = -1;
+		blank.tls_papi_event_code_changed = -1;
+		_papi_hwi_my_thread = &blank;
+	}
+	_papi_hwi_error_level = PAPI_QUIET;
+	for (c = 0; _papi_hwd[c] && c < PAPI_NUM_COMP; c++) {
+		saved[c] = _papi_hwd[c]->cmp_info.disabled;
+		if (c != cidx)
+			_papi_hwd[c]->cmp_info.disabled = PAPI_ENOINIT;
+	}
+	for (i = 0; i < sizeof(preset_pmus) / sizeof(preset_pmus[0]); i++) {
+		if (strcmp(info.pi_backend, preset_pmus[i].backend))
+			continue;
+		for (k = 0; preset_pmus[i].pmu[k]; k++)
+			_papi_load_preset_table((char *)preset_pmus[i].pmu[k],
+						0, cidx);
+	}
+	for (c = 0; _papi_hwd[c] && c < PAPI_NUM_COMP; c++)
+		_papi_hwd[c]->cmp_info.disabled = saved[c];
+	_papi_hwi_my_thread = was;
+	_papi_hwi_error_level = level;
+}
+
+static int pctr_papi_init_component(int cidx)
+{
+	PAPI_component_info_t *ci = &_pctr_vector.cmp_info;
+	pctr_t *p;
+	int ret;
+
+	ci->CmpIdx = cidx;
+	p = pctr_open(O_RDONLY);
+	if (!p)
+		return pctr_papi_disable(errno, "cannot open " PCTR_DEVICE);
+	info = p->info;
+	if (!(info.pi_caps & PCTR_CAP_COUNTERS)) {
+		pctr_close(p);
+		return pctr_papi_disable(ENODEV, "no programmable counters");
+	}
+	ret = pctr_papi_load_events(p);
+	pctr_close(p);
+	if (ret != PAPI_OK)
+		return ret;
+
+	snprintf(ci->description, sizeof(ci->description),
+		 "pctr counters (%s backend, %s)", info.pi_backend,
+		 info.pi_vendor[0] ? info.pi_vendor : "no vendor");
+	snprintf(ci->kernel_version, sizeof(ci->kernel_version), "ABI %u",
+		 info.pi_abi_version);
+	ci->num_cntrs = info.pi_ngeneral + info.pi_nfixed;
+	if (ci->num_cntrs > PCTR_NUM)
+		ci->num_cntrs = PCTR_NUM;
+	ci->num_mpx_cntrs = PAPI_MAX_SW_MPX_EVENTS;
+	ci->num_native_events = nevents;
+	ci->fast_counter_read = !!(info.pi_caps & PCTR_CAP_USER_RDPMC);
+
+	pctr_papi_load_presets(cidx);
+	return PAPI_OK;
+}
+
+static int pctr_papi_shutdown_component(void)
+{
+	papi_free(events);
+	events = NULL;
+	nevents = 0;
+	return PAPI_OK;
+}
+
+static int pctr_papi_init_thread(hwd_context_t *ctx)
+{
+	struct pctr_papi_ctx *c = ctx;
+
+	c->mapped = 0;
+	c->p = pctr_open(O_RDWR);
+	if (!c->p)
+		return pctr_papi_err(errno, "cannot open " PCTR_DEVICE);
+	return PAPI_OK;
+}
+
+static int pctr_papi_shutdown_thread(hwd_context_t *ctx)
+{
+	struct pctr_papi_ctx *c = ctx;
+
+	if (c->p)
+		pctr_close(c->p);
+	c->p = NULL;
+	return PAPI_OK;
+}
+
+static int pctr_papi_init_control_state(hwd_control_state_t *ctl)
+{
+	struct pctr_papi_ctl *s = ctl;
+
+	memset(s, 0, sizeof(*s));
+	s->domain = _pctr_vector.cmp_info.default_domain;
+	return PAPI_OK;
+}
+
+/*
+ * Give each event a slot that can count it, first come first served, in
+ * the order the event set has them.
+ */
+static int pctr_papi_update_control_state(hwd_control_state_t *ctl,
+					  NativeInfo_t *native, int count,
+					  hwd_context_t *ctx)
+{
+	struct pctr_papi_ctl *s = ctl;
+	uint64_t used = 0, can;
+	unsigned int code;
+	int i, k;
+
+	(void)ctx;
+	if (count > PCTR_NUM)
+		return PAPI_ECNFLCT;
+	for (i = 0; i < count; i++) {
+		code = native[i].ni_event;
+		if (code >= nevents)
+			return PAPI_ENOEVNT;
+		can = events[code].pe_slots & ~used;
+		if (!can)
+			return PAPI_ECNFLCT;
+		k = __builtin_ctzll(can);
+		if (k >= PCTR_NUM)
+			return PAPI_ECNFLCT;
+		used |= 1ULL << k;
+		s->ev[i] = code;
+		s->slot[i] = k;
+		s->counts[i] = 0;
+		native[i].ni_position = i;
+	}
+	s->n = count;
+	return PAPI_OK;
+}
+
+static uint64_t pctr_papi_flags(int domain)
+{
+	uint64_t f = PCTR_EN;
+
+	if (domain & PAPI_DOM_USER)
+		f |= PCTR_U;
+	if (domain & PAPI_DOM_KERNEL)
+		f |= PCTR_K;
+	return f;
+}
+
+/* Take each slot's value now as its base: the counts start from zero. */
+static int pctr_papi_take_bases(struct pctr_papi_ctx *c,
+				struct pctr_papi_ctl *s)
+{
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		errno = 0;
+		v = pctr_read(c->p, s->slot[i]);
+		if (v == (uint64_t)-1 && errno)
+			return pctr_papi_err(errno, "cannot read a counter");
+		s->base[i] = v;
+		s->counts[i] = 0;
+	}
+	return PAPI_OK;
+}
+
+static void pctr_papi_free_slots(struct pctr_papi_ctx *c,
+				 struct pctr_papi_ctl *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		pctr_set(c->p, s->slot[i], 0);
+}
+
+static int pctr_papi_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	struct pctr_papi_ctx *c = ctx;
+	struct pctr_papi_ctl *s = ctl;
+	uint64_t flags = pctr_papi_flags(s->domain);
+	int i, ret;
+
+	for (i = 0; i < s->n; i++) {
+		if (pctr_set(c->p, s->slot[i], events[s->ev[i]].pe_fn | flags) < 0) {
+			ret = pctr_papi_err(errno, events[s->ev[i]].pe_name);
+			pctr_papi_free_slots(c, s);
+			return ret;
+		}
+	}
+	/* Without a page the reads fall back to the ioctl. */
+	if (!c->mapped && pctr_map(c->p) == 0)
+		c->mapped = 1;
+	ret = pctr_papi_take_bases(c, s);
+	if (ret != PAPI_OK) {
+		pctr_papi_free_slots(c, s);
+		return ret;
+	}
+	s->running = 1;
+	return PAPI_OK;
+}
+
+static int pctr_papi_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
+			  long long **vals, int flags)
+{
+	struct pctr_papi_ctx *c = ctx;
+	struct pctr_papi_ctl *s = ctl;
+	uint64_t v;
+	int i;
+
+	(void)flags;
+	if (s->running) {
+		for (i = 0; i < s->n; i++) {
+			errno = 0;
+			v = pctr_read(c->p, s->slot[i]);
+			if (v == (uint64_t)-1 && errno)
+				return pctr_papi_err(errno,
+						     "cannot read a counter");
+			s->counts[i] = (long long)(v - s->base[i]);
+		}
+	}
+	*vals = s->counts;
+	return PAPI_OK;
+}
+
+static int pctr_papi_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	struct pctr_papi_ctx *c = ctx;
+	struct pctr_papi_ctl *s = ctl;
+	long long *vals;
+	int ret;
+
+	if (!s->running)
+		return PAPI_OK;
+	ret = pctr_papi_read(ctx, ctl, &vals, 0);
+	s->running = 0;
+	pctr_papi_free_slots(c, s);
+	return ret;
+}
+
+static int pctr_papi_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	struct pctr_papi_ctl *s = ctl;
+	int i;
+
+	if (s->running)
+		return pctr_papi_take_bases(ctx, s);
+	for (i = 0; i < s->n; i++)
+		s->counts[i] = 0;
+	return PAPI_OK;
+}
+
+static int pctr_papi_write(hwd_context_t *ctx, hwd_control_state_t *ctl,
+			   long long *from)
+{
+	(void)ctx;
+	(void)ctl;
+	(void)from;
+	return PAPI_ECMP;
+}
+
+static int pctr_papi_set_domain(hwd_control_state_t *ctl, int domain)
+{
+	struct pctr_papi_ctl *s = ctl;
+
+	if (!domain || (domain & ~(PAPI_DOM_USER | PAPI_DOM_KERNEL)))
+		return PAPI_EINVAL;
+	s->domain = domain;
+	return PAPI_OK;
+}
+
+static int pctr_papi_ctl(hwd_context_t *ctx, int code,
+			 _papi_int_option_t *option)
+{
+	(void)ctx;
+	switch (code) {
+	case PAPI_DOMAIN:
+	case PAPI_DEFDOM:
+		if (code == PAPI_DEFDOM)
+			return PAPI_OK;
+		return pctr_papi_set_domain(option->domain.ESI->ctl_state,
+					    option->domain.domain);
+	case PAPI_GRANUL:
+	case PAPI_DEFGRN:
+		if (option->granularity.granularity != PAPI_GRN_THR)
+			return PAPI_ECMP;
+		return PAPI_OK;
+	default:
+		/* PAPI_ATTACH, PAPI_DETACH, PAPI_INHERIT, PAPI_CPU_ATTACH, ... */
+		return PAPI_ECMP;
+	}
+}
+
+static int pctr_papi_set_overflow(EventSetInfo_t *esi, int idx, int thresh)
+{
+	(void)esi;
+	(void)idx;
+	(void)thresh;
+	return PAPI_ECMP;
+}
+
+static int pctr_papi_set_profile(EventSetInfo_t *esi, int idx, int thresh)
+{
+	(void)esi;
+	(void)idx;
+	(void)thresh;
+	return PAPI_ECMP;
+}
+
+static int pctr_papi_ntv_enum_events(unsigned int *code, int modifier)
+{
+	switch (modifier) {
+	case PAPI_ENUM_FIRST:
+		if (!nevents)
+			return PAPI_ENOEVNT;
+		*code = 0;
+		return PAPI_OK;
+	case PAPI_ENUM_EVENTS:
+		if (*code + 1 >= nevents)
+			return PAPI_ENOEVNT;
+		(*code)++;
+		return PAPI_OK;
+	default:
+		return PAPI_ENOEVNT;
+	}
+}
+
+static int pctr_papi_ntv_name_to_code(const char *name, unsigned int *code)
+{
+	unsigned int i;
+
+	for (i = 0; i < nevents; i++) {
+		if (!strcasecmp(events[i].pe_name, name)) {
+			*code = i;
+			return PAPI_OK;
+		}
+	}
+	return PAPI_ENOEVNT;
+}
+
+static int pctr_papi_ntv_code_to_name(unsigned int code, char *name, int len)
+{
+	if (code >= nevents || len <= 0)
+		return PAPI_ENOEVNT;
+	snprintf(name, len, "%s", events[code].pe_name);
+	return PAPI_OK;
+}
+
+static int pctr_papi_ntv_code_to_descr(unsigned int code, char *descr,
+				       int len)
+{
+	if (code >= nevents || len <= 0)
+		return PAPI_ENOEVNT;
+	snprintf(descr, len, "%s", events[code].pe_desc);
+	return PAPI_OK;
+}
+
+static int pctr_papi_ntv_code_to_info(unsigned int code,
+				      PAPI_event_info_t *ei)
+{
+	if (code >= nevents)
+		return PAPI_ENOEVNT;
+	snprintf(ei->symbol, sizeof(ei->symbol), "%s", events[code].pe_name);
+	snprintf(ei->short_descr, sizeof(ei->short_descr), "%.*s",
+		 (int)sizeof(ei->short_descr) - 1, events[code].pe_desc);
+	snprintf(ei->long_descr, sizeof(ei->long_descr), "%s",
+		 events[code].pe_desc);
+	return PAPI_OK;
+}
+
+papi_vector_t _pctr_vector = {
+	.cmp_info = {
+		.name = "pctr",
+		.short_name = "pctr",
+		.description = "pctr counters",
+		.version = "1.0",
+		.default_domain = PAPI_DOM_USER,
+		.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL,
+		.default_granularity = PAPI_GRN_THR,
+		.available_granularities = PAPI_GRN_THR,
+		.hardware_intr_sig = PAPI_INT_SIGNAL,
+	},
+	.size = {
+		.context = sizeof(struct pctr_papi_ctx),
+		.control_state = sizeof(struct pctr_papi_ctl),
+		.reg_value = 1,
+		.reg_alloc = 1,
+	},
+	.init_component = pctr_papi_init_component,
+	.shutdown_component = pctr_papi_shutdown_component,
+	.init_thread = pctr_papi_init_thread,
+	.shutdown_thread = pctr_papi_shutdown_thread,
+	.init_control_state = pctr_papi_init_control_state,
+	.update_control_state = pctr_papi_update_control_state,
+	.start = pctr_papi_start,
+	.stop = pctr_papi_stop,
+	.read = pctr_papi_read,
+	.reset = pctr_papi_reset,
+	.write = pctr_papi_write,
+	.ctl = pctr_papi_ctl,
+	.set_domain = pctr_papi_set_domain,
+	.set_overflow = pctr_papi_set_overflow,
+	.set_profile = pctr_papi_set_profile,
+	.ntv_enum_events = pctr_papi_ntv_enum_events,
+	.ntv_name_to_code = pctr_papi_ntv_name_to_code,
+	.ntv_code_to_name = pctr_papi_ntv_code_to_name,
+	.ntv_code_to_descr = pctr_papi_ntv_code_to_descr,
+	.ntv_code_to_info = pctr_papi_ntv_code_to_info,
+};

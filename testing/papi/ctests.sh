@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# testing/papi/ctests.sh: PAPI's own ctests, each run twice in one guest:
+# against the pctr build (the tests' RUNPATH: pctr is component 0) and
+# against Debian's libpapi (LD_LIBRARY_PATH=/work/debian: perf_event is
+# component 0), as root.  PAPI's perf_event component disables itself at
+# perf_event_paranoid 3 (Debian's default), even for root: its runs have
+# the sysctl at 2, pctr's the value the guest booted with.  Run by
+# testing/phases/15-papi.sh with the tests and Debian's libpapi.so.7.0
+# added to the guest.
+#
+#   ctests.sh TEST...
+#
+# Prints one line a test: "ctest: NAME pctr RESULT perf_event RESULT",
+# RESULT being what the test printed (PASSED, FAILED, SKIPPED, WARNED) or
+# "exit N" when it printed none (a crash, a timeout), and for a result
+# other than PASSED its reason (the test's first error line).
+
+cd /work || exit 1
+mkdir -p debian
+mv libpapi.so.7.0 debian/ 2>/dev/null
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+
+# run WHICH TEST: the result word, and the reason in $why.
+run() {
+	if [ "$1" = perf_event ]; then
+		echo 2 >/proc/sys/kernel/perf_event_paranoid
+		LD_LIBRARY_PATH=/work/debian timeout 120 "./$2" TESTS_QUIET >out.txt 2>&1
+		rc=$?
+		echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
+		(exit $rc)
+	else
+		timeout 120 "./$2" TESTS_QUIET >out.txt 2>&1
+	fi
+	rc=$?
+	res=$(grep -oE 'PASSED|FAILED|SKIPPED|WARNED' out.txt | tail -n 1)
+	[ -n "$res" ] || res="exit $rc"
+	why=
+	[ "$res" = PASSED ] && return
+	why=$(grep -vE '^ *(PASSED|FAILED!*|SKIPPED|WARNED) *$' out.txt |
+	      grep -m 1 -iE 'error|warning|not supported|skip|because|fail|trouble|disabled|cannot|could not' |
+	      cut -c1-120)
+	[ -n "$why" ] ||
+		why=$(grep -B 1 -E 'PASSED|FAILED|SKIPPED|WARNED' out.txt | head -n 1 | cut -c1-120)
+}
+
+for t in "$@"; do
+	run pctr "$t"
+	rp=$res wp=$why
+	run perf_event "$t"
+	echo "ctest: $t pctr $rp perf_event $res"
+	[ -n "$wp" ] && echo "ctest:   $t pctr: $wp"
+	[ -n "$why" ] && echo "ctest:   $t perf_event: $why"
+done
+echo "ctest: done"
