@@ -305,7 +305,12 @@ $(B)/tools/pctr: $(PCTR_SRCS) $(PCTR_HDRS) $(ADMIN_SRCS) \
 # installed (libpcp-pmda3-dev); PMDA=0 leaves it out.  Built into
 # build/pmdapctr (not build/tools: the guests copy that folder's files).  Its help text is
 # compiled by PCP's newhelp; it installs where PCP keeps agents.
-PMDA		?= $(if $(wildcard /usr/include/pcp/pmda.h),1,0)
+# Asked of the linker, not of /usr/include: Debian's cross compilers see
+# the host's headers too, and the sparc64 build must leave the agent out
+# where the target has no libpcp_pmda (libpcp-pmda3-dev brings both).
+PMDA		?= $(shell echo 'int main(void) { return 0; }' | \
+			$(CC) -x c -o /dev/null - -lpcp_pmda -lpcp \
+			>/dev/null 2>&1 && echo 1 || echo 0)
 PMDA_DIR	:= $(B)/pmdapctr
 PMDA_SRCS	:= tools/pmdapctr/pmdapctr.c tools/pmdapctr/counting.c \
 		   tools/pmdapctr/config.c tools/pctr/events.c
