@@ -933,17 +933,19 @@ int main(int argc, char **argv)
 	printf("\n");
 	no_perf = hw ? NULL : "no hardware PMU: perf has no hardware events";
 	/*
-	 * A read's path is a whole number of instructions; what a median
-	 * adds past the first decimal is the timer interrupts' share of the
-	 * loop (under 0.05 a read), not the read's.
+	 * A read's path length: the fewest instructions a round took per
+	 * read (ns[] is sorted by now).  A timer interrupt, the fold or
+	 * another guest's disturbance of -icount only adds to a round (a
+	 * median of three rounds once read 17.8 where the path is 17),
+	 * and a path is whole instructions: to the first decimal.
 	 */
 	bench_verdict_abs("read_insns", "inline counter read (pctr_read)",
-			  (double)(long)(med[M_READ] * 10 + 0.5) / 10, 17,
+			  (double)(long)(ns[M_READ][0] * 10 + 0.5) / 10, 17,
 			  why[M_READ] ? why[M_READ] :
 			  !icount ? "instructions: -icount only" : NULL,
 			  unit, "a read");
 	bench_verdict_abs("vtsc_insns", "inline virtual TSC read (pctr_vtsc)",
-			  (double)(long)(med[M_VTSC] * 10 + 0.5) / 10, 14,
+			  (double)(long)(ns[M_VTSC][0] * 10 + 0.5) / 10, 14,
 			  why[M_VTSC] ? why[M_VTSC] :
 			  !icount ? "instructions: -icount only" : NULL,
 			  unit, "a read");
