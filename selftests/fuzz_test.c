@@ -100,8 +100,9 @@ static const struct rule rules[] = {
 	{ "PCIOCSOPTS", PCIOCSOPTS, A_OPTS, { E_ANY, E_PROG } },
 	{ "PCIOCGOPTS", PCIOCGOPTS, A_OPTS, { E_ANY, EAGAIN } },
 	{ "PCIOCRESTART", PCIOCRESTART, A_NONE, { E_ANY, E_PROG } },
-	{ "PCIOCENABLE", PCIOCENABLE, A_NONE, { E_ANY, E_PROG } },
-	{ "PCIOCDISABLE", PCIOCDISABLE, A_NONE, { E_ANY, E_PROG } },
+	/* On a thread-bound descriptor, also the binding's own (abi.rst). */
+	{ "PCIOCENABLE", PCIOCENABLE, A_NONE, { E_ANY, E_PROG, EINTR, ESRCH } },
+	{ "PCIOCDISABLE", PCIOCDISABLE, A_NONE, { E_ANY, E_PROG, EINTR, ESRCH } },
 	/* The SPARC PCR as one word: EOPNOTSUPP on x86 and the sim. */
 	{ "PCIOCGETPCR64", PCIOCGETPCR64, A_SLOT_FN,
 	  { E_ANY, EAGAIN, EOPNOTSUPP } },
@@ -110,7 +111,8 @@ static const struct rule rules[] = {
 	{ "PCIOCFLUSH", PCIOCFLUSH, A_NONE, { E_ANY, EINTR, ENOMEM } },
 	/* Sampling: the ring once per descriptor, then a slot into it. */
 	{ "PCIOCRING", PCIOCRING, A_RING, { E_ANY, E_PROG } },
-	{ "PCIOCSAMPLE", PCIOCSAMPLE, A_SAMPLE, { E_ANY, E_PROG, ENXIO } },
+	{ "PCIOCSAMPLE", PCIOCSAMPLE, A_SAMPLE,
+	  { E_ANY, E_PROG, ENXIO, EINTR, ESRCH } },
 	/*
 	 * PCIOCS64(n) (and PCIOCS(n), its low half) for every n; slots that
 	 * do not exist are EINVAL.
