@@ -609,13 +609,9 @@ int pctr_bind_sample(struct file *file, struct pctr_ring *r,
 	struct pctr_req *req;
 	int ret;
 
-	if (!r)
-		return -ENXIO;
-	ret = sample_check(sa);
+	ret = sample_check(r, sa);
 	if (ret)
 		return ret;
-	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
-		return -EOPNOTSUPP;
 	req = req_new();
 	if (!req)
 		return -ENOMEM;

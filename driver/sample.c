@@ -706,11 +706,18 @@ bool sample_keep_on_exec(struct pctr_ctx *ctx)
 	return true;
 }
 
-/* PCIOCSAMPLE's argument, before anything is changed: 0 or -EINVAL. */
-int sample_check(const struct pctr_sample_attr *sa)
+/*
+ * PCIOCSAMPLE's checks, the caller's own and a binder's alike, before
+ * anything is changed: a ring to sample into (ENXIO), the argument
+ * (EINVAL, EOPNOTSUPP for call chains the arch cannot walk), a backend
+ * that can interrupt (EOPNOTSUPP).
+ */
+int sample_check(const struct pctr_ring *r, const struct pctr_sample_attr *sa)
 {
 	unsigned int i;
 
+	if (!r)
+		return -ENXIO;
 	for (i = 0; i < ARRAY_SIZE(sa->sa_reserved); i++)
 		if (sa->sa_reserved[i])
 			return -EINVAL;
@@ -723,6 +730,8 @@ int sample_check(const struct pctr_sample_attr *sa)
 		return -EINVAL;
 	/* Call chains where the arch can walk user stacks. */
 	if ((sa->sa_flags & PCTR_SA_CALLCHAIN) && !pctr_arch.user_chain)
+		return -EOPNOTSUPP;
+	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
 		return -EOPNOTSUPP;
 	return 0;
 }

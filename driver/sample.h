@@ -53,7 +53,7 @@ void sample_exit(void);
 /* The device: ioctls (PCIOCSAMPLE's is thread.c's), mmap, poll, close. */
 struct pctr_ring *sample_ring_of(struct pctr_ring **slot);
 int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra);
-int sample_check(const struct pctr_sample_attr *sa);
+int sample_check(const struct pctr_ring *r, const struct pctr_sample_attr *sa);
 int sample_config(struct pctr_ctx *ctx, struct pctr_ring *ring,
 		  const struct pctr_sample_attr *sa, bool kaddr);
 void sample_unconfig(struct pctr_ctx *ctx, unsigned int slot);

@@ -352,13 +352,9 @@ int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa)
 	struct pctr_ctx *ctx;
 	int ret;
 
-	if (!r)
-		return -ENXIO;
-	ret = sample_check(sa);
+	ret = sample_check(r, sa);
 	if (ret)
 		return ret;
-	if (!(pctr_pmu.caps & PCTR_CAP_NOTIFY))
-		return -EOPNOTSUPP;
 	ret = prog_encode(&prog, sa->sa_slot, sa->sa_fn | PCTR_INT, rights);
 	if (ret)
 		return ret;
