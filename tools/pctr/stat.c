@@ -4,7 +4,7 @@
  * threads and its children, as perf stat does.
  *
  *   pctr stat [-e EVENT[,EVENT...]]... [-I MSEC] [-t]
- *             [-x SEP | --json | --openmetrics]
+ *             [-x SEP | --json | --openmetrics] [--textfile FILE]
  *             [-o FILE] [--] COMMAND [ARGS...]
  *   pctr stat [options] -p PID
  *
@@ -80,6 +80,9 @@ static int stat_usage(FILE *f, int status)
 		"  -x SEP     one line per figure, fields separated by SEP\n"
 		"  --json     one JSON object\n"
 		"  --openmetrics  the OpenMetrics text format (Prometheus's), without -I\n"
+		"  --textfile FILE  the counts in Prometheus's text format in FILE, for\n"
+		"             node_exporter's textfile collector: rewritten (atomically)\n"
+		"             each -I interval instead of its lines, and at the end\n"
 		"  -o FILE    write the figures to FILE instead of stderr\n"
 		"  -l         list the backend's events and exit\n"
 		"Counts the command's threads and children; see pctr(1).\n");
@@ -320,10 +323,12 @@ int pctr_stat(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "openmetrics", no_argument, NULL, 'M' },
+		{ "textfile", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char **lists = NULL, *sep = NULL, *outfile = NULL, **cmd, *end;
+	const char *textfile = NULL;
 	unsigned int nlists = 0, msec = 0, n, i, k, nr;
 	int c, json = 0, om = 0, list = 0, per_thread = 0, err, ret;
 	struct ev evs[PCTR_NUM];
@@ -365,6 +370,11 @@ int pctr_stat(int argc, char **argv)
 			break;
 		case 'M':
 			om = 1;
+			break;
+		case 'T':
+			if (!*optarg)
+				fail(EXIT_USAGE, "--textfile: an empty file name");
+			textfile = optarg;
 			break;
 		case 'l':
 			list = 1;
@@ -479,6 +489,8 @@ int pctr_stat(int argc, char **argv)
 		iv.out = out;
 		iv.sep = sep;
 		iv.json = json;
+		iv.textfile = textfile;
+		iv.in = &p->info;
 		iv.evs = evs;
 		iv.n = n;
 		iv.msec = msec;
@@ -526,6 +538,9 @@ int pctr_stat(int argc, char **argv)
 		r.sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	}
 	r.have_ipc = ipc_of(&p->info, evs, n, r.val, &r.ipc);
+	if (textfile && !msec)
+		write_textfile(textfile, &p->info, evs, n, r.val, tick,
+			       r.elapsed, 0);
 	if (json)
 		print_json(out, &p->info, evs, n, &r, per_thread);
 	else if (om)

@@ -136,6 +136,8 @@ struct interval {
 	FILE		*out;
 	const char	*sep;
 	int		json;
+	const char	*textfile;	/* rewritten instead of lines */
+	const struct pctr_info *in;
 	const struct ev	*evs;
 	unsigned int	n;
 	unsigned int	msec;
@@ -145,6 +147,9 @@ struct interval {
 };
 
 void print_interval(struct interval *iv);
+void write_textfile(const char *path, const struct pctr_info *in,
+		    const struct ev *evs, unsigned int n, const uint64_t *val,
+		    uint64_t tick, double elapsed, int running);
 void *interval_thread(void *arg);
 
 #endif /* _PCTR_TOOLS_STAT_INTERNAL_H */

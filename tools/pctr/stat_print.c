@@ -3,17 +3,20 @@
  * pctr stat's output (stat.c has the subcommand): the counts as a table
  * for people, as SEP-separated fields (-x), as one JSON object
  * (--json, through json-c) or in the OpenMetrics text format
- * (--openmetrics), and the lines of each -I interval as they
- * pass.  Every line goes to stderr or -o FILE, so that the command's own
+ * (--openmetrics), the lines of each -I interval as they pass, and
+ * node_exporter's textfile (--textfile).  Every line goes to stderr or -o FILE, so that the command's own
  * output stays as it is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -420,6 +423,54 @@ void print_openmetrics(FILE *f, const struct pctr_info *in,
 	fputs("# EOF\n", f);
 }
 
+/*
+ * --textfile FILE: the counts so far in Prometheus's text format (what
+ * node_exporter's textfile collector reads: a counter family is named
+ * with its _total, no UNIT and no EOF lines), written to a temporary
+ * file beside FILE and renamed over it, so that a scrape never reads
+ * half a file.  The temporary name does not end in .prom: the collector
+ * skips it.  @running: 1 while the command runs, 0 in the last write.
+ */
+void write_textfile(const char *path, const struct pctr_info *in,
+		    const struct ev *evs, unsigned int n, const uint64_t *val,
+		    uint64_t tick, double elapsed, int running)
+{
+	char *tmp;
+	unsigned int i;
+	FILE *f;
+	int fd;
+
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		fail(EXIT_FAIL, "out of memory");
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0644) || !(f = fdopen(fd, "w")))
+		fail(EXIT_FAIL, "--textfile %s: %s", tmp, strerror(errno));
+	fprintf(f, "# HELP pctr_events_total Events counted for the command's threads and children.\n"
+		"# TYPE pctr_events_total counter\n");
+	for (i = 0; i < n; i++) {
+		fputs("pctr_events_total{event=\"", f);
+		om_label(f, evs[i].label);
+		fputs("\",backend=\"", f);
+		om_label(f, in->pi_backend);
+		fprintf(f, "\"} %llu\n", (unsigned long long)val[i]);
+	}
+	fprintf(f, "# HELP pctr_on_cpu_seconds_total Time the counted threads ran, from their counters' TSC.\n"
+		"# TYPE pctr_on_cpu_seconds_total counter\n"
+		"pctr_on_cpu_seconds_total %.9f\n",
+		in->pi_tsc_khz ? tick / (in->pi_tsc_khz * 1e3) : 0.0);
+	fprintf(f, "# HELP pctr_elapsed_seconds Wall-clock time counted.\n"
+		"# TYPE pctr_elapsed_seconds gauge\n"
+		"pctr_elapsed_seconds %.9f\n", elapsed);
+	fprintf(f, "# HELP pctr_running Whether pctr stat is still counting (0: the figures are final).\n"
+		"# TYPE pctr_running gauge\n"
+		"pctr_running %d\n", running);
+	if (fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		fail(EXIT_FAIL, "--textfile %s: %s", path, strerror(errno));
+	}
+	free(tmp);
+}
+
 static double since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -436,6 +487,11 @@ void print_interval(struct interval *iv)
 	unsigned int i;
 
 	count_sum(val, &tick);
+	if (iv->textfile) {
+		write_textfile(iv->textfile, iv->in, iv->evs, iv->n, val, tick,
+			       t, !atomic_load(&iv->stop));
+		return;
+	}
 	for (i = 0; i < iv->n; i++) {
 		d = val[i] >= iv->last[i] ? val[i] - iv->last[i] : 0;
 		iv->last[i] = val[i];
@@ -469,7 +525,7 @@ void *interval_thread(void *arg)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	if (!iv->json && !iv->sep)
+	if (!iv->json && !iv->sep && !iv->textfile)
 		fprintf(iv->out, "#%14s %20s      %s\n", "time", "counts",
 			"event");
 	while (!atomic_load(&iv->stop)) {
