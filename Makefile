@@ -282,14 +282,16 @@ ADMIN_SRCS	:= tools/pctr/admin.c tools/pctr/admin.h lib/pctr_internal.h
 ADMIN_LDLIBS	:= -lkmod
 
 # pctr(1) and its selfcheck, stat, record, report and admin subcommands
-# (report symbolises with elfutils' libdwfl; stat writes JSON with json-c).
+# (report symbolises with elfutils' libdwfl and draws flame graphs in
+# flame.c; stat writes JSON with json-c).
 # events.c: the event names every subcommand reads.
 PCTR_SRCS	:= tools/pctr/pctr.c tools/pctr/events.c \
 		   tools/pctr/selfcheck.c tools/pctr/selfcheck_measure.c \
 		   tools/pctr/selfcheck_perf.c tools/pctr/selfcheck_backends.c \
 		   tools/pctr/stat.c tools/pctr/stat_count.c tools/pctr/stat_print.c \
-		   tools/pctr/record.c tools/pctr/report.c
-PCTR_HDRS	:= tools/pctr/events.h tools/pctr/fail.h tools/pctr/record.h \
+		   tools/pctr/record.c tools/pctr/report.c tools/pctr/flame.c
+PCTR_HDRS	:= tools/pctr/events.h tools/pctr/fail.h tools/pctr/flame.h \
+		   tools/pctr/record.h \
 		   tools/pctr/selfcheck.h tools/pctr/selfcheck_internal.h \
 		   tools/pctr/stat.h tools/pctr/stat_internal.h tools/libmsg.h \
 		   tools/pctxfollow.h

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# title: pctr(1): the command line before the device
+# title: pctr(1): the command line, and its output read by other programs
 #
 # pctr(1)'s, cputrack's and cpustat's command lines, checked on the host
-# before any device access.
+# before any device access; then what pctr's outputs other programs
+# read (JSON, OpenMetrics, node_exporter's textfile, the flame graph),
+# each read by that program.
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -46,21 +48,27 @@ for t in cputrack cpustat; do
 done
 pass_if $sol_ok "cputrack, cpustat: help and usage errors before any device access"
 
-# pctr stat --json with command lines that are not UTF-8, read on the host
-# by Python's json module (testing/json-check; a guest on the sim).
-testing/json-check --kernel "$kb" >"$logdir/json-check.log" 2>&1
-jc=$?
-if ! relay_checks "" json "$logdir/json-check.log"; then
-	tail -n 20 "$logdir/json-check.log"
-	bad "json-check ran (exit $jc)"
-fi
-
-# pctr stat --openmetrics read on the host by python3-prometheus-client's
-# OpenMetrics parser (testing/openmetrics-check; a guest on the sim).
-testing/openmetrics-check --kernel "$kb" >"$logdir/openmetrics-check.log" 2>&1
-oc=$?
-if ! relay_checks "" openmetrics "$logdir/openmetrics-check.log"; then
-	tail -n 20 "$logdir/openmetrics-check.log"
-	bad "openmetrics-check ran (exit $oc)"
-fi
+# What other programs read, each checked by a real reader, in guests on
+# the sim that run side by side (one vCPU each): pctr stat --json with
+# command lines that are not UTF-8, read by Python's json module
+# (testing/json-check); pctr stat --openmetrics and --textfile, read by
+# python3-prometheus-client's parsers and node_exporter
+# (testing/openmetrics-check); pctr report --svg's flame graph, opened by
+# headless Chromium (testing/flame-check, the pictures it takes kept in
+# build/check/flame).
+declare -A reader_pid
+for c in json openmetrics flame; do
+	opts=(--kernel "$kb")
+	[ $c = flame ] && opts+=(--out "$logdir/flame")
+	testing/$c-check "${opts[@]}" >"$logdir/$c-check.log" 2>&1 &
+	reader_pid[$c]=$!
+done
+for c in json openmetrics flame; do
+	wait "${reader_pid[$c]}"
+	rc=$?
+	if ! relay_checks "" $c "$logdir/$c-check.log"; then
+		tail -n 20 "$logdir/$c-check.log"
+		bad "$c-check ran (exit $rc)"
+	fi
+done
 end_phase

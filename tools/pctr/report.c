@@ -3,7 +3,7 @@
  * pctr report: read what pctr record wrote and say where the events
  * happened (pctr-report(1)).
  *
- *   pctr report [-i FILE] [-g] [--folded]
+ *   pctr report [-i FILE] [-g] [--folded | --svg]
  *
  * The flat profile has one line per symbol, sorted by samples: its
  * percentage, its samples, the symbol and its object.  -g adds, under
@@ -11,7 +11,8 @@
  * with their share of all samples, as pmcstat -G does.  --folded prints
  * one line per distinct stack instead, outermost frame first, frames
  * separated by ';' and the count last ("main;work;leaf 42"): the input
- * of flame graph tools.
+ * of flame graph tools.  --svg draws that flame graph itself: one SVG
+ * file, interactive in a browser (flame.c).
  *
  * Symbols come from elfutils' libdwfl, from the maps pctr record saved
  * for the sample's process and exec generation (with debuginfo when it
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "fail.h"
+#include "flame.h"
 #include "pctr.h"
 #include "record.h"
 
@@ -465,7 +467,8 @@ static void print_flat(int graph)
 	free(o);
 }
 
-static void print_folded(void)
+/* One line per distinct stack, outermost first, or the SVG of them. */
+static void print_folded(int svg, const char *path)
 {
 	struct table stacks = { 0 };
 	char *buf = NULL;
@@ -494,6 +497,15 @@ static void print_folded(void)
 		i = intern(&stacks, buf);
 		stacks.count[i]++;
 	}
+	if (svg) {
+		len = strlen(path) + 32;
+		buf = xrealloc(buf, len);
+		snprintf(buf, len, "pctr report: %s, %zu samples", path,
+			 nsamples);
+		flame_svg(stdout, stacks.str, stacks.count, stacks.n, buf);
+		free(buf);
+		return;
+	}
 	o = sorted(&stacks);
 	for (i = 0; i < stacks.n; i++)
 		printf("%s %" PRIu64 "\n", stacks.str[o[i]], stacks.count[o[i]]);
@@ -504,10 +516,11 @@ static void print_folded(void)
 static int usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: pctr report [-i FILE] [-g] [--folded]\n"
+		"usage: pctr report [-i FILE] [-g] [--folded | --svg]\n"
 		"  -i FILE    what pctr record wrote (default pctr.data)\n"
 		"  -g         call graphs: each symbol's callers, as pmcstat -G\n"
 		"  --folded   one line per stack, 'outer;...;leaf count', for flame graphs\n"
+		"  --svg      the flame graph itself: an SVG file a browser opens\n"
 		"See pctr-report(1).\n");
 	return status;
 }
@@ -516,11 +529,12 @@ int pctr_report(int argc, char **argv)
 {
 	static const struct option longs[] = {
 		{ "folded", no_argument, NULL, 'F' },
+		{ "svg", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = "pctr.data";
-	int opt, graph = 0, folded = 0;
+	int opt, graph = 0, folded = 0, svg = 0;
 
 	while ((opt = getopt_long(argc, argv, "i:gh", longs, NULL)) != -1) {
 		switch (opt) {
@@ -533,21 +547,24 @@ int pctr_report(int argc, char **argv)
 		case 'F':
 			folded = 1;
 			break;
+		case 'S':
+			svg = 1;
+			break;
 		case 'h':
 			return usage(stdout, 0);
 		default:
 			return usage(stderr, 2);
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || folded + svg > 1)
 		return usage(stderr, 2);
 	read_file(path);
 	if (!nsamples) {
 		fprintf(stderr, "%s: no samples in %s\n", prog, path);
 		return 1;
 	}
-	if (folded)
-		print_folded();
+	if (folded || svg)
+		print_folded(svg, path);
 	else
 		print_flat(graph);
 	return 0;
