@@ -16,11 +16,21 @@
  * ioctl where the page cannot give it) less the base; reset takes new
  * bases; stop keeps the last values and frees the slots.
  *
- * Not done: attach, inherit, hardware overflow and profiling (PAPI_ECMP);
- * multiplexing is PAPI's own, in software, over start/stop/read.
+ * Overflow (PAPI_overflow, and PAPI_profil, which PAPI builds on it) is
+ * pctr's overflow signal: an overflowing event's slot has PCTR_INT and
+ * starts at 2^64 - threshold; when it wraps, the thread's counters
+ * freeze and the kernel sends hardware_intr_sig (chosen with
+ * PCIOCSOPTS).  The handler adds what each overflowed slot counted to
+ * its total, presets it to 2^64 - threshold again, presets every other
+ * slot to its frozen value, hands the overflow to PAPI (which calls the
+ * user's handler) and thaws the counters (PCIOCRESTART).
+ *
+ * Not done: attach and inherit (PAPI_ECMP); multiplexing is PAPI's own,
+ * in software, over start/stop/read.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +43,7 @@
 #include "papi_vector.h"
 #include "papi_memory.h"
 #include "papi_preset.h"
+#include "extras.h"
 #include "threads.h"
 
 #include "pctr.h"
@@ -51,6 +62,8 @@ struct pctr_papi_ctl {
 	unsigned int	ev[PCTR_NUM];		/* index in events[] */
 	unsigned int	slot[PCTR_NUM];
 	uint64_t	base[PCTR_NUM];
+	uint64_t	acc[PCTR_NUM];		/* counted before the last preset */
+	uint64_t	ovf[PCTR_NUM];		/* overflow threshold, 0: none */
 	long long	counts[PCTR_NUM];
 };
 
@@ -205,6 +218,8 @@ static int pctr_papi_init_component(int cidx)
 	ci->num_mpx_cntrs = PAPI_MAX_SW_MPX_EVENTS;
 	ci->num_native_events = nevents;
 	ci->fast_counter_read = !!(info.pi_caps & PCTR_CAP_USER_RDPMC);
+	ci->hardware_intr = !!(info.pi_caps & PCTR_CAP_NOTIFY);
+	ci->hardware_intr_sig = SIGRTMIN + 2;
 
 	pctr_papi_load_presets(cidx);
 	return PAPI_OK;
@@ -278,6 +293,7 @@ static int pctr_papi_update_control_state(hwd_control_state_t *ctl,
 		s->ev[i] = code;
 		s->slot[i] = k;
 		s->counts[i] = 0;
+		s->acc[i] = 0;
 		native[i].ni_position = i;
 	}
 	s->n = count;
@@ -303,12 +319,20 @@ static int pctr_papi_take_bases(struct pctr_papi_ctx *c,
 	int i;
 
 	for (i = 0; i < s->n; i++) {
+		s->acc[i] = 0;
+		s->counts[i] = 0;
+		if (s->ovf[i]) {
+			/* Told after ovf[i] events. */
+			s->base[i] = -s->ovf[i];
+			if (pctr_preset(c->p, s->slot[i], s->base[i]) < 0)
+				return pctr_papi_err(errno, "cannot preset a counter");
+			continue;
+		}
 		errno = 0;
 		v = pctr_read(c->p, s->slot[i]);
 		if (v == (uint64_t)-1 && errno)
 			return pctr_papi_err(errno, "cannot read a counter");
 		s->base[i] = v;
-		s->counts[i] = 0;
 	}
 	return PAPI_OK;
 }
@@ -327,14 +351,25 @@ static int pctr_papi_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	struct pctr_papi_ctx *c = ctx;
 	struct pctr_papi_ctl *s = ctl;
 	uint64_t flags = pctr_papi_flags(s->domain);
-	int i, ret;
+	struct pctr_opts o = {
+		.po_signo = _pctr_vector.cmp_info.hardware_intr_sig,
+	};
+	int i, ret, ovf = 0;
 
 	for (i = 0; i < s->n; i++) {
-		if (pctr_set(c->p, s->slot[i], events[s->ev[i]].pe_fn | flags) < 0) {
+		ovf |= !!s->ovf[i];
+		if (pctr_set(c->p, s->slot[i], events[s->ev[i]].pe_fn | flags |
+			     (s->ovf[i] ? PCTR_INT : 0)) < 0) {
 			ret = pctr_papi_err(errno, events[s->ev[i]].pe_name);
 			pctr_papi_free_slots(c, s);
 			return ret;
 		}
+	}
+	/* The overflow signal: PAPI's handler was installed for it. */
+	if (ovf && ioctl(c->p->fd, PCIOCSOPTS, &o) < 0) {
+		ret = pctr_papi_err(errno, "cannot choose the overflow signal");
+		pctr_papi_free_slots(c, s);
+		return ret;
 	}
 	/* Without a page the reads fall back to the ioctl. */
 	if (!c->mapped && pctr_map(c->p) == 0)
@@ -364,7 +399,7 @@ static int pctr_papi_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 			if (v == (uint64_t)-1 && errno)
 				return pctr_papi_err(errno,
 						     "cannot read a counter");
-			s->counts[i] = (long long)(v - s->base[i]);
+			s->counts[i] = (long long)(s->acc[i] + v - s->base[i]);
 		}
 	}
 	*vals = s->counts;
@@ -439,14 +474,80 @@ static int pctr_papi_ctl(hwd_context_t *ctx, int code,
 	}
 }
 
-static int pctr_papi_set_overflow(EventSetInfo_t *esi, int idx, int thresh)
+/*
+ * An overflow signal: which slots overflowed (each one's count since its
+ * preset reached its threshold), their counts kept and their presets set
+ * again, the other slots preset to where they froze; PAPI told; the
+ * counters thawed.
+ */
+static void pctr_papi_dispatch(int sig, hwd_siginfo_t *si, void *uc)
 {
-	(void)esi;
-	(void)idx;
-	(void)thresh;
-	return PAPI_ECMP;
+	_papi_hwi_context_t hctx = { .si = si, .ucontext = uc };
+	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
+	int cidx = _pctr_vector.cmp_info.CmpIdx, hw = 0, i;
+	struct pctr_papi_ctx *c;
+	struct pctr_papi_ctl *s;
+	EventSetInfo_t *esi;
+	long long vector = 0;
+	uint64_t v;
+
+	(void)sig;
+	if (!thread || si->si_code != PCTR_SI_OVERFLOW)
+		return;
+	esi = thread->running_eventset[cidx];
+	c = thread->context[cidx];
+	if (!esi || !c || !c->p)
+		return;
+	s = esi->ctl_state;
+	for (i = 0; i < s->n; i++) {
+		errno = 0;
+		v = pctr_read(c->p, s->slot[i]);
+		if (v == (uint64_t)-1 && errno)
+			continue;
+		if (s->ovf[i] && v - s->base[i] >= s->ovf[i]) {
+			s->acc[i] += v - s->base[i];
+			pctr_preset(c->p, s->slot[i], s->base[i]);
+			vector |= 1LL << i;
+		} else {
+			pctr_preset(c->p, s->slot[i], v);
+			s->acc[i] += v - s->base[i];
+			s->base[i] = v;
+		}
+	}
+	if (vector && (esi->state & PAPI_OVERFLOWING))
+		_papi_hwi_dispatch_overflow_signal(&hctx,
+						   (vptr_t)si->si_addr, &hw,
+						   vector, 0, &thread, cidx);
+	ioctl(c->p->fd, PCIOCRESTART);
 }
 
+/*
+ * Overflow for event @idx of @esi at every @thresh events (0: no more):
+ * PAPI's handler of the signal is installed with the first overflowing
+ * event, removed with the last; start chooses the signal for the
+ * thread's counters (PCIOCSOPTS needs them set).
+ */
+static int pctr_papi_set_overflow(EventSetInfo_t *esi, int idx, int thresh)
+{
+	struct pctr_papi_ctl *s = esi->ctl_state;
+	int sig = _pctr_vector.cmp_info.hardware_intr_sig;
+	int pos = esi->EventInfoArray[idx].pos[0], had = 0, has = 0, i;
+
+	if (pos < 0 || pos >= s->n || thresh < 0)
+		return PAPI_EINVAL;
+	for (i = 0; i < s->n; i++)
+		had |= !!s->ovf[i];
+	s->ovf[pos] = (uint64_t)thresh;
+	for (i = 0; i < s->n; i++)
+		has |= !!s->ovf[i];
+	if (has && !had)
+		return _papi_hwi_start_signal(sig, 1, esi->CmpIdx);
+	if (had && !has)
+		return _papi_hwi_stop_signal(sig);
+	return PAPI_OK;
+}
+
+/* Profiling is PAPI's, on overflow (kernel_profile is not set). */
 static int pctr_papi_set_profile(EventSetInfo_t *esi, int idx, int thresh)
 {
 	(void)esi;
@@ -547,6 +648,7 @@ papi_vector_t _pctr_vector = {
 	.write = pctr_papi_write,
 	.ctl = pctr_papi_ctl,
 	.set_domain = pctr_papi_set_domain,
+	.dispatch_timer = pctr_papi_dispatch,
 	.set_overflow = pctr_papi_set_overflow,
 	.set_profile = pctr_papi_set_profile,
 	.ntv_enum_events = pctr_papi_ntv_enum_events,

@@ -48,7 +48,8 @@ ctests=${PCTR_PAPI_CTESTS-"zero first second low-level branches case1 case2 cmpi
 	code2name derived describe destroy eventname failed_events
 	get_event_component hwinfo memory realtime virttime remove_events reset
 	tenth version zero_named zero_pthreads zero_fork all_events
-	all_native_events calibrate inherit overflow profile multiplex1
+	all_native_events calibrate inherit overflow overflow_single_event
+	overflow_index overflow_pthreads profile profile_twoevents multiplex1
 	serial_hl thrspecific johnmay2 kufrin"}
 deb=/usr/lib/x86_64-linux-gnu/libpapi.so.7.0
 if [ -n "$ctests" ] && [ -e "$deb" ]; then
