@@ -556,6 +556,96 @@ static int drain_all_due(int force)
 	return any;
 }
 
+/* --- following the tracees --------------------------------------------- */
+
+/*
+ * Let thread @w go on from its ptrace stop @st, reading maps at the
+ * moments that matter (the comment at the top).  @attached (-p): each
+ * thread has a binding of its own, which an exec ends and which a new
+ * thread needs; they are made once it runs again (a stopped thread
+ * cannot be bound).
+ */
+static void follow_stop(pid_t w, int st, int attached)
+{
+	enum __ptrace_request resume = PTRACE_CONT;
+	unsigned long msg = 0;
+	long sig = 0;
+	int bind = 0;
+	char from[32];
+
+	switch (st >> 16) {
+	case PTRACE_EVENT_EXIT:
+		snapshot_tid(w);
+		break;
+	case PTRACE_EVENT_EXEC: {
+		pid_t tg = tgid_of(w);
+		unsigned int *g = gen_of(tg);
+
+		++*g;
+		fprintf(out, "exec %d %u %llx\n", tg, *g,
+			(unsigned long long)tsc_now());
+		snapshot_tid(w);
+		if (!attached)
+			break;
+		/* The binding ended at the exec: bind the new image. */
+		ptrace(PTRACE_GETEVENTMSG, w, 0, &msg);
+		if (live_att(w))
+			live_att(w)->live = 0;
+		if (msg && live_att(msg))
+			live_att(msg)->live = 0;
+		bind = 1;
+		break;
+	}
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		/* The new process runs its parent's image until it execs. */
+		ptrace(PTRACE_GETEVENTMSG, w, 0, &msg);
+		snprintf(from, sizeof(from), "%d", w);
+		if (msg)
+			snapshot(from, msg, 0);
+		break;
+	case PTRACE_EVENT_CLONE:
+		break;
+	case PTRACE_EVENT_STOP:
+		/* A new tracee's first stop, or a group stop. */
+		if (WSTOPSIG(st) != SIGTRAP)
+			resume = PTRACE_LISTEN;
+		bind = attached && (!is_traced(w) || !live_att(w));
+		break;
+	default:
+		sig = WSTOPSIG(st);
+	}
+	ptrace(resume, w, 0, (void *)sig);
+	if (bind)
+		attach_new(w);
+}
+
+enum follow {
+	TRACEES_GONE,		/* no tracee left */
+	NO_EVENT,		/* none due now */
+	TRACEE_STOPPED,		/* a ptrace stop, dealt with */
+	TRACEE_ENDED,		/* a thread ended */
+};
+
+/*
+ * The tracees' next event, without waiting: a ptrace stop is dealt with
+ * here (follow_stop()); the thread it came from in *@w and its wait
+ * status in *@st.
+ */
+static enum follow follow_event(pid_t *w, int *st, int attached)
+{
+	*w = waitpid(-1, st, __WALL | WNOHANG);
+	if (*w < 0)	/* ECHILD: all gone */
+		return errno == EINTR ? NO_EVENT : TRACEES_GONE;
+	if (*w == 0)
+		return NO_EVENT;
+	if (WIFEXITED(*st) || WIFSIGNALED(*st))
+		return TRACEE_ENDED;
+	if (WIFSTOPPED(*st))
+		follow_stop(*w, *st, attached);
+	return TRACEE_STOPPED;
+}
+
 /*
  * Sample processes @pids until ^C, SIGTERM, @secs seconds (if not 0),
  * @cmd's end (if any) or theirs.  The totals into @tot.
@@ -568,6 +658,7 @@ static void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 	unsigned int i, progress_at = 0;
 	pid_t cmdpid = 0, w;
 	int st, err, tty = isatty(2), cmd_done = 0;
+	enum follow what;
 	time_t t0;
 	char from[32];
 
@@ -610,13 +701,10 @@ static void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 	signal(SIGTERM, on_signal);
 	t0 = time(NULL);
 	while (!interrupted && (!end || ms_now() < end)) {
-		w = waitpid(-1, &st, __WALL | WNOHANG);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			break;		/* ECHILD: all gone */
-		}
-		if (w == 0) {
+		what = follow_event(&w, &st, 1);
+		if (what == TRACEES_GONE)
+			break;
+		if (what == NO_EVENT) {
 			if (drain_all_due(0) || ms_now() - drained >= 100) {
 				drain_all_due(1);
 				drained = ms_now();
@@ -632,67 +720,14 @@ static void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 			}
 			continue;
 		}
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			if (w == cmdpid) {
-				cmd_done = 1;
-				break;
-			}
-			if (live_att(w))
-				live_att(w)->live = 0;
+		if (what != TRACEE_ENDED)
 			continue;
-		}
-		if (!WIFSTOPPED(st))
-			continue;
-		switch (st >> 16) {
-		case PTRACE_EVENT_EXIT:
-			snapshot_tid(w);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		case PTRACE_EVENT_EXEC: {
-			pid_t tg = tgid_of(w);
-			unsigned int *g = gen_of(tg);
-			unsigned long old = 0;
-
-			++*g;
-			fprintf(out, "exec %d %u %llx\n", tg, *g,
-				(unsigned long long)tsc_now());
-			snapshot_tid(w);
-			/* The binding ended at the exec: bind the new image. */
-			ptrace(PTRACE_GETEVENTMSG, w, 0, &old);
-			if (live_att(w))
-				live_att(w)->live = 0;
-			if (old && live_att(old))
-				live_att(old)->live = 0;
-			ptrace(PTRACE_CONT, w, 0, 0);
-			attach_new(w);
+		if (w == cmdpid) {
+			cmd_done = 1;
 			break;
 		}
-		case PTRACE_EVENT_FORK:
-		case PTRACE_EVENT_VFORK: {
-			unsigned long child_pid = 0;
-
-			ptrace(PTRACE_GETEVENTMSG, w, 0, &child_pid);
-			snprintf(from, sizeof(from), "%d", w);
-			if (child_pid)
-				snapshot(from, child_pid, 0);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		}
-		case PTRACE_EVENT_CLONE:
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		case PTRACE_EVENT_STOP:
-			/* A new tracee's first stop, or a group stop. */
-			if (WSTOPSIG(st) == SIGTRAP)
-				ptrace(PTRACE_CONT, w, 0, 0);
-			else
-				ptrace(PTRACE_LISTEN, w, 0, 0);
-			if (!is_traced(w) || !live_att(w))
-				attach_new(w);
-			break;
-		default:
-			ptrace(PTRACE_CONT, w, 0, (void *)(long)WSTOPSIG(st));
-		}
+		if (live_att(w))
+			live_att(w)->live = 0;
 	}
 	/* The bindings end with their descriptors: the targets run on. */
 	memset(tot, 0, sizeof(*tot));
@@ -776,6 +811,7 @@ int pctr_record(int argc, char **argv)
 	int go[2], rep[2], opt, callchain = 0, status = 0, st, err, fd, tty;
 	struct pctr_info in;
 	struct ring r = { 0 };
+	enum follow what;
 	pid_t pid, w;
 	char *end, ev[128], c;
 	uint64_t fn, drained = 0;
@@ -933,13 +969,10 @@ int pctr_record(int argc, char **argv)
 	tty = isatty(2);
 	t0 = time(NULL);
 	for (;;) {
-		w = waitpid(-1, &st, __WALL | WNOHANG);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			break;		/* ECHILD: all gone */
-		}
-		if (w == 0) {
+		what = follow_event(&w, &st, 0);
+		if (what == TRACEES_GONE)
+			break;
+		if (what == NO_EVENT) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 
 			/* Woken at the watermark; read every 100 ms anyway. */
@@ -958,56 +991,9 @@ int pctr_record(int argc, char **argv)
 				kill(pid, interrupted);
 			continue;
 		}
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			if (w == pid)
-				status = WIFEXITED(st) ? WEXITSTATUS(st) :
-					 128 + WTERMSIG(st);
-			continue;
-		}
-		if (!WIFSTOPPED(st))
-			continue;
-		switch (st >> 16) {
-		case PTRACE_EVENT_EXIT:
-			snapshot_tid(w);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		case PTRACE_EVENT_EXEC: {
-			pid_t tg = tgid_of(w);
-			unsigned int *g = gen_of(tg);
-
-			++*g;
-			fprintf(out, "exec %d %u %llx\n", tg, *g,
-				(unsigned long long)tsc_now());
-			snapshot_tid(w);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		}
-		case PTRACE_EVENT_FORK:
-		case PTRACE_EVENT_VFORK: {
-			unsigned long child_pid = 0;
-			char from[32];
-
-			/* The new process runs its parent's image until it execs. */
-			ptrace(PTRACE_GETEVENTMSG, w, 0, &child_pid);
-			snprintf(from, sizeof(from), "%d", w);
-			if (child_pid)
-				snapshot(from, child_pid, 0);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		}
-		case PTRACE_EVENT_CLONE:
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		case PTRACE_EVENT_STOP:
-			/* A new tracee's first stop, or a group stop. */
-			if (WSTOPSIG(st) == SIGTRAP)
-				ptrace(PTRACE_CONT, w, 0, 0);
-			else
-				ptrace(PTRACE_LISTEN, w, 0, 0);
-			break;
-		default:
-			ptrace(PTRACE_CONT, w, 0, (void *)(long)WSTOPSIG(st));
-		}
+		if (what == TRACEE_ENDED && w == pid)
+			status = WIFEXITED(st) ? WEXITSTATUS(st) :
+				 128 + WTERMSIG(st);
 	}
 	drain(&r);
 	if (tty)
