@@ -294,7 +294,7 @@ PCTR_HDRS	:= tools/pctr/events.h tools/pctr/fail.h tools/pctr/flame.h \
 		   tools/pctr/record.h \
 		   tools/pctr/selfcheck.h tools/pctr/selfcheck_internal.h \
 		   tools/pctr/stat.h tools/pctr/stat_internal.h tools/libmsg.h \
-		   tools/pctxfollow.h
+		   tools/pctxfollow.h libpctx/pctx_callbacks_private.h
 $(B)/tools/pctr: $(PCTR_SRCS) $(PCTR_HDRS) $(ADMIN_SRCS) \
 		 $(B)/lib/libcpc.a $(CPC_HDRS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
@@ -342,7 +342,7 @@ $(PMDA_DIR)/help.dir: tools/pmdapctr/help tools/pmdapctr/root \
 # they share.
 $(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/cpc/%.c \
 		 tools/cpc/cpcspec.c tools/cpc/cpcspec.h tools/cpc/cpctool.c tools/cpc/cpctool.h \
-		 tools/libmsg.h tools/pctxfollow.h \
+		 tools/libmsg.h tools/pctxfollow.h libpctx/pctx_callbacks_private.h \
 		 $(B)/lib/libcpc.a \
 		 $(B)/lib/libpctr.a $(CPC_HDRS) lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)

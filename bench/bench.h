@@ -306,6 +306,27 @@ static inline void bench_perf_attr(struct perf_event_attr *attr,
 }
 
 /*
+ * The count of perf's event, read inside its user page's lock: offset
+ * plus, when the event is on a counter (*@idx, the page's index: rdpmc's
+ * plus one, 0 when it is not), the counter sign-extended from pmc_width
+ * bits, as perf_event_open(2) shows it.
+ */
+static inline uint64_t
+bench_perf_count(const volatile struct perf_event_mmap_page *pc, uint32_t *idx)
+{
+	uint64_t count;
+	uint32_t shift;
+
+	*idx = pc->index;
+	count = pc->offset;
+	if (pc->cap_user_rdpmc && *idx) {
+		shift = 64 - pc->pmc_width;
+		count += (int64_t)(rdpmc(*idx - 1) << shift) >> shift;
+	}
+	return count;
+}
+
+/*
  * perf's minimal self-monitoring read of a pinned event, from the user
  * page's fields as perf_event_open(2) documents them: the lock is a
  * sequence count, re-read until it did not change; index is 0 when the
@@ -316,20 +337,13 @@ static inline void bench_perf_attr(struct perf_event_attr *attr,
 static inline uint64_t
 bench_perf_min_read(const volatile struct perf_event_mmap_page *pc)
 {
-	uint32_t seq, idx, shift;
+	uint32_t seq, idx;
 	uint64_t count;
-	int64_t pmc;
 
 	do {
 		seq = pc->lock;
 		pctr_barrier();
-		idx = pc->index;
-		count = pc->offset;
-		if (pc->cap_user_rdpmc && idx) {
-			shift = 64 - pc->pmc_width;
-			pmc = rdpmc(idx - 1) << shift;
-			count += pmc >> shift;
-		}
+		count = bench_perf_count(pc, &idx);
 		pctr_barrier();
 	} while (pc->lock != seq);
 	return count;

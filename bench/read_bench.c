@@ -85,7 +85,9 @@ static volatile uint64_t sink;
  * Each method's loop is a function of its own, not inlined into run(), so
  * the figures are the loop's alone (-icount checks its instructions per
  * read).  SUM_LOOP sums @expr over @n reads; READ_LOOP sums @n read(2)s
- * of b->@fd of @len bytes, stopping at the first that fails.
+ * of b->@fd of @len bytes, stopping at the first that fails; PCTRST_LOOP
+ * sums slot 0 of @n reads of a struct pctrst by @call (0, or -1 with
+ * errno), stopping likewise.
  */
 #define SUM_LOOP(name, expr)						\
 static __attribute__((noinline)) uint64_t name(struct bench *b, long n)	\
@@ -110,6 +112,23 @@ static __attribute__((noinline)) uint64_t name(struct bench *b, long n)	\
 			break;						\
 		}							\
 		sum += v[0];						\
+	}								\
+	return sum;							\
+}
+
+#define PCTRST_LOOP(name, call)						\
+static __attribute__((noinline)) uint64_t name(struct bench *b, long n)	\
+{									\
+	struct pctrst st;						\
+	uint64_t sum = 0;						\
+	long i;								\
+									\
+	for (i = 0; i < n; i++) {					\
+		if (call) {						\
+			b->err = errno;					\
+			break;						\
+		}							\
+		sum += st.pctr_hwc[0];					\
 	}								\
 	return sum;							\
 }
@@ -145,38 +164,8 @@ static __attribute__((noinline)) uint64_t loop_read_n(struct bench *b, long n)
 }
 
 /* pctr_read_all(), the library's; loop_ioctl: PCIOCRD itself. */
-static __attribute__((noinline)) uint64_t loop_read_all(struct bench *b,
-							long n)
-{
-	struct pctrst st;
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++) {
-		if (pctr_read_all(b->p, &st)) {
-			b->err = errno;
-			break;
-		}
-		sum += st.pctr_hwc[0];
-	}
-	return sum;
-}
-
-static __attribute__((noinline)) uint64_t loop_ioctl(struct bench *b, long n)
-{
-	struct pctrst st;
-	uint64_t sum = 0;
-	long i;
-
-	for (i = 0; i < n; i++) {
-		if (ioctl(b->p->fd, PCIOCRD, &st)) {
-			b->err = errno;
-			break;
-		}
-		sum += st.pctr_hwc[0];
-	}
-	return sum;
-}
+PCTRST_LOOP(loop_read_all, pctr_read_all(b->p, &st))
+PCTRST_LOOP(loop_ioctl, ioctl(b->p->fd, PCIOCRD, &st))
 
 /* The floor: an ioctl /dev/null refuses (ENOTTY), a read() of nothing. */
 static __attribute__((noinline)) uint64_t loop_null_ioctl(struct bench *b,
@@ -237,9 +226,9 @@ static uint64_t perf_scale(const volatile struct perf_event_mmap_page *pc,
  */
 static inline uint64_t perf_scaled_read(const volatile struct perf_event_mmap_page *pc)
 {
-	uint64_t count, enabled, running, cyc = 0, toff = 0, raw;
+	uint64_t count, enabled, running, cyc = 0, toff = 0;
 	uint32_t seq, idx, mult = 0;
-	uint16_t shift = 0, width;
+	uint16_t shift = 0;
 	int timed;
 
 	do {
@@ -254,16 +243,7 @@ static inline uint64_t perf_scaled_read(const volatile struct perf_event_mmap_pa
 			mult = pc->time_mult;
 			shift = pc->time_shift;
 		}
-		idx = pc->index;
-		count = pc->offset;
-		if (pc->cap_user_rdpmc && idx) {
-			width = pc->pmc_width;
-			raw = rdpmc(idx - 1);
-			if (width && width < 64)
-				raw = (uint64_t)((int64_t)(raw << (64 - width)) >>
-						 (64 - width));
-			count += raw;
-		}
+		count = bench_perf_count(pc, &idx);
 		pctr_barrier();
 	} while (pc->lock != seq);
 	if (timed)

@@ -69,7 +69,7 @@ void pctr_sys_close(struct file *file);
  * however it was opened, as Sun's Perfmon device's did.
  */
 /* flush.c: Perfmon's cache flush of the calling CPU */
-long pctr_flush_cache(void);
+int pctr_flush_cache(void);
 
 long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 long pctr_perfmon_ioctl(struct file *file, unsigned int cmd,

@@ -76,7 +76,7 @@ static long pctr_flush_read(const u8 *buf, unsigned long size)
 	return 0;
 }
 
-long pctr_flush_cache(void)
+int pctr_flush_cache(void)
 {
 	unsigned long size;
 	long ret;

@@ -4,7 +4,7 @@
  * the checks every call of a kind needs made in one place before its
  * handler runs, and each handler's argument checks and copying.  The
  * counter work itself is done in thread.c and bind.c, or in system mode
- * (mode=system) system.c: each call has a row per mode it exists in.
+ * (mode=system) system.c: a call's row names each mode's engine call.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,23 +45,24 @@ union pctr_ioc_arg {
 /* The calls that change counters need both. */
 #define IOC_PROGRAM	(IOC_WRITE | IOC_COUNTERS)
 /*
- * The mode a row is for, if only one.  A command with no row for the
- * mode the module runs in (mode=) is EOPNOTSUPP, after the checks above.
+ * The mode a command is for, if only one.  A command of the mode the
+ * module does not run in (mode=) is EOPNOTSUPP, after the checks above.
  */
 #define IOC_THREAD	BIT(4)	/* a thread's own counters, or a binding */
 #define IOC_SYSTEM	BIT(5)	/* the machine's functions (system.c) */
 
 /*
- * The engine call of a command that exists in both modes: the thread's
- * (thread.c) in its IOC_THREAD row, the machine's (system.c) in its
- * IOC_SYSTEM row.  Its handler makes the call the row names.
+ * The engine call a row names, which its handler makes: a command of
+ * both modes names the thread's (thread.c) in .op and the machine's
+ * (system.c) in .sys_op, and ioc_op() picks the one for the mode the
+ * module runs in.
  */
 union pctr_ioc_op {
 	int	(*read)(u64 *fn, u64 *val, u64 *tsc, u32 *mask);
 	void	(*get_pcr)(struct pctr_pcr *pcr);
 	int	(*set)(unsigned int slot, u64 fn);
 	int	(*set_pcr)(const struct pctr_pcr *pcr);
-	int	(*zero)(void);
+	int	(*call)(void);
 };
 
 struct pctr_ioc {
@@ -71,8 +72,15 @@ struct pctr_ioc {
 			      unsigned int cmd, union pctr_ioc_arg *a,
 			      void __user *uarg);
 	u32		flags;		/* IOC_* */
-	union pctr_ioc_op op;
+	union pctr_ioc_op op;		/* thread mode's */
+	union pctr_ioc_op sys_op;	/* system mode's */
 };
+
+/* The row's engine calls for the mode the module runs in. */
+static const union pctr_ioc_op *ioc_op(const struct pctr_ioc *ioc)
+{
+	return pctr_system ? &ioc->sys_op : &ioc->op;
+}
 
 /*
  * PCIOCRD.  Written field by field in one user-access window: building a
@@ -158,7 +166,7 @@ static long ioc_read(struct file *file, const struct pctr_ioc *ioc,
 		ret = pctr_bind_read(file, fn, val, &mask);
 		tsc = pctr_arch_tsc();
 	} else {
-		ret = INDIRECT_CALL_1(ioc->op.read, pctr_thread_read, fn, val,
+		ret = INDIRECT_CALL_1(ioc_op(ioc)->read, pctr_thread_read, fn, val,
 				      &tsc, &mask);
 	}
 	return ret ?: ioc_read_out(uarg, fn, val, tsc, mask);
@@ -218,7 +226,7 @@ static long ioc_getpcr(struct file *file, const struct pctr_ioc *ioc,
 		       void __user *uarg)
 {
 	if (pctr_pmu.ops)
-		ioc->op.get_pcr(&a->pcr);
+		ioc_op(ioc)->get_pcr(&a->pcr);
 	return 0;
 }
 
@@ -229,7 +237,7 @@ static long ioc_getpcr64(struct file *file, const struct pctr_ioc *ioc,
 {
 	if (!pctr_pmu.ops || !pctr_pmu.ops->fns_to_pcr)
 		return -EOPNOTSUPP;
-	ioc->op.get_pcr(&a->pcr);
+	ioc_op(ioc)->get_pcr(&a->pcr);
 	a->fn = a->pcr.pcr_evtsel[0];
 	return 0;
 }
@@ -252,21 +260,21 @@ static long ioc_set32(struct file *file, const struct pctr_ioc *ioc,
 		      unsigned int cmd, union pctr_ioc_arg *a,
 		      void __user *uarg)
 {
-	return ioc->op.set(cmd - PCIOCS(0), a->fn32);
+	return ioc_op(ioc)->set(cmd - PCIOCS(0), a->fn32);
 }
 
 static long ioc_set64(struct file *file, const struct pctr_ioc *ioc,
 		      unsigned int cmd, union pctr_ioc_arg *a,
 		      void __user *uarg)
 {
-	return ioc->op.set(cmd - PCIOCS64(0), a->fn);
+	return ioc_op(ioc)->set(cmd - PCIOCS64(0), a->fn);
 }
 
 static long ioc_setpcr(struct file *file, const struct pctr_ioc *ioc,
 		       unsigned int cmd, union pctr_ioc_arg *a,
 		       void __user *uarg)
 {
-	return ioc->op.set_pcr(&a->pcr);
+	return ioc_op(ioc)->set_pcr(&a->pcr);
 }
 
 static long ioc_setpcr64(struct file *file, const struct pctr_ioc *ioc,
@@ -279,7 +287,7 @@ static long ioc_setpcr64(struct file *file, const struct pctr_ioc *ioc,
 		return -EOPNOTSUPP;
 	memset(&a->pcr, 0, sizeof(a->pcr));
 	a->pcr.pcr_evtsel[0] = v;
-	return ioc->op.set_pcr(&a->pcr);
+	return ioc_op(ioc)->set_pcr(&a->pcr);
 }
 
 static long ioc_preset(struct file *file, const struct pctr_ioc *ioc,
@@ -298,18 +306,12 @@ static long ioc_setopts(struct file *file, const struct pctr_ioc *ioc,
 	return pctr_thread_set_opts(&a->opts);
 }
 
-static long ioc_zero(struct file *file, const struct pctr_ioc *ioc,
+/* PCIOCZERO (in system mode the machine's counters) and PCIOCRESTART. */
+static long ioc_call(struct file *file, const struct pctr_ioc *ioc,
 		     unsigned int cmd, union pctr_ioc_arg *a,
 		     void __user *uarg)
 {
-	return ioc->op.zero();
-}
-
-static long ioc_restart(struct file *file, const struct pctr_ioc *ioc,
-			unsigned int cmd, union pctr_ioc_arg *a,
-			void __user *uarg)
-{
-	return pctr_thread_restart();
+	return ioc_op(ioc)->call();
 }
 
 /* On a descriptor bound to a thread, that thread's counting (bind.c). */
@@ -377,52 +379,37 @@ static long ioc_sample(struct file *file, const struct pctr_ioc *ioc,
 #define IOC(c, f, fl, ...)	IOCN(c, 1, f, fl, __VA_ARGS__)
 
 /*
- * A command of both modes has two rows, the thread's and the system's,
- * with one handler and each mode's engine call.
+ * One row a command; one of both modes names each mode's engine call
+ * (.op, .sys_op).
  */
 static const struct pctr_ioc pctr_iocs[] = {
 	/* Calls that only look, whatever the descriptor is bound to. */
-	IOC(PCIOCRD,		ioc_read,	IOC_BOUND | IOC_THREAD,
-	    .op.read = pctr_thread_read),
-	IOC(PCIOCRD,		ioc_read,	IOC_BOUND | IOC_SYSTEM,
-	    .op.read = pctr_sys_read),
+	IOC(PCIOCRD,		ioc_read,	IOC_BOUND,
+	    .op.read = pctr_thread_read, .sys_op.read = pctr_sys_read),
 	IOC(PCIOCINFO,		ioc_info,	IOC_BOUND | IOC_COPY),
-	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY | IOC_THREAD,
-	    .op.get_pcr = pctr_thread_get_pcr),
-	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY | IOC_SYSTEM,
-	    .op.get_pcr = pctr_sys_get_pcr),
-	IOC(PCIOCGETPCR64,	ioc_getpcr64,	IOC_BOUND | IOC_COPY | IOC_THREAD,
-	    .op.get_pcr = pctr_thread_get_pcr),
-	IOC(PCIOCGETPCR64,	ioc_getpcr64,	IOC_BOUND | IOC_COPY | IOC_SYSTEM,
-	    .op.get_pcr = pctr_sys_get_pcr),
+	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY,
+	    .op.get_pcr = pctr_thread_get_pcr, .sys_op.get_pcr = pctr_sys_get_pcr),
+	IOC(PCIOCGETPCR64,	ioc_getpcr64,	IOC_BOUND | IOC_COPY,
+	    .op.get_pcr = pctr_thread_get_pcr, .sys_op.get_pcr = pctr_sys_get_pcr),
 	IOC(PCIOCEVENT,		ioc_event,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCGOPTS,		ioc_getopts,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCRELEASE,	ioc_release,	IOC_BOUND),
 	/* The caller's own CPU and time: any descriptor, any backend. */
 	IOC(PCIOCFLUSH,		ioc_flush,	IOC_BOUND),
 	/* A bound descriptor is for its binding: it programs nothing else. */
-	IOCN(PCIOCS(0), PCTR_NUM, ioc_set32,	IOC_PROGRAM | IOC_COPY | IOC_THREAD,
-	     .op.set = pctr_thread_set),
-	IOCN(PCIOCS(0), PCTR_NUM, ioc_set32,	IOC_PROGRAM | IOC_COPY | IOC_SYSTEM,
-	     .op.set = pctr_sys_set),
-	IOCN(PCIOCS64(0), PCTR_NUM, ioc_set64,	IOC_PROGRAM | IOC_COPY | IOC_THREAD,
-	     .op.set = pctr_thread_set),
-	IOCN(PCIOCS64(0), PCTR_NUM, ioc_set64,	IOC_PROGRAM | IOC_COPY | IOC_SYSTEM,
-	     .op.set = pctr_sys_set),
-	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY | IOC_THREAD,
-	    .op.set_pcr = pctr_thread_set_pcr),
-	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY | IOC_SYSTEM,
-	    .op.set_pcr = pctr_sys_set_pcr),
-	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY | IOC_THREAD,
-	    .op.set_pcr = pctr_thread_set_pcr),
-	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY | IOC_SYSTEM,
-	    .op.set_pcr = pctr_sys_set_pcr),
-	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM | IOC_THREAD,
-	    .op.zero = pctr_thread_zero),
-	IOC(PCIOCZERO,		ioc_zero,	IOC_PROGRAM | IOC_SYSTEM,
-	    .op.zero = pctr_sys_zero),
+	IOCN(PCIOCS(0), PCTR_NUM, ioc_set32,	IOC_PROGRAM | IOC_COPY,
+	     .op.set = pctr_thread_set, .sys_op.set = pctr_sys_set),
+	IOCN(PCIOCS64(0), PCTR_NUM, ioc_set64,	IOC_PROGRAM | IOC_COPY,
+	     .op.set = pctr_thread_set, .sys_op.set = pctr_sys_set),
+	IOC(PCIOCSETPCR,	ioc_setpcr,	IOC_PROGRAM | IOC_COPY,
+	    .op.set_pcr = pctr_thread_set_pcr, .sys_op.set_pcr = pctr_sys_set_pcr),
+	IOC(PCIOCSETPCR64,	ioc_setpcr64,	IOC_PROGRAM | IOC_COPY,
+	    .op.set_pcr = pctr_thread_set_pcr, .sys_op.set_pcr = pctr_sys_set_pcr),
+	IOC(PCIOCZERO,		ioc_call,	IOC_PROGRAM,
+	    .op.call = pctr_thread_zero, .sys_op.call = pctr_sys_zero),
 	IOC(PCIOCPRESET,	ioc_preset,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
-	IOC(PCIOCRESTART,	ioc_restart,	IOC_PROGRAM | IOC_THREAD),
+	IOC(PCIOCRESTART,	ioc_call,	IOC_PROGRAM | IOC_THREAD,
+	    .op.call = pctr_thread_restart),
 	IOC(PCIOCENABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD | IOC_BOUND),
 	IOC(PCIOCDISABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD | IOC_BOUND),
 	IOC(PCIOCSOPTS,		ioc_setopts,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
@@ -432,7 +419,7 @@ static const struct pctr_ioc pctr_iocs[] = {
 	    IOC_BOUND),
 };
 
-/* Is the row for the mode the module runs in? */
+/* Is the command for the mode the module runs in? */
 static bool ioc_mode_fits(const struct pctr_ioc *ioc)
 {
 	if (ioc->flags & IOC_THREAD)
@@ -443,10 +430,10 @@ static bool ioc_mode_fits(const struct pctr_ioc *ioc)
 }
 
 /*
- * Every call goes through here: the row of its command for the mode the
- * module runs in (an unknown command, or a known number with the wrong
- * size or direction, is ENOTTY), then its row's checks in pctr(4)'s order
- * and the mode's, then the copy in, its handler, and the copy out.
+ * Every call goes through here: the row of its command (an unknown
+ * command, or a known number with the wrong size or direction, is
+ * ENOTTY), then its row's checks in pctr(4)'s order and the mode's, then
+ * the copy in, its handler, and the copy out.
  * @may_write: the descriptor may change counters (opened for writing, or
  * a /dev/perfmon one).
  */
@@ -459,16 +446,12 @@ static long pctr_dispatch(struct file *file, unsigned int cmd,
 	union pctr_ioc_arg a;
 	long ret;
 
-	ioc = NULL;
-	for (i = 0; i < ARRAY_SIZE(pctr_iocs); i++) {
-		if (cmd - pctr_iocs[i].cmd >= pctr_iocs[i].n)
-			continue;
-		ioc = &pctr_iocs[i];
-		if (ioc_mode_fits(ioc))
+	for (i = 0; i < ARRAY_SIZE(pctr_iocs); i++)
+		if (cmd - pctr_iocs[i].cmd < pctr_iocs[i].n)
 			break;
-	}
-	if (!ioc)
+	if (i == ARRAY_SIZE(pctr_iocs))
 		return -ENOTTY;
+	ioc = &pctr_iocs[i];
 	if (!(ioc->flags & IOC_BOUND) && pctr_file_bound(file))
 		return -EBUSY;
 	if ((ioc->flags & IOC_WRITE) && !may_write)

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -71,44 +72,57 @@ void cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)
 	cpc->errfn = fn;
 }
 
+/*
+ * The pctr errnos libcpc reports in words of its own: the handler's
+ * subcode, the errno the caller sees, the message (after the event or
+ * "binding" when @names says so).
+ */
+struct cpc_errmsg {
+	int		err;
+	int		subcode;
+	int		errno_out;
+	bool		names;
+	const char	*msg;
+};
+
+static const struct cpc_errmsg cpc_bind_errs[] = {
+	{ EAGAIN, CPC_RESOURCE_UNAVAIL, EAGAIN, false,
+	  "per-thread counters are unavailable while a CPU is bound (cpc_bind_cpu)" },
+	{ ENODEV, CPC_RESOURCE_UNAVAIL, EAGAIN, false,
+	  "pctr has no counters on this CPU" },
+	{ EOPNOTSUPP, CPC_NOT_SUPPORTED, ENOTSUP, true,
+	  "this CPU cannot signal counter overflow (CPC_OVF_NOTIFY_EMT)" },
+	/* The backend's refusal of AnyThread (security.rst). */
+	{ EPERM, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES, true,
+	  "not permitted (anythr needs CAP_PERFMON)" },
+	/* pctr's kernel-mode rule (driver/policy.c). */
+	{ EACCES, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES, true,
+	  "counting in the kernel (CPC_COUNT_SYSTEM) is not permitted: it needs CAP_PERFMON, or kernel.perf_event_paranoid 1 or less where pctr follows perf's rule (Linux 6.12), or pctr loaded with allow_kernel=1" },
+};
+
 /* A pctr errno as libcpc reports it, with the handler's subcode. */
 int cpc_bind_err(cpc_t *cpc, const char *fn, int err,
 		 const struct cpc_request *req)
 {
 	const char *what = req ? req->event : "binding";
+	const struct cpc_errmsg *e;
 
-	switch (err) {
-	case EBUSY:
-		/* pctr_strerror() names the holder, as /proc shows it. */
-		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN, "%s",
-			       pctr_strerror(err));
-	case EAGAIN:
-		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
-			       "per-thread counters are unavailable while a CPU is bound (cpc_bind_cpu)");
-	case ENODEV:
-		return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, EAGAIN,
-			       "pctr has no counters on this CPU");
-	case EOPNOTSUPP:
-		return cpc_err(cpc, fn, CPC_NOT_SUPPORTED, ENOTSUP,
-			       "%s: this CPU cannot signal counter overflow (CPC_OVF_NOTIFY_EMT)",
-			       what);
-	case EPERM:
-		/* The backend's refusal of AnyThread (security.rst). */
-		return cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES,
-			       "%s: not permitted (anythr needs CAP_PERFMON)",
-			       what);
-	case EACCES:
-		/* pctr's kernel-mode rule (driver/policy.c). */
-		return cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, EACCES,
-			       "%s: counting in the kernel (CPC_COUNT_SYSTEM) is not permitted: it needs CAP_PERFMON, or kernel.perf_event_paranoid 1 or less where pctr follows perf's rule (Linux 6.12), or pctr loaded with allow_kernel=1",
-			       what);
-	case EINVAL:
+	for (e = cpc_bind_errs; e < cpc_bind_errs + sizeof(cpc_bind_errs) /
+				    sizeof(cpc_bind_errs[0]); e++)
+		if (e->err == err)
+			return cpc_err(cpc, fn, e->subcode, e->errno_out,
+				       "%s%s%s", e->names ? what : "",
+				       e->names ? ": " : "", e->msg);
+	if (err == EINVAL)
 		return cpc_err(cpc, fn, CPC_PIC_NOT_CAPABLE, EINVAL,
 			       "%s: the counter cannot count it so (pctr function 0x%llx)",
 			       what, req ? (unsigned long long)req->fn : 0ULL);
-	}
-	return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL, err, "%s",
-		       pctr_strerror(err));
+	/*
+	 * Any other in pctr's words; EBUSY, whose pctr_strerror() names the
+	 * holder as /proc shows it, is EAGAIN to the caller.
+	 */
+	return cpc_err(cpc, fn, CPC_RESOURCE_UNAVAIL,
+		       err == EBUSY ? EAGAIN : err, "%s", pctr_strerror(err));
 }
 
 /* A failed read of a bound set's counters. */

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "libpctx.h"
+#include "pctx_callbacks_private.h"
 
 struct __cpc;
 struct __cpc_set;
@@ -62,14 +63,7 @@ struct __pctx {
 	unsigned int	nthreads, maxthreads;
 	id_t		nextlwp;
 	int		exited;		/* exit callback called */
-	/* Callbacks; NULL: not asked for. */
-	pctx_sysc_execfn_t	*exec;
-	pctx_sysc_forkfn_t	*fork;
-	pctx_sysc_exitfn_t	*exit;
-	pctx_sysc_lwp_createfn_t *lwp_create;
-	pctx_init_lwpfn_t	*init_lwp;
-	pctx_fini_lwpfn_t	*fini_lwp;
-	pctx_sysc_lwp_exitfn_t	*lwp_exit;
+	struct pctx_callbacks cb;	/* NULL: not asked for */
 	pid_t		*helpers;	/* controllers forked for -f */
 	unsigned int	nhelpers;
 	struct __cpc_set *sets;		/* bound through it (libcpc) */

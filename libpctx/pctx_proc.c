@@ -327,7 +327,7 @@ static long pctx_options(const pctx_t *pctx)
 	long o = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
 		 PTRACE_O_TRACEEXIT;
 
-	if (pctx->fork)
+	if (pctx->cb.fork)
 		o |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 	if (pctx->created)
 		o |= PTRACE_O_EXITKILL;
@@ -736,6 +736,12 @@ fail:
 	return NULL;
 }
 
+/* One case of pctx_set_events(): the callback that follows @event. */
+#define PCTX_SET_CALLBACK(event, member, type)				\
+	case event:							\
+		pctx->cb.member = va_arg(ap, type *);			\
+		break;
+
 int pctx_set_events(pctx_t *pctx, ...)
 {
 	pctx_event_t ev;
@@ -745,27 +751,7 @@ int pctx_set_events(pctx_t *pctx, ...)
 	va_start(ap, pctx);
 	while ((ev = (pctx_event_t)va_arg(ap, int)) != PCTX_NULL_EVENT) {
 		switch (ev) {
-		case PCTX_SYSC_EXEC_EVENT:
-			pctx->exec = va_arg(ap, pctx_sysc_execfn_t *);
-			break;
-		case PCTX_SYSC_FORK_EVENT:
-			pctx->fork = va_arg(ap, pctx_sysc_forkfn_t *);
-			break;
-		case PCTX_SYSC_EXIT_EVENT:
-			pctx->exit = va_arg(ap, pctx_sysc_exitfn_t *);
-			break;
-		case PCTX_SYSC_LWP_CREATE_EVENT:
-			pctx->lwp_create = va_arg(ap, pctx_sysc_lwp_createfn_t *);
-			break;
-		case PCTX_INIT_LWP_EVENT:
-			pctx->init_lwp = va_arg(ap, pctx_init_lwpfn_t *);
-			break;
-		case PCTX_FINI_LWP_EVENT:
-			pctx->fini_lwp = va_arg(ap, pctx_fini_lwpfn_t *);
-			break;
-		case PCTX_SYSC_LWP_EXIT_EVENT:
-			pctx->lwp_exit = va_arg(ap, pctx_sysc_lwp_exitfn_t *);
-			break;
+		PCTX_CALLBACKS(PCTX_SET_CALLBACK)
 		default:
 			pctx_error_(pctx, "set_events", EINVAL,
 				    "unknown event type %x\n", (unsigned int)ev);

@@ -108,7 +108,7 @@ static int pctx_init(pctx_t *pctx, struct pctx_thread *t)
 	if (t->inited || t->lwpid <= 0)
 		return 0;
 	t->inited = 1;
-	return pctx_lwp_call(pctx, pctx->init_lwp, t);
+	return pctx_lwp_call(pctx, pctx->cb.init_lwp, t);
 }
 
 static int pctx_fini(pctx_t *pctx, struct pctx_thread *t)
@@ -116,7 +116,7 @@ static int pctx_fini(pctx_t *pctx, struct pctx_thread *t)
 	if (!t->inited)
 		return 0;
 	t->inited = 0;
-	return pctx_lwp_call(pctx, pctx->fini_lwp, t);
+	return pctx_lwp_call(pctx, pctx->cb.fini_lwp, t);
 }
 
 static int pctx_fini_all(pctx_t *pctx)
@@ -208,8 +208,8 @@ static int pctx_on_exit(pctx_t *pctx, struct pctx_thread *t, int code)
 
 	if (!pctx->exited) {
 		pctx->exited = 1;
-		if (pctx->exit)
-			pctx->exit(pctx, pctx->pid, t->lwpid, code, pctx->arg);
+		if (pctx->cb.exit)
+			pctx->cb.exit(pctx, pctx->pid, t->lwpid, code, pctx->arg);
 	}
 	return ret;
 }
@@ -236,7 +236,7 @@ static int pctx_on_exec(pctx_t *pctx, struct pctx_thread *t)
 	}
 	t->tid = pctx->pid;
 	t->pending = 0;
-	if (!pctx->exec)
+	if (!pctx->cb.exec)
 		return 1;		/* Solaris's: stop following it */
 	pctx->nextlwp = 1;
 	t->lwpid = pctx->nextlwp++;
@@ -249,7 +249,7 @@ static int pctx_on_exec(pctx_t *pctx, struct pctx_thread *t)
 		t = &pctx->threads[0];
 	}
 	pctx_psargs(pctx->pid, cmd, sizeof(cmd));
-	if (pctx->exec(pctx, pctx->pid, t->lwpid, cmd, pctx->arg))
+	if (pctx->cb.exec(pctx, pctx->pid, t->lwpid, cmd, pctx->arg))
 		ret = -1;
 	if (!ret && pctx_init(pctx, t))
 		ret = -1;
@@ -285,7 +285,7 @@ static int pctx_on_clone(pctx_t *pctx, struct pctx_thread *parent,
 	if (t->state == PCTX_T_GONE)
 		return 0;
 	if (pctx_init(pctx, t) ||
-	    pctx_lwp_call(pctx, pctx->lwp_create, t))
+	    pctx_lwp_call(pctx, pctx->cb.lwp_create, t))
 		return -1;
 	return 0;
 }
@@ -298,7 +298,7 @@ static int pctx_on_clone(pctx_t *pctx, struct pctx_thread *parent,
 static void pctx_on_fork(pctx_t *pctx, struct pctx_thread *parent,
 			 pid_t child)
 {
-	pctx_sysc_forkfn_t *fn = pctx->fork;
+	pctx_sysc_forkfn_t *fn = pctx->cb.fork;
 	int status, created = pctx->created;
 	pctx_t *np;
 	pid_t h, *hs;
@@ -377,7 +377,7 @@ static int pctx_dispatch(pctx_t *pctx, struct pctx_thread *t)
 			return 1;
 		}
 		if (pctx_fini(pctx, t) ||
-		    pctx_lwp_call(pctx, pctx->lwp_exit, t))
+		    pctx_lwp_call(pctx, pctx->cb.lwp_exit, t))
 			return -1;
 		return 0;
 	case PTRACE_EVENT_CLONE:
@@ -386,7 +386,7 @@ static int pctx_dispatch(pctx_t *pctx, struct pctx_thread *t)
 		return pctx_on_clone(pctx, t, (pid_t)msg);
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
-		if (pctx->fork && (pid_t)msg > 0)
+		if (pctx->cb.fork && (pid_t)msg > 0)
 			pctx_on_fork(pctx, t, (pid_t)msg);
 		return 0;
 	case PTRACE_EVENT_EXEC:

@@ -32,7 +32,17 @@
 
 static int ctr = -1, loops = 1000000;
 static u_int func, umask, thold;
-static int Aflag, eflag, iflag, kflag, Mflag, rflag, uflag;
+static int rflag;
+
+/* The flags that each set a bit of the function, and those given. */
+static const struct {
+	int	ch;
+	u_int	bit;
+} flagbits[] = {
+	{ 'A', PCTR_UM_A }, { 'e', PCTR_E }, { 'i', PCTR_I },
+	{ 'k', PCTR_K }, { 'M', PCTR_UM_MESI }, { 'u', PCTR_U },
+};
+static u_int flags;
 
 static const char *
 fn2str(u_int sel)
@@ -60,6 +70,20 @@ hexarg(const char *s, u_long max, const char *what)
 	return (v);
 }
 
+/* Flag @ch's bit into flags; 0 if @ch is no such flag. */
+static int
+setflag(int ch)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(flagbits) / sizeof(flagbits[0]); i++)
+		if (flagbits[i].ch == ch) {
+			flags |= flagbits[i].bit;
+			return (1);
+		}
+	return (0);
+}
+
 static void
 usage(void)
 {
@@ -79,23 +103,8 @@ main(int argc, char **argv)
 
 	while ((ch = getopt(argc, argv, "Aef:ikMm:n:rs:t:u")) != -1)
 		switch (ch) {
-		case 'A':
-			Aflag = 1;
-			break;
-		case 'e':
-			eflag = 1;
-			break;
 		case 'f':
 			func = hexarg(optarg, 0xff, "function");
-			break;
-		case 'i':
-			iflag = 1;
-			break;
-		case 'k':
-			kflag = 1;
-			break;
-		case 'M':
-			Mflag = 1;
 			break;
 		case 'm':
 			umask = hexarg(optarg, 0xff, "unit mask");
@@ -114,11 +123,9 @@ main(int argc, char **argv)
 		case 't':
 			thold = hexarg(optarg, 0xff, "threshold");
 			break;
-		case 'u':
-			uflag = 1;
-			break;
 		default:
-			usage();
+			if (!setflag(ch))
+				usage();
 		}
 	if (optind != argc)
 		usage();
@@ -130,21 +137,9 @@ main(int argc, char **argv)
 	if (ctr >= 0) {
 		if (ctr >= n)
 			errx(1, "only %d counters are supported", n);
-		val = func;
-		if (eflag)
-			val |= PCTR_E;
-		if (iflag)
-			val |= PCTR_I;
-		if (kflag)
-			val |= PCTR_K;
-		if (uflag)
-			val |= PCTR_U;
-		if (func && !kflag && !uflag)
+		val = func | flags;
+		if (func && !(flags & (PCTR_K | PCTR_U)))
 			val |= PCTR_K | PCTR_U;
-		if (Mflag)
-			val |= PCTR_UM_MESI;
-		if (Aflag)
-			val |= PCTR_UM_A;
 		val |= umask << PCTR_UM_SHIFT;
 		val |= thold << PCTR_CM_SHIFT;
 		if (func)

@@ -28,8 +28,7 @@ static int child_pic(int write)
 	pid_t pid;
 	int st;
 
-	fflush(stdout);
-	pid = fork();
+	pid = tap_fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {

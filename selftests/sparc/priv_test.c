@@ -115,8 +115,7 @@ static int child_reads(int user, int open_dev, int count)
 	pid_t pid;
 	int fd;
 
-	fflush(stdout);
-	pid = fork();
+	pid = tap_fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
@@ -207,8 +206,7 @@ static void bound_thread(void)
 		return;
 	}
 	*go = 0;
-	fflush(stdout);
-	pid = fork();
+	pid = tap_fork();
 	if (pid < 0)
 		return;
 	if (!pid) {

@@ -8,6 +8,7 @@
 #define PCTR_SPARC_TAP_H
 
 #include <stdio.h>
+#include <unistd.h>
 
 static int failed, n_test;
 
@@ -17,6 +18,16 @@ static void check(int ok, const char *what)
 	printf("%s %d - %s\n", ok ? "ok" : "not ok", n_test, what);
 	if (!ok)
 		failed++;
+}
+
+/*
+ * fork(), stdout flushed first: else the child's copy of the buffered
+ * TAP lines would be printed again when it exits.
+ */
+static inline pid_t tap_fork(void)
+{
+	fflush(stdout);
+	return fork();
 }
 
 /* The plan, "1..N" for the N checks made; the exit status. */

@@ -40,6 +40,8 @@
 
 static const char *prog = "pctr";
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static void die(const char *what)
 {
 	/* pctr_strerror() says what to do: load the module, join a group... */
@@ -137,12 +139,36 @@ static int cmd_read(pctr_t *p)
 
 /* --- OpenBSD pctr(1)'s options and output ------------------------------ */
 
+/*
+ * OpenBSD's options that take a number: its letter, the base it is read
+ * in (0: hex with 0x), its largest value.
+ */
+enum { OBSD_CTR, OBSD_FN, OBSD_UMASK, OBSD_THR, OBSD_NNUMS };
+
+static const struct {
+	char		opt;
+	int		base;
+	unsigned long	max;
+} obsd_nums[OBSD_NNUMS] = {
+	[OBSD_CTR]	= { 's', 10, PCTR_NUM - 1 },
+	[OBSD_FN]	= { 'f', 16, 0xfff },	/* an event: 8 bits, 12 on AMD */
+	[OBSD_UMASK]	= { 'm', 16, 0xff },
+	[OBSD_THR]	= { 't', 0, 0xff },
+};
+
+/* Its flags: each sets a bit of the function. */
+static const struct {
+	char		opt;
+	uint64_t	bit;
+} obsd_flags[] = {
+	{ 'k', PCTR_K }, { 'u', PCTR_U }, { 'e', PCTR_E }, { 'i', PCTR_I },
+};
+
 /* What OpenBSD's options asked for: -s with its modifiers, or -l. */
 struct obsd_req {
 	int		list;		/* -l */
-	int		ctr;		/* -s, or -1 */
-	unsigned long	fn, umask, thr;	/* -f, -m, -t */
-	int		k, u, e, i;
+	long		num[OBSD_NNUMS]; /* -s (-1: none), -f, -m, -t */
+	uint64_t	bits;		/* -k, -u, -e, -i */
 };
 
 /* @t's name for a function's event and unit mask, or "-". */
@@ -249,27 +275,21 @@ static int obsd_set(pctr_t *p, const struct obsd_req *r)
 			prog);
 		return 1;
 	}
-	if (r->fn || r->umask || r->thr || r->k || r->u || r->e || r->i) {
-		fn = PCTR_FN(r->fn, r->umask, PCTR_EN) |
-		     (uint64_t)r->thr << PCTR_CM_SHIFT;
-		if (r->k)
-			fn |= PCTR_K;
-		if (r->u)
-			fn |= PCTR_U;
-		if (!r->k && !r->u)
+	if (r->num[OBSD_FN] || r->num[OBSD_UMASK] || r->num[OBSD_THR] ||
+	    r->bits) {
+		fn = PCTR_FN(r->num[OBSD_FN], r->num[OBSD_UMASK], PCTR_EN) |
+		     (uint64_t)r->num[OBSD_THR] << PCTR_CM_SHIFT | r->bits;
+		if (!(r->bits & (PCTR_K | PCTR_U)))
 			fn |= PCTR_K | PCTR_U;
-		if (r->e)
-			fn |= PCTR_E;
-		if (r->i)
-			fn |= PCTR_I;
 	}
-	if (ioctl(p->fd, PCIOCS64(r->ctr), &fn) < 0) {
+	if (ioctl(p->fd, PCIOCS64(r->num[OBSD_CTR]), &fn) < 0) {
 		if (errno == EPERM)
 			fprintf(stderr,
 				"%s: PCIOCS%d: setting counters in system mode needs CAP_PERFMON (or root)\n",
-				prog, r->ctr);
+				prog, (int)r->num[OBSD_CTR]);
 		else
-			fprintf(stderr, "%s: PCIOCS%d: %s\n", prog, r->ctr,
+			fprintf(stderr, "%s: PCIOCS%d: %s\n", prog,
+				(int)r->num[OBSD_CTR],
 				pctr_strerror(errno));
 		return 1;
 	}
@@ -287,84 +307,6 @@ static long obsd_num(const char *s, int base, unsigned long max)
 	if (errno || !*s || *end || *s == '-' || v > max)
 		return -1;
 	return v;
-}
-
-static int usage(FILE *f, int status);
-
-/* Parse OpenBSD's options; 0, or a usage error (exit 2). */
-static int obsd_parse(int argc, char **argv, struct obsd_req *r)
-{
-	int ch, mods = 0;
-	long v;
-
-	memset(r, 0, sizeof(*r));
-	r->ctr = -1;
-	opterr = 0;
-	while ((ch = getopt(argc, argv, "+ef:ikls:t:m:u")) != -1) {
-		switch (ch) {
-		case 'l':
-			r->list = 1;
-			continue;
-		case 's':
-			v = obsd_num(optarg, 10, PCTR_NUM - 1);
-			r->ctr = v;
-			break;
-		case 'f':
-			/* An event: 8 bits, 12 on AMD. */
-			v = obsd_num(optarg, 16, 0xfff);
-			r->fn = v;
-			break;
-		case 'm':
-			v = obsd_num(optarg, 16, 0xff);
-			r->umask = v;
-			break;
-		case 't':
-			v = obsd_num(optarg, 0, 0xff);
-			r->thr = v;
-			break;
-		case 'k':
-			v = r->k = 1;
-			break;
-		case 'u':
-			v = r->u = 1;
-			break;
-		case 'e':
-			v = r->e = 1;
-			break;
-		case 'i':
-			v = r->i = 1;
-			break;
-		default:
-			return 2;
-		}
-		if (v < 0) {
-			fprintf(stderr, "%s: -%c %s: not a valid value\n",
-				prog, ch, optarg);
-			return 2;
-		}
-		if (ch != 's')
-			mods = 1;
-	}
-	if (optind != argc || (r->list && (r->ctr >= 0 || mods)) ||
-	    (!r->list && r->ctr < 0))
-		return 2;
-	return 0;
-}
-
-static int obsd_main(int argc, char **argv)
-{
-	struct obsd_req r;
-	pctr_t *p;
-	int ret;
-
-	if (obsd_parse(argc, argv, &r))
-		return usage(stderr, 2);
-	p = pctr_open(r.ctr >= 0 ? O_RDWR : O_RDONLY);
-	if (!p)
-		die("open " PCTR_DEVICE);
-	ret = r.list ? obsd_list(p) : obsd_set(p, &r);
-	pctr_close(p);
-	return ret;
 }
 
 static int usage(FILE *f, int status)
@@ -390,6 +332,64 @@ static int usage(FILE *f, int status)
 		"             counters of the current CPU as OpenBSD's pctr(1) does\n"
 		"See pctr(1).\n", prog, prog, prog, prog, prog, prog);
 	return status;
+}
+
+/* Parse OpenBSD's options; 0, or a usage error (exit 2). */
+static int obsd_parse(int argc, char **argv, struct obsd_req *r)
+{
+	unsigned int n, f;
+	int ch, mods = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->num[OBSD_CTR] = -1;
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "+ef:ikls:t:m:u")) != -1) {
+		if (ch == 'l') {
+			r->list = 1;
+			continue;
+		}
+		for (n = 0; n < OBSD_NNUMS && obsd_nums[n].opt != ch; n++)
+			;
+		for (f = 0; f < ARRAY_SIZE(obsd_flags) &&
+			    obsd_flags[f].opt != ch; f++)
+			;
+		if (n < OBSD_NNUMS) {
+			r->num[n] = obsd_num(optarg, obsd_nums[n].base,
+					     obsd_nums[n].max);
+			if (r->num[n] < 0) {
+				fprintf(stderr, "%s: -%c %s: not a valid value\n",
+					prog, ch, optarg);
+				return 2;
+			}
+		} else if (f < ARRAY_SIZE(obsd_flags)) {
+			r->bits |= obsd_flags[f].bit;
+		} else {
+			return 2;
+		}
+		if (ch != 's')
+			mods = 1;
+	}
+	if (optind != argc ||
+	    (r->list && (r->num[OBSD_CTR] >= 0 || mods)) ||
+	    (!r->list && r->num[OBSD_CTR] < 0))
+		return 2;
+	return 0;
+}
+
+static int obsd_main(int argc, char **argv)
+{
+	struct obsd_req r;
+	pctr_t *p;
+	int ret;
+
+	if (obsd_parse(argc, argv, &r))
+		return usage(stderr, 2);
+	p = pctr_open(r.num[OBSD_CTR] >= 0 ? O_RDWR : O_RDONLY);
+	if (!p)
+		die("open " PCTR_DEVICE);
+	ret = r.list ? obsd_list(p) : obsd_set(p, &r);
+	pctr_close(p);
+	return ret;
 }
 
 int main(int argc, char **argv)

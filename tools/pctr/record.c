@@ -48,6 +48,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -556,6 +557,96 @@ static int drain_all_due(int force)
 	return any;
 }
 
+/* --- following the tracees --------------------------------------------- */
+
+/*
+ * Let thread @w go on from its ptrace stop @st, reading maps at the
+ * moments that matter (the comment at the top).  @attached (-p): each
+ * thread has a binding of its own, which an exec ends and which a new
+ * thread needs; they are made once it runs again (a stopped thread
+ * cannot be bound).
+ */
+static void follow_stop(pid_t w, int st, int attached)
+{
+	enum __ptrace_request resume = PTRACE_CONT;
+	unsigned long msg = 0;
+	long sig = 0;
+	int bind = 0;
+	char from[32];
+
+	switch (st >> 16) {
+	case PTRACE_EVENT_EXIT:
+		snapshot_tid(w);
+		break;
+	case PTRACE_EVENT_EXEC: {
+		pid_t tg = tgid_of(w);
+		unsigned int *g = gen_of(tg);
+
+		++*g;
+		fprintf(out, "exec %d %u %llx\n", tg, *g,
+			(unsigned long long)tsc_now());
+		snapshot_tid(w);
+		if (!attached)
+			break;
+		/* The binding ended at the exec: bind the new image. */
+		ptrace(PTRACE_GETEVENTMSG, w, 0, &msg);
+		if (live_att(w))
+			live_att(w)->live = 0;
+		if (msg && live_att(msg))
+			live_att(msg)->live = 0;
+		bind = 1;
+		break;
+	}
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		/* The new process runs its parent's image until it execs. */
+		ptrace(PTRACE_GETEVENTMSG, w, 0, &msg);
+		snprintf(from, sizeof(from), "%d", w);
+		if (msg)
+			snapshot(from, msg, 0);
+		break;
+	case PTRACE_EVENT_CLONE:
+		break;
+	case PTRACE_EVENT_STOP:
+		/* A new tracee's first stop, or a group stop. */
+		if (WSTOPSIG(st) != SIGTRAP)
+			resume = PTRACE_LISTEN;
+		bind = attached && (!is_traced(w) || !live_att(w));
+		break;
+	default:
+		sig = WSTOPSIG(st);
+	}
+	ptrace(resume, w, 0, (void *)sig);
+	if (bind)
+		attach_new(w);
+}
+
+enum follow {
+	TRACEES_GONE,		/* no tracee left */
+	NO_EVENT,		/* none due now */
+	TRACEE_STOPPED,		/* a ptrace stop, dealt with */
+	TRACEE_ENDED,		/* a thread ended */
+};
+
+/*
+ * The tracees' next event, without waiting: a ptrace stop is dealt with
+ * here (follow_stop()); the thread it came from in *@w and its wait
+ * status in *@st.
+ */
+static enum follow follow_event(pid_t *w, int *st, int attached)
+{
+	*w = waitpid(-1, st, __WALL | WNOHANG);
+	if (*w < 0)	/* ECHILD: all gone */
+		return errno == EINTR ? NO_EVENT : TRACEES_GONE;
+	if (*w == 0)
+		return NO_EVENT;
+	if (WIFEXITED(*st) || WIFSIGNALED(*st))
+		return TRACEE_ENDED;
+	if (WIFSTOPPED(*st))
+		follow_stop(*w, *st, attached);
+	return TRACEE_STOPPED;
+}
+
 /*
  * Sample processes @pids until ^C, SIGTERM, @secs seconds (if not 0),
  * @cmd's end (if any) or theirs.  The totals into @tot.
@@ -568,6 +659,7 @@ static void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 	unsigned int i, progress_at = 0;
 	pid_t cmdpid = 0, w;
 	int st, err, tty = isatty(2), cmd_done = 0;
+	enum follow what;
 	time_t t0;
 	char from[32];
 
@@ -610,13 +702,10 @@ static void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 	signal(SIGTERM, on_signal);
 	t0 = time(NULL);
 	while (!interrupted && (!end || ms_now() < end)) {
-		w = waitpid(-1, &st, __WALL | WNOHANG);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			break;		/* ECHILD: all gone */
-		}
-		if (w == 0) {
+		what = follow_event(&w, &st, 1);
+		if (what == TRACEES_GONE)
+			break;
+		if (what == NO_EVENT) {
 			if (drain_all_due(0) || ms_now() - drained >= 100) {
 				drain_all_due(1);
 				drained = ms_now();
@@ -632,67 +721,14 @@ static void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 			}
 			continue;
 		}
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			if (w == cmdpid) {
-				cmd_done = 1;
-				break;
-			}
-			if (live_att(w))
-				live_att(w)->live = 0;
+		if (what != TRACEE_ENDED)
 			continue;
-		}
-		if (!WIFSTOPPED(st))
-			continue;
-		switch (st >> 16) {
-		case PTRACE_EVENT_EXIT:
-			snapshot_tid(w);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		case PTRACE_EVENT_EXEC: {
-			pid_t tg = tgid_of(w);
-			unsigned int *g = gen_of(tg);
-			unsigned long old = 0;
-
-			++*g;
-			fprintf(out, "exec %d %u %llx\n", tg, *g,
-				(unsigned long long)tsc_now());
-			snapshot_tid(w);
-			/* The binding ended at the exec: bind the new image. */
-			ptrace(PTRACE_GETEVENTMSG, w, 0, &old);
-			if (live_att(w))
-				live_att(w)->live = 0;
-			if (old && live_att(old))
-				live_att(old)->live = 0;
-			ptrace(PTRACE_CONT, w, 0, 0);
-			attach_new(w);
+		if (w == cmdpid) {
+			cmd_done = 1;
 			break;
 		}
-		case PTRACE_EVENT_FORK:
-		case PTRACE_EVENT_VFORK: {
-			unsigned long child_pid = 0;
-
-			ptrace(PTRACE_GETEVENTMSG, w, 0, &child_pid);
-			snprintf(from, sizeof(from), "%d", w);
-			if (child_pid)
-				snapshot(from, child_pid, 0);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		}
-		case PTRACE_EVENT_CLONE:
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		case PTRACE_EVENT_STOP:
-			/* A new tracee's first stop, or a group stop. */
-			if (WSTOPSIG(st) == SIGTRAP)
-				ptrace(PTRACE_CONT, w, 0, 0);
-			else
-				ptrace(PTRACE_LISTEN, w, 0, 0);
-			if (!is_traced(w) || !live_att(w))
-				attach_new(w);
-			break;
-		default:
-			ptrace(PTRACE_CONT, w, 0, (void *)(long)WSTOPSIG(st));
-		}
+		if (live_att(w))
+			live_att(w)->live = 0;
 	}
 	/* The bindings end with their descriptors: the targets run on. */
 	memset(tot, 0, sizeof(*tot));
@@ -755,7 +791,70 @@ static void explain_sample_error(int err, const struct pctr_info *in)
 	fail(EXIT_FAIL, "cannot start sampling: PCIOCSAMPLE: %s", pctr_strerror(err));
 }
 
-int pctr_record(int argc, char **argv)
+/* --- the command line -------------------------------------------------- */
+
+struct record_opts {
+	const char		*path;		/* -o */
+	const char		*event;		/* -e, or NULL: the default */
+	unsigned long long	period;		/* -c, or 0: the default */
+	unsigned long long	pages;		/* -m, or 0: the default */
+	unsigned long long	watermark;	/* -w, or 0: half the ring */
+	int			callchain;	/* -g */
+	pid_t			*pids;		/* -p */
+	unsigned int		npids;
+	int			inherit;	/* not -i */
+	double			secs;		/* -d, or 0 */
+};
+
+/*
+ * The options that take a whole number (C's notation): each from 1 to
+ * @max and a power of two if @pow2, else a usage error that asks to
+ * @want.
+ */
+struct number_opt {
+	int			opt;
+	unsigned long long	*to;
+	unsigned long long	max;
+	int			pow2;
+	const char		*want;
+};
+
+static void number_opt(const struct number_opt *n, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	v = strtoull(arg, &end, 0);
+	if (*end || !v || v > n->max || (n->pow2 && (v & (v - 1))))
+		fail(EXIT_USAGE, "-%c %s: %s", n->opt, arg, n->want);
+	*n->to = v;
+}
+
+/* -p's comma-separated process IDs, added to @o's. */
+static void add_pids(struct record_opts *o, char *list)
+{
+	char *tok, *save, *end;
+	long v;
+
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		v = strtol(tok, &end, 10);
+		if (*end || v <= 0 || v > INT32_MAX)
+			fail(EXIT_USAGE, "-p %s: not a process id", tok);
+		if (v == getpid())
+			fail(EXIT_USAGE, "-p %ld: pctr record itself", v);
+		o->pids = realloc(o->pids, (o->npids + 1) * sizeof(*o->pids));
+		if (!o->pids)
+			fail(EXIT_FAIL, "out of memory");
+		o->pids[o->npids++] = (pid_t)v;
+	}
+}
+
+/*
+ * The options into @o; optind is then the command's.  -1, or the status
+ * to exit with (help, or a usage error).
+ */
+static int parse_options(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longs[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -764,70 +863,47 @@ int pctr_record(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pctr_sample_attr sa = { 0 };
-	const char *path = "pctr.data", *event = NULL;
-	unsigned long long period = 0;
-	unsigned int pages = 0, slot = 0, progress_at = 0, watermark = 0;
-	unsigned int npids = 0;
-	pid_t *pids = NULL;
-	int inherit = 1;
-	double secs = 0;
-	char *tok, *save;
-	int go[2], rep[2], opt, callchain = 0, status = 0, st, err, fd, tty;
-	struct pctr_info in;
-	struct ring r = { 0 };
-	pid_t pid, w;
-	char *end, ev[128], c;
-	uint64_t fn, drained = 0;
-	time_t t0;
+	const struct number_opt numbers[] = {
+		{ 'c', &o->period, ULLONG_MAX, 0,
+		  "give a period of at least 1 event" },
+		{ 'm', &o->pages, 1024, 1, "give a power of two from 1 to 1024" },
+		{ 'w', &o->watermark, ULONG_MAX, 0, "give a number of bytes" },
+	};
+	const struct number_opt *n;
+	char *end;
+	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+e:c:gm:w:o:p:id:h", longs, NULL)) != -1) {
+	memset(o, 0, sizeof(*o));
+	o->path = "pctr.data";
+	o->inherit = 1;
+	while ((opt = getopt_long(argc, argv, "+e:c:gm:w:o:p:id:h", longs,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			event = optarg;
-			break;
-		case 'c':
-			period = strtoull(optarg, &end, 0);
-			if (*end || !period)
-				fail(EXIT_USAGE, "-c %s: give a period of at least 1 event", optarg);
-			break;
-		case 'g':
-			callchain = 1;
-			break;
-		case 'm':
-			pages = strtoul(optarg, &end, 0);
-			if (*end || !pages || (pages & (pages - 1)) || pages > 1024)
-				fail(EXIT_USAGE, "-m %s: give a power of two from 1 to 1024", optarg);
-			break;
-		case 'w':
-			watermark = strtoul(optarg, &end, 0);
-			if (*end || !watermark)
-				fail(EXIT_USAGE, "-w %s: give a number of bytes", optarg);
+			o->event = optarg;
 			break;
 		case 'o':
-			path = optarg;
+			o->path = optarg;
 			break;
-		case 'p':
-			for (tok = strtok_r(optarg, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				long v = strtol(tok, &end, 10);
-
-				if (*end || v <= 0 || v > INT32_MAX)
-					fail(EXIT_USAGE, "-p %s: not a process id", tok);
-				if (v == getpid())
-					fail(EXIT_USAGE, "-p %ld: pctr record itself", v);
-				pids = realloc(pids, (npids + 1) * sizeof(*pids));
-				if (!pids)
-					fail(EXIT_FAIL, "out of memory");
-				pids[npids++] = (pid_t)v;
-			}
+		case 'g':
+			o->callchain = 1;
 			break;
 		case 'i':
-			inherit = 0;
+			o->inherit = 0;
+			break;
+		case 'c':
+		case 'm':
+		case 'w':
+			for (n = numbers; n->opt != opt; n++)
+				;
+			number_opt(n, optarg);
+			break;
+		case 'p':
+			add_pids(o, optarg);
 			break;
 		case 'd':
-			secs = strtod(optarg, &end);
-			if (*end || !(secs > 0))
+			o->secs = strtod(optarg, &end);
+			if (*end || !(o->secs > 0))
 				fail(EXIT_USAGE, "-d %s: give a number of seconds", optarg);
 			break;
 		case 'h':
@@ -836,10 +912,33 @@ int pctr_record(int argc, char **argv)
 			return usage(stderr, EXIT_USAGE);
 		}
 	}
-	if (optind >= argc && !npids)
+	if (optind >= argc && !o->npids)
 		return usage(stderr, EXIT_USAGE);
-	if (!npids && (secs > 0 || !inherit))
+	if (!o->npids && (o->secs > 0 || !o->inherit))
 		fail(EXIT_USAGE, "-d and -i go with -p");
+	return -1;
+}
+
+/* --- the command --------------------------------------------------------- */
+
+int pctr_record(int argc, char **argv)
+{
+	struct pctr_sample_attr sa = { 0 };
+	unsigned int slot = 0, progress_at = 0;
+	int go[2], rep[2], status = 0, st, err, fd, tty;
+	struct record_opts o;
+	struct pctr_info in;
+	struct ring r = { 0 };
+	enum follow what;
+	pid_t pid, w;
+	char ev[128], c;
+	uint64_t fn, drained = 0;
+	time_t t0;
+
+	status = parse_options(argc, argv, &o);
+	if (status >= 0)
+		return status;
+	status = 0;
 
 	fd = open(PCTR_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
@@ -857,44 +956,44 @@ int pctr_record(int argc, char **argv)
 		     in.pi_backend);
 	if (!(in.pi_caps & PCTR_CAP_NOTIFY))
 		explain_sample_error(EOPNOTSUPP, &in);
-	if (!event)
-		event = in.pi_backend_id == PCTR_BACKEND_SIM ? "sim_ticks_div" :
+	if (!o.event)
+		o.event = in.pi_backend_id == PCTR_BACKEND_SIM ? "sim_ticks_div" :
 							       "instructions";
-	if (!period)
-		period = in.pi_backend_id == PCTR_BACKEND_SIM ? 10000 : 100000;
-	snprintf(ev, sizeof(ev), "%s", event);
+	if (!o.period)
+		o.period = in.pi_backend_id == PCTR_BACKEND_SIM ? 10000 : 100000;
+	snprintf(ev, sizeof(ev), "%s", o.event);
 	parse_event(fd, &in, ev, &fn, &slot);
 
 	/* Attached, each thread has a ring: smaller ones by default. */
-	if (!pages)
-		pages = npids ? 16 : 64;
-	if (!npids) {
-		err = ring_open(&r, fd, pages, watermark);
+	if (!o.pages)
+		o.pages = o.npids ? 16 : 64;
+	if (!o.npids) {
+		err = ring_open(&r, fd, o.pages, o.watermark);
 		if (err)
 			ring_error(err);
 	}
 
-	out = fopen(path, "w");
+	out = fopen(o.path, "w");
 	if (!out)
-		fail(EXIT_FAIL, "%s: %s", path, strerror(errno));
+		fail(EXIT_FAIL, "%s: %s", o.path, strerror(errno));
 	fprintf(out, "pctr-record 1\n");
 	fprintf(out, "event %s period %llu slot %u fn %llx backend %s tsc_khz %llu callchain %d\n",
-		event, period, slot, (unsigned long long)fn, in.pi_backend,
-		(unsigned long long)in.pi_tsc_khz, callchain);
+		o.event, o.period, slot, (unsigned long long)fn, in.pi_backend,
+		(unsigned long long)in.pi_tsc_khz, o.callchain);
 
 	sa.sa_slot = slot;
 	sa.sa_fn = fn;
-	sa.sa_period = period;
-	sa.sa_flags = PCTR_SA_EXEC | (callchain ? PCTR_SA_CALLCHAIN : 0);
+	sa.sa_period = o.period;
+	sa.sa_flags = PCTR_SA_EXEC | (o.callchain ? PCTR_SA_CALLCHAIN : 0);
 
-	if (npids) {
+	if (o.npids) {
 		setup.fn = fn;
 		setup.slot = slot;
-		setup.pages = pages;
-		setup.watermark = watermark;
+		setup.pages = o.pages;
+		setup.watermark = o.watermark;
 		setup.sa = sa;
 		setup.sa.sa_flags &= ~PCTR_SA_EXEC;
-		record_attach(pids, npids, inherit, secs,
+		record_attach(o.pids, o.npids, o.inherit, o.secs,
 			      optind < argc ? argv + optind : NULL, &r);
 		goto footer;
 	}
@@ -933,13 +1032,10 @@ int pctr_record(int argc, char **argv)
 	tty = isatty(2);
 	t0 = time(NULL);
 	for (;;) {
-		w = waitpid(-1, &st, __WALL | WNOHANG);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			break;		/* ECHILD: all gone */
-		}
-		if (w == 0) {
+		what = follow_event(&w, &st, 0);
+		if (what == TRACEES_GONE)
+			break;
+		if (what == NO_EVENT) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 
 			/* Woken at the watermark; read every 100 ms anyway. */
@@ -958,56 +1054,9 @@ int pctr_record(int argc, char **argv)
 				kill(pid, interrupted);
 			continue;
 		}
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			if (w == pid)
-				status = WIFEXITED(st) ? WEXITSTATUS(st) :
-					 128 + WTERMSIG(st);
-			continue;
-		}
-		if (!WIFSTOPPED(st))
-			continue;
-		switch (st >> 16) {
-		case PTRACE_EVENT_EXIT:
-			snapshot_tid(w);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		case PTRACE_EVENT_EXEC: {
-			pid_t tg = tgid_of(w);
-			unsigned int *g = gen_of(tg);
-
-			++*g;
-			fprintf(out, "exec %d %u %llx\n", tg, *g,
-				(unsigned long long)tsc_now());
-			snapshot_tid(w);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		}
-		case PTRACE_EVENT_FORK:
-		case PTRACE_EVENT_VFORK: {
-			unsigned long child_pid = 0;
-			char from[32];
-
-			/* The new process runs its parent's image until it execs. */
-			ptrace(PTRACE_GETEVENTMSG, w, 0, &child_pid);
-			snprintf(from, sizeof(from), "%d", w);
-			if (child_pid)
-				snapshot(from, child_pid, 0);
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		}
-		case PTRACE_EVENT_CLONE:
-			ptrace(PTRACE_CONT, w, 0, 0);
-			break;
-		case PTRACE_EVENT_STOP:
-			/* A new tracee's first stop, or a group stop. */
-			if (WSTOPSIG(st) == SIGTRAP)
-				ptrace(PTRACE_CONT, w, 0, 0);
-			else
-				ptrace(PTRACE_LISTEN, w, 0, 0);
-			break;
-		default:
-			ptrace(PTRACE_CONT, w, 0, (void *)(long)WSTOPSIG(st));
-		}
+		if (what == TRACEE_ENDED && w == pid)
+			status = WIFEXITED(st) ? WEXITSTATUS(st) :
+				 128 + WTERMSIG(st);
 	}
 	drain(&r);
 	if (tty)
@@ -1028,10 +1077,10 @@ footer:
 		(unsigned long long)r.throttles, (unsigned long long)r.lost,
 		status);
 	if (fclose(out))
-		fail(EXIT_FAIL, "%s: %s", path, strerror(errno));
+		fail(EXIT_FAIL, "%s: %s", o.path, strerror(errno));
 	fprintf(stderr, "pctr record: %llu samples (%llu lost) of %s every %llu events in %s\n",
 		(unsigned long long)r.samples, (unsigned long long)r.lost,
-		event, period, path);
+		o.event, o.period, o.path);
 	if (r.lost)
 		fprintf(stderr, "pctr record: %llu samples did not fit the ring: a larger -m or -c keeps them\n",
 			(unsigned long long)r.lost);

@@ -124,65 +124,52 @@ static int sysfs_starts(int loaded, uint64_t *v)
 	return 0;
 }
 
+/*
+ * The module's and the agent's figure @item: PCIOCINFO's and the agent's
+ * own from memory, the module's counts from its sysfs files, stored as
+ * the metric's type says.
+ */
 static int fetch_module(unsigned int item, pmAtomValue *atom)
 {
 	const struct pctr_info *in = &agent.info;
+	const uint64_t known[NSTATIC] = {
+		[IT_GENERAL]		= in->pi_ngeneral,
+		[IT_FIXED]		= in->pi_nfixed,
+		[IT_WIDTH]		= in->pi_width,
+		[IT_FIXED_WIDTH]	= in->pi_fixed_width,
+		[IT_TSC_KHZ]		= in->pi_tsc_khz,
+		[IT_AGENT_EVENTS]	= agent.nev,
+		[IT_AGENT_CPUS]		= agent.ncpus,
+		[IT_READ_ERRORS]	= read_errors,
+	};
+	static const char *const files[NSTATIC] = {
+		[IT_CONTEXTS]		= "contexts",
+		[IT_CPU_BINDINGS]	= "cpu_bindings",
+		[IT_TAKEN]		= "taken",
+		[IT_FAILURES]		= "failures",
+	};
 	uint64_t v = 0;
 	int ret = 0;
 
-	switch (item) {
-	case IT_BACKEND:
+	if (item >= NSTATIC)
+		return PM_ERR_PMID;
+	if (item == IT_BACKEND) {
 		atom->cp = agent.info.pi_backend;
 		return 1;
-	case IT_GENERAL:
-		atom->ul = in->pi_ngeneral;
-		return 1;
-	case IT_FIXED:
-		atom->ul = in->pi_nfixed;
-		return 1;
-	case IT_WIDTH:
-		atom->ul = in->pi_width;
-		return 1;
-	case IT_FIXED_WIDTH:
-		atom->ul = in->pi_fixed_width;
-		return 1;
-	case IT_TSC_KHZ:
-		atom->ull = in->pi_tsc_khz;
-		return 1;
-	case IT_AGENT_EVENTS:
-		atom->ul = agent.nev;
-		return 1;
-	case IT_AGENT_CPUS:
-		atom->ul = agent.ncpus;
-		return 1;
-	case IT_READ_ERRORS:
-		atom->ull = read_errors;
-		return 1;
-	case IT_CONTEXTS:
-		ret = sysfs_u64("contexts", &v);
-		atom->ul = (uint32_t)v;
-		break;
-	case IT_CPU_BINDINGS:
-		ret = sysfs_u64("cpu_bindings", &v);
-		atom->ul = (uint32_t)v;
-		break;
-	case IT_TAKEN:
-		ret = sysfs_u64("taken", &v);
-		atom->ul = (uint32_t)v;
-		break;
-	case IT_FAILURES:
-		ret = sysfs_u64("failures", &v);
-		atom->ull = v;
-		break;
-	case IT_STARTS_KEPT:
-	case IT_STARTS_LOADED:
-		ret = sysfs_starts(item == IT_STARTS_LOADED, &v);
-		atom->ull = v;
-		break;
-	default:
-		return PM_ERR_PMID;
 	}
-	return ret ? ret : 1;
+	if (files[item])
+		ret = sysfs_u64(files[item], &v);
+	else if (item == IT_STARTS_KEPT || item == IT_STARTS_LOADED)
+		ret = sysfs_starts(item == IT_STARTS_LOADED, &v);
+	else
+		v = known[item];
+	if (ret)
+		return ret;
+	if (static_metrics[item].m_desc.type == PM_TYPE_U32)
+		atom->ul = (uint32_t)v;
+	else
+		atom->ull = v;
+	return 1;
 }
 
 static struct pc_cpu *cpu_of(unsigned int inst, unsigned int *idx)

@@ -25,7 +25,7 @@
 #include "hw.h"
 #include "sparc.h"
 
-static u64 spitfire_rd_pcr(void)
+static u64 spitfire_rd_pcr(unsigned long reg)
 {
 	u64 v;
 
@@ -33,12 +33,12 @@ static u64 spitfire_rd_pcr(void)
 	return v;
 }
 
-static void spitfire_wr_pcr(u64 v)
+static void spitfire_wr_pcr(unsigned long reg, u64 v)
 {
 	__asm__ __volatile__("wr %0, 0, %%pcr" : : "r" (v));
 }
 
-static u64 spitfire_rd_pic(void)
+static u64 spitfire_rd_pic(unsigned long reg)
 {
 	u64 v;
 
@@ -51,7 +51,7 @@ static u64 spitfire_rd_pic(void)
  * of an instruction fetch group: branch to a 64-byte aligned write, and
  * read the PIC back (into %g0) to let it settle.
  */
-static void spitfire_wr_pic(u64 v)
+static void spitfire_wr_pic(unsigned long reg, u64 v)
 {
 	__asm__ __volatile__("ba,pt %%xcc, 1f\n\t"
 			     " nop\n\t"
@@ -61,30 +61,41 @@ static void spitfire_wr_pic(u64 v)
 			     : : "r" (v));
 }
 
+/*
+ * UltraSPARC I/II, where the kernel sets no pcr_ops, as a pcr_ops of our
+ * own: the kernel's direct_pcr_ops for UltraSPARC III reaches the
+ * registers the same way.
+ */
+static const struct pcr_ops spitfire_pcr_ops = {
+	.read_pcr	= spitfire_rd_pcr,
+	.write_pcr	= spitfire_wr_pcr,
+	.read_pic	= spitfire_rd_pic,
+	.write_pic	= spitfire_wr_pic,
+};
+
+static const struct pcr_ops *sparc_pcr_ops(void)
+{
+	return pcr_ops ?: &spitfire_pcr_ops;
+}
+
 u64 pctr_sparc_rd_pcr(void)
 {
-	return pcr_ops ? pcr_ops->read_pcr(0) : spitfire_rd_pcr();
+	return sparc_pcr_ops()->read_pcr(0);
 }
 
 void pctr_sparc_wr_pcr(u64 val)
 {
-	if (pcr_ops)
-		pcr_ops->write_pcr(0, val);
-	else
-		spitfire_wr_pcr(val);
+	sparc_pcr_ops()->write_pcr(0, val);
 }
 
 u64 pctr_sparc_rd_pic(void)
 {
-	return pcr_ops ? pcr_ops->read_pic(0) : spitfire_rd_pic();
+	return sparc_pcr_ops()->read_pic(0);
 }
 
 void pctr_sparc_wr_pic(u64 val)
 {
-	if (pcr_ops)
-		pcr_ops->write_pic(0, val);
-	else
-		spitfire_wr_pic(val);
+	sparc_pcr_ops()->write_pic(0, val);
 }
 
 /* %tick: what user space reads too (Linux lets it). */
