@@ -372,8 +372,6 @@ int pctr_stat(int argc, char **argv)
 			om = 1;
 			break;
 		case 'T':
-			if (!*optarg)
-				fail(EXIT_USAGE, "--textfile: an empty file name");
 			textfile = optarg;
 			break;
 		case 'l':
@@ -410,6 +408,8 @@ int pctr_stat(int argc, char **argv)
 			stat_prog);
 		return stat_usage(stderr, EXIT_USAGE);
 	}
+	if (textfile && !*textfile)
+		fail(EXIT_USAGE, "--textfile: an empty file name");
 	if (om && msec) {
 		fprintf(stderr, "%s: -I and --openmetrics exclude each other\n",
 			stat_prog);

@@ -359,6 +359,21 @@ static void om_family(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n", name, help);
 }
 
+/* The pctr_events_total samples, one per event (both text formats). */
+static void om_events(FILE *f, const struct pctr_info *in,
+		      const struct ev *evs, unsigned int n, const uint64_t *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		fputs("pctr_events_total{event=\"", f);
+		om_label(f, evs[i].label);
+		fputs("\",backend=\"", f);
+		om_label(f, in->pi_backend);
+		fprintf(f, "\"} %llu\n", (unsigned long long)val[i]);
+	}
+}
+
 /*
  * --openmetrics: the OpenMetrics text format (and Prometheus's), names
  * as Prometheus's conventions have them: a counter family's samples
@@ -373,13 +388,7 @@ void print_openmetrics(FILE *f, const struct pctr_info *in,
 
 	om_family(f, "pctr_events", "counter", NULL,
 		  "Events counted for the command's threads and children.");
-	for (i = 0; i < n; i++) {
-		fputs("pctr_events_total{event=\"", f);
-		om_label(f, evs[i].label);
-		fputs("\",backend=\"", f);
-		om_label(f, in->pi_backend);
-		fprintf(f, "\"} %llu\n", (unsigned long long)r->val[i]);
-	}
+	om_events(f, in, evs, n, r->val);
 	if (per_thread) {
 		om_family(f, "pctr_thread_events", "counter", NULL,
 			  "Events counted for each thread.");
@@ -436,7 +445,6 @@ void write_textfile(const char *path, const struct pctr_info *in,
 		    uint64_t tick, double elapsed, int running)
 {
 	char *tmp;
-	unsigned int i;
 	FILE *f;
 	int fd;
 
@@ -447,13 +455,7 @@ void write_textfile(const char *path, const struct pctr_info *in,
 		fail(EXIT_FAIL, "--textfile %s: %s", tmp, strerror(errno));
 	fprintf(f, "# HELP pctr_events_total Events counted for the command's threads and children.\n"
 		"# TYPE pctr_events_total counter\n");
-	for (i = 0; i < n; i++) {
-		fputs("pctr_events_total{event=\"", f);
-		om_label(f, evs[i].label);
-		fputs("\",backend=\"", f);
-		om_label(f, in->pi_backend);
-		fprintf(f, "\"} %llu\n", (unsigned long long)val[i]);
-	}
+	om_events(f, in, evs, n, val);
 	fprintf(f, "# HELP pctr_on_cpu_seconds_total Time the counted threads ran, from their counters' TSC.\n"
 		"# TYPE pctr_on_cpu_seconds_total counter\n"
 		"pctr_on_cpu_seconds_total %.9f\n",
