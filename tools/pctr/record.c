@@ -66,14 +66,11 @@
 #include "events.h"
 #include "pctr.h"
 #include "record.h"
+#include "record_internal.h"
 #include "fail.h"
 
-#define EXIT_FAIL	1
-#define EXIT_USAGE	2
+const char *rec_prog = "pctr record";
 
-static const char *prog = "pctr record";
-
-#define fail(status, ...)	tool_fail(prog, status, __VA_ARGS__)
 
 static int usage(FILE *f, int status)
 {
@@ -96,7 +93,7 @@ static int usage(FILE *f, int status)
 	return status;
 }
 
-static uint64_t tsc_now(void)
+uint64_t tsc_now(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	return __builtin_ia32_rdtsc();
@@ -108,7 +105,7 @@ static uint64_t tsc_now(void)
 #endif
 }
 
-static uint64_t ms_now(void)
+uint64_t ms_now(void)
 {
 	struct timespec ts;
 
@@ -179,21 +176,11 @@ static void parse_event(int fd, const struct pctr_info *in, char *spec,
 
 /* --- the ring ----------------------------------------------------------- */
 
-struct ring {
-	int			fd;
-	struct pctr_ring_attr	ra;
-	char			*base;
-	struct pctr_ring_cpu	*cpu;
-	uint64_t		samples;
-	uint64_t		lost;
-	uint64_t		throttles;	/* the CPUs' sample-rate limit */
-	uint64_t		throttled;	/* samples not taken for it */
-};
 
-static FILE *out;
+FILE *rec_out;
 
 /* Copy every CPU's new records to the file, giving the space back. */
-static void drain(struct ring *r)
+void drain(struct ring *r)
 {
 	unsigned int c, i;
 	uint64_t lost = 0, throttles = 0;
@@ -212,7 +199,7 @@ static void drain(struct ring *r)
 			if (rec->sr_size < 8 || rec->sr_size % 8 ||
 			    rec->sr_size > head - tail) {
 				fprintf(stderr, "%s: CPU %u's ring is corrupt; its records are skipped\n",
-					prog, c);
+					rec_prog, c);
 				tail = head;
 				break;
 			}
@@ -221,7 +208,7 @@ static void drain(struct ring *r)
 			    rec->sr_size >= sizeof(struct pctr_throttle_rec)) {
 				const struct pctr_throttle_rec *t = (const void *)rec;
 
-				fprintf(out, "t %u %u %u %x %llx %llu\n", t->tr_pid,
+				fprintf(rec_out, "t %u %u %u %x %llx %llu\n", t->tr_pid,
 					t->tr_tid, t->tr_cpu, t->tr_flags,
 					(unsigned long long)t->tr_tsc,
 					(unsigned long long)t->tr_skipped);
@@ -232,14 +219,14 @@ static void drain(struct ring *r)
 			/* Any other type is skipped whole, as the ABI says. */
 			if (rec->sr_type != PCTR_REC_SAMPLE)
 				continue;
-			fprintf(out, "s %u %u %u %x %llx %llx %u", rec->sr_pid,
+			fprintf(rec_out, "s %u %u %u %x %llx %llx %u", rec->sr_pid,
 				rec->sr_tid, rec->sr_cpu, rec->sr_flags,
 				(unsigned long long)rec->sr_tsc,
 				(unsigned long long)rec->sr_ip, rec->sr_nr);
 			for (i = 0; i < rec->sr_nr; i++)
-				fprintf(out, " %llx",
+				fprintf(rec_out, " %llx",
 					(unsigned long long)rec->sr_chain[i]);
-			fputc('\n', out);
+			fputc('\n', rec_out);
 			r->samples++;
 		}
 		__atomic_store_n(&rc->rc_tail, tail, __ATOMIC_RELEASE);
@@ -252,7 +239,7 @@ static void drain(struct ring *r)
 }
 
 /* Make the ring of descriptor @fd and map it: 0 or an errno. */
-static int ring_open(struct ring *r, int fd, unsigned int pages,
+int ring_open(struct ring *r, int fd, unsigned int pages,
 		     unsigned int watermark)
 {
 	r->fd = fd;
@@ -270,7 +257,7 @@ static int ring_open(struct ring *r, int fd, unsigned int pages,
 	return 0;
 }
 
-static void __attribute__((noreturn)) ring_error(int err)
+void __attribute__((noreturn)) ring_error(int err)
 {
 	fail(EXIT_FAIL, "cannot make the ring: %s%s",
 	     pctr_strerror(err), err == ENOTTY ?
@@ -279,471 +266,6 @@ static void __attribute__((noreturn)) ring_error(int err)
 	     err == EPERM ? " (over your locked-memory allowance for rings: "
 	     "a smaller -m, or an admin raises the module's ring_kb or your "
 	     "RLIMIT_MEMLOCK, ulimit -l)" : "");
-}
-
-/* --- what is mapped --------------------------------------------------- */
-
-/* The process @tid belongs to, or 0. */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[256];
-	pid_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
-/* Exec generations so far, by process (a small table). */
-static struct { pid_t pid; unsigned int gen; } gens[4096];
-static unsigned int ngens;
-
-static unsigned int *gen_of(pid_t pid)
-{
-	unsigned int i;
-
-	for (i = 0; i < ngens; i++)
-		if (gens[i].pid == pid)
-			return &gens[i].gen;
-	if (ngens == sizeof(gens) / sizeof(gens[0]))
-		return &gens[0].gen;
-	gens[ngens].pid = pid;
-	gens[ngens].gen = 0;
-	return &gens[ngens++].gen;
-}
-
-/*
- * The file mappings of @from ("self" or a thread ID), as the maps of
- * process @pid in exec generation @gen.
- */
-static void snapshot(const char *from, pid_t pid, unsigned int gen)
-{
-	char path[64], line[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%s/maps", from);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	fprintf(out, "maps %d %u %llx\n", pid, gen,
-		(unsigned long long)tsc_now());
-	/* Every file mapping, as it is: the symboliser wants the lowest. */
-	while (fgets(line, sizeof(line), f)) {
-		if (!strchr(line, '/') && !strstr(line, "[vdso]"))
-			continue;
-		fprintf(out, "m %s", line);
-		if (!strchr(line, '\n'))
-			fputc('\n', out);
-	}
-	fclose(f);
-}
-
-static void snapshot_tid(pid_t tid)
-{
-	char from[32];
-	pid_t tgid = tgid_of(tid);
-
-	if (!tgid)
-		return;
-	snprintf(from, sizeof(from), "%d", tid);
-	snapshot(from, tgid, *gen_of(tgid));
-}
-
-/* --- attaching to running processes (-p) -------------------------------- */
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-}
-
-
-/* One attached thread: its own descriptor, binding and ring. */
-struct att {
-	pid_t		tid;
-	int		live;		/* bound, as far as we know */
-	struct ring	r;
-};
-
-static struct att *atts;
-static unsigned int natts, maxatts;
-
-/* What every attached thread samples. */
-static struct {
-	uint64_t		fn;
-	unsigned int		slot, pages, watermark;
-	struct pctr_sample_attr	sa;
-} setup;
-
-/* Threads traced (PTRACE_SEIZE), attached or not yet. */
-static pid_t *traced;
-static unsigned int ntraced, maxtraced;
-
-static int is_traced(pid_t tid)
-{
-	unsigned int i;
-
-	for (i = 0; i < ntraced; i++)
-		if (traced[i] == tid)
-			return 1;
-	return 0;
-}
-
-static void add_traced(pid_t tid)
-{
-	if (is_traced(tid))
-		return;
-	if (ntraced == maxtraced) {
-		maxtraced = maxtraced ? 2 * maxtraced : 64;
-		traced = realloc(traced, maxtraced * sizeof(*traced));
-		if (!traced)
-			fail(EXIT_FAIL, "out of memory");
-	}
-	traced[ntraced++] = tid;
-}
-
-/* The call attach_thread() failed in, for attach_why(). */
-static int attach_sampling;
-
-static struct att *live_att(pid_t tid)
-{
-	unsigned int i;
-
-	for (i = 0; i < natts; i++)
-		if (atts[i].tid == tid && atts[i].live)
-			return &atts[i];
-	return NULL;
-}
-
-/*
- * Bind a descriptor of our own to thread @tid and sample it into that
- * descriptor's ring: 0 or an errno (EBUSY: it counts for itself).
- */
-static int attach_thread(pid_t tid)
-{
-	struct pctr_bind b = { .pb_kind = PCTR_BIND_THREAD, .pb_id = tid };
-	struct att *a;
-	int fd, err;
-
-	fd = open(PCTR_DEVICE, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (natts == maxatts) {
-		maxatts = maxatts ? 2 * maxatts : 16;
-		atts = realloc(atts, maxatts * sizeof(*atts));
-		if (!atts)
-			fail(EXIT_FAIL, "out of memory");
-	}
-	a = &atts[natts];
-	memset(a, 0, sizeof(*a));
-	err = ring_open(&a->r, fd, setup.pages, setup.watermark);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	b.pb_fn[setup.slot] = setup.fn;
-	attach_sampling = 0;
-	if (ioctl(fd, PCIOCBIND, &b) ||
-	    (attach_sampling = 1, ioctl(fd, PCIOCSAMPLE, &setup.sa))) {
-		err = errno;
-		munmap(a->r.base, a->r.ra.ra_mmap_size);
-		close(fd);
-		return err;
-	}
-	a->tid = tid;
-	a->live = 1;
-	natts++;
-	return 0;
-}
-
-/* Why thread @tid could not be attached, and what to do. */
-static const char *attach_why(int err)
-{
-	/* A module that does not sample a bound thread: EBUSY. */
-	if (attach_sampling && err == EBUSY)
-		return "this pctr module cannot sample another thread (load this version's)";
-	switch (err) {
-	case EBUSY:
-		return "it counts with pctr itself (or another pctr binds it): a thread that uses its own counters cannot be attached until it releases them";
-	case EPERM:
-		return "not allowed: pctr may only attach to a thread pctr record traces";
-	case EAGAIN:
-		return "it is stopped, or a CPU binding holds the counters (no thread may count now)";
-	case EACCES:
-		return "permission denied: counting kernel events (:k) needs CAP_PERFMON or perf_event_paranoid <= 1; sample :u instead";
-	}
-	return pctr_strerror(err);
-}
-
-/*
- * Trace every thread of process @pid, scanning /proc/PID/task until no
- * new one appears (threads may start meanwhile): 0 or an errno.
- */
-static int seize_process(pid_t pid, long opts)
-{
-	char path[64];
-	struct dirent *d;
-	int more = 1, seen = 0;
-	pid_t tid;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	while (more) {
-		more = 0;
-		dir = opendir(path);
-		if (!dir)
-			return seen ? 0 : ESRCH;
-		while ((d = readdir(dir))) {
-			tid = atoi(d->d_name);
-			if (tid <= 0 || is_traced(tid))
-				continue;
-			if (ptrace(PTRACE_SEIZE, tid, 0, (void *)opts) < 0) {
-				if (errno == ESRCH)
-					continue;
-				closedir(dir);
-				return errno;
-			}
-			add_traced(tid);
-			more = seen = 1;
-		}
-		closedir(dir);
-	}
-	return seen ? 0 : ESRCH;
-}
-
-/* A thread traced since it appeared (clone, fork): attach it. */
-static void attach_new(pid_t tid)
-{
-	int err;
-
-	add_traced(tid);
-	err = attach_thread(tid);
-	if (err && err != ESRCH)
-		fprintf(stderr, "%s: thread %d is not sampled: %s\n", prog,
-			(int)tid, attach_why(err));
-}
-
-static int drain_all_due(int force)
-{
-	struct pollfd p[64];
-	unsigned int i, j, n;
-	int any = 0;
-
-	/* Woken at a watermark; read every 100 ms anyway (the caller). */
-	for (i = 0; i < natts; i += n) {
-		n = natts - i < 64 ? natts - i : 64;
-		for (j = 0; j < n; j++) {
-			p[j].fd = atts[i + j].r.fd;
-			p[j].events = POLLIN;
-			p[j].revents = 0;
-		}
-		poll(p, n, force ? 0 : 20 / (1 + natts / 64));
-		for (j = 0; j < n; j++)
-			if (force || (p[j].revents & POLLIN)) {
-				drain(&atts[i + j].r);
-				any = 1;
-			}
-	}
-	if (!natts && !force)
-		poll(NULL, 0, 20);
-	return any;
-}
-
-/* --- following the tracees --------------------------------------------- */
-
-/*
- * Let thread @w go on from its ptrace stop @st, reading maps at the
- * moments that matter (the comment at the top).  @attached (-p): each
- * thread has a binding of its own, which an exec ends and which a new
- * thread needs; they are made once it runs again (a stopped thread
- * cannot be bound).
- */
-static void follow_stop(pid_t w, int st, int attached)
-{
-	enum __ptrace_request resume = PTRACE_CONT;
-	unsigned long msg = 0;
-	long sig = 0;
-	int bind = 0;
-	char from[32];
-
-	switch (st >> 16) {
-	case PTRACE_EVENT_EXIT:
-		snapshot_tid(w);
-		break;
-	case PTRACE_EVENT_EXEC: {
-		pid_t tg = tgid_of(w);
-		unsigned int *g = gen_of(tg);
-
-		++*g;
-		fprintf(out, "exec %d %u %llx\n", tg, *g,
-			(unsigned long long)tsc_now());
-		snapshot_tid(w);
-		if (!attached)
-			break;
-		/* The binding ended at the exec: bind the new image. */
-		ptrace(PTRACE_GETEVENTMSG, w, 0, &msg);
-		if (live_att(w))
-			live_att(w)->live = 0;
-		if (msg && live_att(msg))
-			live_att(msg)->live = 0;
-		bind = 1;
-		break;
-	}
-	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK:
-		/* The new process runs its parent's image until it execs. */
-		ptrace(PTRACE_GETEVENTMSG, w, 0, &msg);
-		snprintf(from, sizeof(from), "%d", w);
-		if (msg)
-			snapshot(from, msg, 0);
-		break;
-	case PTRACE_EVENT_CLONE:
-		break;
-	case PTRACE_EVENT_STOP:
-		/* A new tracee's first stop, or a group stop. */
-		if (WSTOPSIG(st) != SIGTRAP)
-			resume = PTRACE_LISTEN;
-		bind = attached && (!is_traced(w) || !live_att(w));
-		break;
-	default:
-		sig = WSTOPSIG(st);
-	}
-	ptrace(resume, w, 0, (void *)sig);
-	if (bind)
-		attach_new(w);
-}
-
-enum follow {
-	TRACEES_GONE,		/* no tracee left */
-	NO_EVENT,		/* none due now */
-	TRACEE_STOPPED,		/* a ptrace stop, dealt with */
-	TRACEE_ENDED,		/* a thread ended */
-};
-
-/*
- * The tracees' next event, without waiting: a ptrace stop is dealt with
- * here (follow_stop()); the thread it came from in *@w and its wait
- * status in *@st.
- */
-static enum follow follow_event(pid_t *w, int *st, int attached)
-{
-	*w = waitpid(-1, st, __WALL | WNOHANG);
-	if (*w < 0)	/* ECHILD: all gone */
-		return errno == EINTR ? NO_EVENT : TRACEES_GONE;
-	if (*w == 0)
-		return NO_EVENT;
-	if (WIFEXITED(*st) || WIFSIGNALED(*st))
-		return TRACEE_ENDED;
-	if (WIFSTOPPED(*st))
-		follow_stop(*w, *st, attached);
-	return TRACEE_STOPPED;
-}
-
-/*
- * Sample processes @pids until ^C, SIGTERM, @secs seconds (if not 0),
- * @cmd's end (if any) or theirs.  The totals into @tot.
- */
-static void record_attach(const pid_t *pids, unsigned int npids, int inherit,
-			  double secs, char **cmd, struct ring *tot)
-{
-	long opts = PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
-	uint64_t drained = 0, end = 0;
-	unsigned int i, progress_at = 0;
-	pid_t cmdpid = 0, w;
-	int st, err, tty = isatty(2), cmd_done = 0;
-	enum follow what;
-	time_t t0;
-	char from[32];
-
-	if (inherit)
-		opts |= PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
-			PTRACE_O_TRACEVFORK;
-	for (i = 0; i < npids; i++) {
-		err = seize_process(pids[i], opts);
-		if (err == ESRCH)
-			fail(EXIT_FAIL, "no process %d", (int)pids[i]);
-		if (err)
-			fail(EXIT_FAIL, "cannot attach to process %d (%s): pctr record -p needs the right to trace it, as a debugger does (ptrace(2): the same user and yama's ptrace_scope allowing it, or CAP_SYS_PTRACE)",
-			     (int)pids[i], strerror(err));
-		snprintf(from, sizeof(from), "%d", pids[i]);
-		snapshot(from, pids[i], 0);
-	}
-	for (i = 0; i < ntraced; i++) {
-		err = attach_thread(traced[i]);
-		if (err && err != ESRCH)
-			fail(EXIT_FAIL, "cannot sample thread %d: %s",
-			     (int)traced[i], attach_why(err));
-	}
-	fflush(out);
-	if (cmd) {
-		cmdpid = fork();
-		if (cmdpid < 0)
-			fail(EXIT_FAIL, "fork: %s", strerror(errno));
-		if (!cmdpid) {
-			execvp(cmd[0], cmd);
-			fprintf(stderr, "%s: cannot run %s: %s\n", prog, cmd[0],
-				strerror(errno));
-			_exit(errno == ENOENT ? 127 : 126);
-		}
-	}
-	fprintf(stderr, "%s: sampling %u threads of %u processes\n", prog,
-		natts, npids);
-	if (secs > 0)
-		end = ms_now() + (uint64_t)(secs * 1000);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	t0 = time(NULL);
-	while (!interrupted && (!end || ms_now() < end)) {
-		what = follow_event(&w, &st, 1);
-		if (what == TRACEES_GONE)
-			break;
-		if (what == NO_EVENT) {
-			if (drain_all_due(0) || ms_now() - drained >= 100) {
-				drain_all_due(1);
-				drained = ms_now();
-			}
-			if (tty && time(NULL) - t0 > (time_t)progress_at) {
-				uint64_t n = 0;
-
-				for (i = 0; i < natts; i++)
-					n += atts[i].r.samples;
-				progress_at = time(NULL) - t0;
-				fprintf(stderr, "\rpctr record: %llu samples, %u s ",
-					(unsigned long long)n, progress_at);
-			}
-			continue;
-		}
-		if (what != TRACEE_ENDED)
-			continue;
-		if (w == cmdpid) {
-			cmd_done = 1;
-			break;
-		}
-		if (live_att(w))
-			live_att(w)->live = 0;
-	}
-	/* The bindings end with their descriptors: the targets run on. */
-	memset(tot, 0, sizeof(*tot));
-	for (i = 0; i < natts; i++) {
-		drain(&atts[i].r);
-		close(atts[i].r.fd);
-		tot->samples += atts[i].r.samples;
-		tot->lost += atts[i].r.lost;
-		tot->throttles += atts[i].r.throttles;
-		tot->throttled += atts[i].r.throttled;
-	}
-	if (cmdpid && !cmd_done)
-		kill(cmdpid, SIGTERM);
-	if (tty)
-		fprintf(stderr, "\r");
 }
 
 /* --- the child ---------------------------------------------------------- */
@@ -973,11 +495,11 @@ int pctr_record(int argc, char **argv)
 			ring_error(err);
 	}
 
-	out = fopen(o.path, "w");
-	if (!out)
+	rec_out = fopen(o.path, "w");
+	if (!rec_out)
 		fail(EXIT_FAIL, "%s: %s", o.path, strerror(errno));
-	fprintf(out, "pctr-record 1\n");
-	fprintf(out, "event %s period %llu slot %u fn %llx backend %s tsc_khz %llu callchain %d\n",
+	fprintf(rec_out, "pctr-record 1\n");
+	fprintf(rec_out, "event %s period %llu slot %u fn %llx backend %s tsc_khz %llu callchain %d\n",
 		o.event, o.period, slot, (unsigned long long)fn, in.pi_backend,
 		(unsigned long long)in.pi_tsc_khz, o.callchain);
 
@@ -987,12 +509,12 @@ int pctr_record(int argc, char **argv)
 	sa.sa_flags = PCTR_SA_EXEC | (o.callchain ? PCTR_SA_CALLCHAIN : 0);
 
 	if (o.npids) {
-		setup.fn = fn;
-		setup.slot = slot;
-		setup.pages = o.pages;
-		setup.watermark = o.watermark;
-		setup.sa = sa;
-		setup.sa.sa_flags &= ~PCTR_SA_EXEC;
+		attach_setup.fn = fn;
+		attach_setup.slot = slot;
+		attach_setup.pages = o.pages;
+		attach_setup.watermark = o.watermark;
+		attach_setup.sa = sa;
+		attach_setup.sa.sa_flags &= ~PCTR_SA_EXEC;
 		record_attach(o.pids, o.npids, o.inherit, o.secs,
 			      optind < argc ? argv + optind : NULL, &r);
 		goto footer;
@@ -1000,7 +522,7 @@ int pctr_record(int argc, char **argv)
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(rep, O_CLOEXEC))
 		fail(EXIT_FAIL, "pipe: %s", strerror(errno));
-	fflush(out);
+	fflush(rec_out);
 	pid = fork();
 	if (pid < 0)
 		fail(EXIT_FAIL, "fork: %s", strerror(errno));
@@ -1027,8 +549,8 @@ int pctr_record(int argc, char **argv)
 		fail(EXIT_FAIL, "cannot start the command");
 	close(go[1]);
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	signal(SIGINT, rec_on_signal);
+	signal(SIGTERM, rec_on_signal);
 	tty = isatty(2);
 	t0 = time(NULL);
 	for (;;) {
@@ -1050,8 +572,8 @@ int pctr_record(int argc, char **argv)
 					(unsigned long long)r.samples,
 					(unsigned long long)r.lost, progress_at);
 			}
-			if (interrupted)
-				kill(pid, interrupted);
+			if (rec_interrupted)
+				kill(pid, rec_interrupted);
 			continue;
 		}
 		if (what == TRACEE_ENDED && w == pid)
@@ -1072,11 +594,11 @@ int pctr_record(int argc, char **argv)
 		explain_sample_error(err, &in);
 	}
 footer:
-	fprintf(out, "throttled %llu %llu\nlost %llu\nexit %d\n",
+	fprintf(rec_out, "throttled %llu %llu\nlost %llu\nexit %d\n",
 		(unsigned long long)r.throttled,
 		(unsigned long long)r.throttles, (unsigned long long)r.lost,
 		status);
-	if (fclose(out))
+	if (fclose(rec_out))
 		fail(EXIT_FAIL, "%s: %s", o.path, strerror(errno));
 	fprintf(stderr, "pctr record: %llu samples (%llu lost) of %s every %llu events in %s\n",
 		(unsigned long long)r.samples, (unsigned long long)r.lost,
