@@ -15,7 +15,8 @@ mkdir -p "$bench"
 for k in "${kernels[@]}"; do
 	log="$bench/sample-$k.log"
 	testing/vm/run --kernel "$k" --param pmu=sim --smp 2 \
-		--add testing/sample-check -- sh ./sample-check >"$log" 2>&1
+		--add testing/sample-check --add testing/sample-attach \
+		-- sh ./sample-check >"$log" 2>&1
 	rc=$?
 	relay_sample_checks "$k: " "$log"
 	grep -qE '^(PASS|FAIL): sample:' "$log" && [ $rc != 120 ] ||
