@@ -441,6 +441,21 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
+/*
+ * "boot ID": the kernel's boot ID, so that pctr report names kernel
+ * functions from /proc/kallsyms only on the boot that was recorded.
+ */
+static void boot_id_line(FILE *f)
+{
+	char id[64] = "";
+	FILE *b = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	if (b && fgets(id, sizeof(id), b) && id[0] && id[0] != '\n')
+		fprintf(f, "boot %s%s", id, strchr(id, '\n') ? "" : "\n");
+	if (b)
+		fclose(b);
+}
+
 /* --- the command --------------------------------------------------------- */
 
 int pctr_record(int argc, char **argv)
@@ -502,6 +517,7 @@ int pctr_record(int argc, char **argv)
 	fprintf(rec_out, "event %s period %llu slot %u fn %llx backend %s tsc_khz %llu callchain %d\n",
 		o.event, o.period, slot, (unsigned long long)fn, in.pi_backend,
 		(unsigned long long)in.pi_tsc_khz, o.callchain);
+	boot_id_line(rec_out);
 
 	sa.sa_slot = slot;
 	sa.sa_fn = fn;

@@ -16,8 +16,10 @@
  *
  * Symbols come from elfutils' libdwfl, from the maps pctr record saved
  * for the sample's process and exec generation (with debuginfo when it
- * is installed).  A sample in the kernel is "[kernel]"; an address in no
- * saved mapping, or in one without a symbol, is "[unknown]".
+ * is installed).  A sample in the kernel is its function in
+ * "[kernel.kallsyms]" when the kernel shows the reader its addresses and
+ * the file is of this boot, else "[kernel]"; an address in no saved
+ * mapping, or in one without a symbol, is "[unknown]".
  */
 #define _GNU_SOURCE
 #include <elfutils/libdwfl.h>
@@ -200,6 +202,89 @@ static void symbolise(struct image *im, uint64_t addr, char *buf, size_t len)
 	snprintf(buf, len, "%s\t%s", sym ? sym : "[unknown]", obj);
 }
 
+/* --- kernel symbols ----------------------------------------------------- */
+
+/*
+ * The kernel's text symbols from /proc/kallsyms, read when a sample in
+ * the kernel has an address (root's, or a user's allowed to count the
+ * kernel) and the file was recorded on this boot: the kernel shows its
+ * addresses only to whom kptr_restrict allows, zeros to the others.
+ */
+struct ksym {
+	uint64_t	addr;
+	char		*name;
+};
+
+static struct ksym *ksyms;
+static size_t nksyms;
+static int ksyms_tried;
+static char boot_id[64];	/* the file's "boot" line */
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static void load_kallsyms(void)
+{
+	char line[512], name[256], now[64] = "", type;
+	unsigned long long a;
+	size_t cap = 0;
+	FILE *f;
+
+	ksyms_tried = 1;
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (f) {
+		if (!fgets(now, sizeof(now), f))
+			now[0] = '\0';
+		fclose(f);
+	}
+	now[strcspn(now, "\n")] = '\0';
+	if (!boot_id[0] || strcmp(now, boot_id))
+		return;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a ||
+		    (type != 't' && type != 'T'))
+			continue;
+		if (nksyms == cap) {
+			cap = cap ? 2 * cap : 65536;
+			ksyms = xrealloc(ksyms, cap * sizeof(*ksyms));
+		}
+		ksyms[nksyms].addr = a;
+		ksyms[nksyms].name = strdup(name);
+		if (!ksyms[nksyms].name)
+			fail("out of memory");
+		nksyms++;
+	}
+	fclose(f);
+	qsort(ksyms, nksyms, sizeof(*ksyms), by_addr);
+}
+
+/* The kernel function at @addr, or NULL. */
+static const char *ksym_of(uint64_t addr)
+{
+	size_t lo = 0, hi, mid;
+
+	if (!ksyms_tried)
+		load_kallsyms();
+	hi = nksyms;
+	if (!addr || !hi || addr < ksyms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (ksyms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return ksyms[lo].name;
+}
+
 /* --- the samples, as frames ------------------------------------------ */
 
 static struct table syms;	/* "symbol\tobject" */
@@ -240,7 +325,11 @@ static void add_sample(char *line)
 	}
 	sample_at[nsamples] = nframes;
 	if (flags & PCTR_SR_KERNEL) {
-		add_frame(intern(&syms, "[kernel]\t[kernel]"));
+		const char *k = ksym_of(ip);
+
+		if (k)
+			snprintf(buf, sizeof(buf), "%s\t[kernel.kallsyms]", k);
+		add_frame(intern(&syms, k ? buf : "[kernel]\t[kernel]"));
 	} else {
 		symbolise(im, ip, buf, sizeof(buf));
 		add_frame(intern(&syms, buf));
@@ -313,6 +402,8 @@ static void read_file(const char *path)
 			execs = xrealloc(execs, (nexecs + 1) * sizeof(*execs));
 			execs[nexecs].pid = pid;
 			execs[nexecs++].tsc = tsc;
+		} else if (sscanf(line, "boot %63s", boot_id) == 1) {
+			;
 		} else if (!strncmp(line, "event ", 6)) {
 			snprintf(info[0], sizeof(info[0]), "# %s", line);
 		} else if (!strncmp(line, "lost ", 5)) {
