@@ -95,13 +95,15 @@ bool ctx_epoch(unsigned long *epoch)
 
 /* --- counting: all with interrupts off, on the context's CPU ---------- */
 
+/* The general and fixed counters' width masks, set once at load. */
+static u64 ctx_gen_mask __read_mostly;
+static u64 ctx_fix_mask __read_mostly;
+
 /* Fold raw values into 64-bit sums; the slots whose sum wrapped. */
 static __always_inline u32 fold_sums(unsigned long m, u64 *sum, u64 *prev,
 		     const struct pctr_hw *hw)
 {
-	/* The two widths' masks once, not a slot's at every slot. */
-	u64 gen = pctr_width_mask(pctr_pmu.width);
-	u64 fix = pctr_width_mask(pctr_pmu.fixed_width);
+	u64 gen = ctx_gen_mask, fix = ctx_fix_mask;
 	unsigned int s;
 	u32 wrapped = 0;
 	u64 old;
@@ -251,7 +253,11 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	ctx->hw.forgotten = !trust;
 	/* A counter due for its rebase (page.c) is loaded, not adopted. */
 	ctx->hw.adopt = !(pctr_pmu.flags & PCTR_PMU_RAW_SUM) && !ctx->dirty;
-	for (; m; m &= m - 1) {
+	/*
+	 * Adopting, any starting value will do, and hw->val still holds
+	 * what the last stop read (a backend that does not adopt loads it).
+	 */
+	for (; m && !ctx->hw.adopt; m &= m - 1) {
 		s = __ffs(m);
 		if (!(ctx->hw.keep & BIT(s)))
 			ctx->prev[s] = pctr_pmu.flags & PCTR_PMU_RAW_SUM ?
@@ -918,6 +924,8 @@ void ctx_engine_init(void)
 		pc->fold_soon = IRQ_WORK_INIT_HARD(ctx_fold_soon);
 	}
 	pctr_fold_period = pctr_fold_interval();
+	ctx_gen_mask = pctr_width_mask(pctr_pmu.width);
+	ctx_fix_mask = pctr_width_mask(pctr_pmu.fixed_width);
 	notify_init();
 }
 

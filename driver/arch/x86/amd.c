@@ -89,7 +89,9 @@ static void amd_rearm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	}
 }
 
-static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+/* start() in full: scrub, load, arm, write the controls that changed. */
+static noinline void amd_start_all(const struct pctr_pmu *pmu,
+				   struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
@@ -121,6 +123,21 @@ static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 		pctr_x86_wrmsr(hw, MSR_PCTR_AMD_GLOBAL_CTL, general);
 }
 
+/*
+ * PerfMonV2's common switch first: every control holds what @hw wants,
+ * every value is what the last stop left (x86.c), and only GLOBAL_CTL
+ * is written.
+ */
+static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+{
+	u32 general = hw->mask & pctr_x86_general_slots(pmu);
+
+	if (pmu->version < 2 ||
+	    !pctr_x86_start_held(pmu, hw, general, 0, MSR_PCTR_AMD_GLOBAL_CTL,
+				 general))
+		amd_start_all(pmu, hw);
+}
+
 static void amd_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
@@ -136,8 +153,7 @@ static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	u32 armed = pctr_x86_armed() & hw->mask;
 	unsigned int i;
 
-	pctr_x86_stop_general(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL);
-	pctr_x86_read_stopped(pmu, hw);
+	pctr_x86_stop(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL);
 	if (!armed)
 		return;
 	/* An armed counter overflowed: its PMI may come after this. */
