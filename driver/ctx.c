@@ -197,8 +197,10 @@ static void ctx_set_left(struct pctr_ctx *ctx)
 
 	if (unlikely(ctx->throttled) && !sample_unthrottle(ctx))
 		irq_work_queue(this_cpu_ptr(&pctr_cpu.fold_soon));
+	/* Backends look at the slots in hw.mask alone. */
+	for (m = ctx->hw.mask; m; m &= m - 1)
+		ctx->hw.left[__ffs(m)] = 0;
 	m = ctx->notify & ctx->hw.mask & ~ctx->throttled;
-	memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		left = -ctx->sum[s];
 		if (left <= pctr_width_mask(pctr_slot_width(&pctr_pmu, s)))
@@ -511,15 +513,18 @@ static void ctx_fold_soon(struct irq_work *w)
 	hrtimer_start(&pc->fold, soon, HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* The slots of @ctx armed for their overflow interrupt. */
+/*
+ * The slots of @ctx armed for their overflow interrupt: only notifying
+ * slots in use are (ctx_set_left()).
+ */
 static u32 ctx_armed(const struct pctr_ctx *ctx)
 {
 	u32 armed = 0;
-	unsigned int s;
+	unsigned long m;
 
-	for (s = 0; s < PCTR_NUM; s++)
-		if (ctx->hw.left[s])
-			armed |= BIT(s);
+	for (m = ctx->notify & ctx->hw.mask; m; m &= m - 1)
+		if (ctx->hw.left[__ffs(m)])
+			armed |= BIT(__ffs(m));
 	return armed;
 }
 

@@ -80,9 +80,8 @@ static void amd_rearm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	const struct pctr_x86 *x = pmu->priv;
 	unsigned int i;
 
-	for (i = 0; i < pmu->ngeneral; i++) {
-		if (!(slots & BIT(i)))
-			continue;
+	for (slots &= pctr_x86_general_slots(pmu); slots; slots &= slots - 1) {
+		i = __ffs(slots);
 		pctr_x86_arm(pmu, hw, i, BIT_ULL(pmu->width - 1));
 		pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i), hw->val[i] &
 			       pctr_width_mask(pmu->width));

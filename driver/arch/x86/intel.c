@@ -225,9 +225,8 @@ static void intel_rearm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	const struct pctr_x86 *x = pmu->priv;
 	unsigned int s, i;
 
-	for (s = 0; s < PCTR_NUM; s++) {
-		if (!(slots & BIT(s)))
-			continue;
+	for (; slots; slots &= slots - 1) {
+		s = __ffs(slots);
 		if (s < PCTR_FIXED_BASE) {
 			pctr_x86_arm(pmu, hw, s, pmu->caps & PCTR_CAP_FULL_WIDTH ?
 				     BIT_ULL(pmu->width - 1) : BIT_ULL(31));
