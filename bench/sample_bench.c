@@ -9,9 +9,9 @@
  * from inside (its first to its last iteration) and the time written to
  * FILE.  It runs alone (the baseline), then under
  *
- *   pctr record -e instructions:u -c PERIOD -o FILE -- WORKLOAD
- *   perf record -e instructions:u -c PERIOD --sample-cpu --no-buildid
- *               --no-bpf-event -o FILE -- WORKLOAD
+ *   pctr record -e instructions:u -c PERIOD -m 16 -o FILE -- WORKLOAD
+ *   perf record -e instructions:u -c PERIOD -m 16 --sample-cpu
+ *               --no-buildid --no-bpf-event -o FILE -- WORKLOAD
  *
  * each run pinned to CPU 0, recorder and workload (so the recorder's
  * reading and writing of samples takes the workload's CPU, as the
@@ -25,7 +25,10 @@
  * collects build ids (--no-buildid: perf's pass over its file at the
  * end) or anything for BPF programs (--no-bpf-event: about 0.9e9
  * instructions at each perf start under -icount, nothing to do with the
- * workload).
+ * workload).  Each has a ring of 16 pages (64 KiB), read when half
+ * full: the recorders' defaults differ (pctr 64 pages, perf 128), and
+ * with the same small ring both read their samples as they come, mostly
+ * while the workload runs.
  *
  * Periods, in instructions retired: SLOW = 1000000 (under QEMU's
  * -icount shift=0, where one ns of the guest's clock is one instruction,
@@ -36,19 +39,19 @@
  *
  * Start-up and end: what SLOW added to the run less what it added to the
  * workload (a recorder's start, its last reading and writing, its end).
- * One sample, two ways.  In the whole run, the verdict's: the median
- * over the rounds of (FAST's run - SLOW's), over the samples more:
- * everything a sample costs, the interrupt, the record, and the
- * recorder's reading and writing wherever it fell; but the recorders'
- * start-up varies by 1e7 instructions and more from run to run under
- * -icount, hundreds of instructions a sample with 10^4 samples.  In the
- * workload: what FAST added to the workload's time, over its samples:
- * exact run to run, but it holds only the reading of the ring that
- * happened during the loop, which differs by recorder (pctr record reads
- * every 100 ms and at its watermark, perf record when half its ring
- * fills) and by the run's length.  (A run with a period never reached,
- * for the start-up alone, was tried: pctr record took 2e7 instructions
- * more there than at SLOW, not understood, and left out.)
+ * One sample, two ways, each a slope between the two periods, so that
+ * what a run costs whatever its samples drops out.  In the workload, the
+ * verdict's: the median over the rounds of (FAST's workload time -
+ * SLOW's), over the samples more: the interrupt, the record, and the
+ * recorder's reading and writing of the samples that fell in the loop
+ * (all but the last half ring's, the same for both); exact run to run
+ * under -icount.  In the whole run: the same of the runs' times, fork to
+ * wait: every reading and writing included, but the recorders' start-up
+ * varies by 10^7 instructions and more from run to run under -icount,
+ * hundreds of instructions a sample with 10^4 samples: printed, not
+ * judged.  (A run with a period never reached, for the start-up alone,
+ * was tried: pctr record took 2e7 instructions more there than at SLOW,
+ * not understood, and left out.)
  *
  * perf's throttling is turned off (perf_cpu_time_max_percent 0, and a
  * maximum rate of 10^6 a second): under emulation its interrupts look
@@ -85,6 +88,7 @@
 #define SLOW		1000000UL
 #define FAST		20000UL
 #define PCTR_TOOL	"/pctr/tools/pctr"
+#define RING_PAGES	"16"	/* both recorders' ring, in pages */
 
 enum mode { BASELINE, PCTR_SLOW, PERF_SLOW, PCTR_FAST, PERF_FAST, NMODES };
 
@@ -203,12 +207,13 @@ static double run(enum mode m, struct bench_counts *cnt)
 			execl(self, self, "--work", count_arg, wt, (char *)NULL);
 		else if (!strcmp(modes[m].tool, "pctr"))
 			execl(PCTR_TOOL, PCTR_TOOL, "record", "-e",
-			      "instructions:u", "-c", period, "-o", out, "--",
-			      self, "--work", count_arg, wt, (char *)NULL);
+			      "instructions:u", "-c", period, "-m", RING_PAGES,
+			      "-o", out, "--", self, "--work", count_arg, wt,
+			      (char *)NULL);
 		else
 			execlp("perf", "perf", "record", "-e", "instructions:u",
-			       "-c", period, "--sample-cpu", "--no-buildid",
-			       "--no-bpf-event", "-o", out, "--",
+			       "-c", period, "-m", RING_PAGES, "--sample-cpu",
+			       "--no-buildid", "--no-bpf-event", "-o", out, "--",
 			       self, "--work", count_arg, wt, (char *)NULL);
 		_exit(127);
 	}
@@ -358,7 +363,7 @@ static void counted_pass(struct bench_counts *cnt, double *per, bool counting)
 int main(int argc, char **argv)
 {
 	double *t[NMODES], *diff[NMODES], *w[NMODES], *wdiff[NMODES];
-	double *pdiff[NMODES];
+	double *pdiff[NMODES], *pwdiff[NMODES], inw[NMODES];
 	double med[NMODES], add[NMODES], wmed[NMODES], wadd[NMODES], v;
 	double per[NMODES], msr_per[NMODES];
 	struct bench_counts cnt[NMODES];
@@ -390,10 +395,11 @@ int main(int argc, char **argv)
 	printf("sampling overhead: a loop of %ld iterations, alone and sampled on\n"
 	       "instructions:u by pctr record and perf record --sample-cpu --no-buildid\n"
 	       "--no-bpf-event (each writing pid, tid, CPU, time and ip a sample, and the\n"
-	       "maps, to a file in /tmp), at periods %lu and %lu instructions,\n"
+	       "maps, to a file in /tmp; each with a ring of %s pages, read when half\n"
+	       "full), at periods %lu and %lu instructions,\n"
 	       "recorder and workload pinned to CPU 0; pctr backend %s;\n"
 	       "median of %d interleaved rounds\n",
-	       n, SLOW, FAST, p->info.pi_backend, rounds);
+	       n, RING_PAGES, SLOW, FAST, p->info.pi_backend, rounds);
 	bench_cmdline();
 	pctr_close(p);
 	if (!hw) {
@@ -415,6 +421,7 @@ int main(int argc, char **argv)
 		w[m] = calloc(rounds, sizeof(double));
 		wdiff[m] = calloc(rounds, sizeof(double));
 		pdiff[m] = calloc(rounds, sizeof(double));
+		pwdiff[m] = calloc(rounds, sizeof(double));
 	}
 	/*
 	 * Every sample taken by both: perf lowers its sample rate when its
@@ -448,9 +455,11 @@ int main(int argc, char **argv)
 		for (m = 1; m < NMODES; m++) {
 			diff[m][r] = t[m][r] - t[BASELINE][r];
 			wdiff[m][r] = w[m][r] - w[BASELINE][r];
-			/* FAST's run less SLOW's, paired by round */
-			if (m >= PCTR_FAST)
+			/* FAST's less SLOW's, paired by round */
+			if (m >= PCTR_FAST) {
 				pdiff[m][r] = t[m][r] - t[m - TO_FAST][r];
+				pwdiff[m][r] = w[m][r] - w[m - TO_FAST][r];
+			}
 		}
 	}
 	if (icount)
@@ -486,20 +495,20 @@ int main(int argc, char **argv)
 			 med[m], unit, mode_name(m));
 	}
 	/*
-	 * Start-up and end, and one sample: in the whole run (the verdict's:
-	 * the median over the rounds of FAST's run less SLOW's, over the
-	 * samples more), and in the workload.
+	 * Start-up and end, and one sample: in the workload (the verdict's:
+	 * the median over the rounds of FAST's workload time less SLOW's,
+	 * over the samples more), and the same of the whole runs.
 	 */
 	printf("\n%-24s %12s %12s %12s %7s %11s\n", "", "start+end",
-	       "whole run", "in workload", "samples", "MSR/sample");
+	       "in workload", "whole run", "samples", "MSR/sample");
 	for (m = PCTR_FAST; m <= PERF_FAST; m++) {
 		enum mode sl = m - TO_FAST;
-		double inw;
 
 		okp[m] = ok[m] && ok[sl] && ns[m] > ns[sl] && ns[sl] >= 0;
 		per[m] = okp[m] ? bench_median(pdiff[m], rounds) /
 				  (ns[m] - ns[sl]) : 0;
-		inw = okp[m] ? wadd[m] / ns[m] : 0;
+		inw[m] = okp[m] ? bench_median(pwdiff[m], rounds) /
+				  (ns[m] - ns[sl]) : 0;
 		snprintf(cs, sizeof(cs), "-");
 		if (msr_per[m] >= 0)
 			snprintf(cs, sizeof(cs), "%.2f", msr_per[m]);
@@ -509,34 +518,33 @@ int main(int argc, char **argv)
 		}
 		printf("%-24s %+12.0f %12.0f %12.0f %7ld %11s\n",
 		       m == PCTR_FAST ? "pctr record" : "perf record",
-		       add[sl] - wadd[sl], per[m], inw, ns[m], cs);
+		       add[sl] - wadd[sl], inw[m], per[m], ns[m], cs);
 		bench_at("@fig sample.start.%s %.0f %s per run: %s record, start-up and end\n",
 			 modes[m].tool, add[sl] - wadd[sl], unit, modes[m].tool);
+		bench_at("@fig sample.inwork.%s %.0f %s per sample: %s record, one sample, in the workload\n",
+			 modes[m].tool, inw[m], unit, modes[m].tool);
 		bench_at("@fig sample.one.%s %.0f %s per sample: %s record, one sample, whole run\n",
 			 modes[m].tool, per[m], unit, modes[m].tool);
-		bench_at("@fig sample.inwork.%s %.0f %s per sample: %s record, one sample, in the workload\n",
-			 modes[m].tool, inw, unit, modes[m].tool);
 		bench_at("@cnt sample.one.%s %.2f %.2f %.2f\n", modes[m].tool,
 			 cnt[m].n[BENCH_RDMSR], cnt[m].n[BENCH_WRMSR],
 			 cnt[m].n[BENCH_RDPMC]);
 	}
 	printf("(start+end: what -c %lu added to the run less what it added to the\n"
-	       " workload; whole run: the median of (-c %lu's run - -c %lu's) over the\n"
-	       " rounds, over the samples more: everything a sample costs, the recorder's\n"
-	       " reading and writing included, with the start-up's spread (1e7 insns a\n"
-	       " run); in workload: what -c %lu added to the workload's time, over its\n"
-	       " samples: the interrupt and record, and what reading of its ring each\n"
-	       " recorder did during the loop (pctr record reads every 100 ms, perf\n"
-	       " record when half its ring fills);\n"
+	       " workload; in workload, the verdict's: the median of (-c %lu's workload\n"
+	       " time - -c %lu's) over the rounds, over the samples more: the interrupt,\n"
+	       " the record, and the recorder's reading and writing of the samples that\n"
+	       " fell in the loop (all but the last half ring's); whole run: the same of\n"
+	       " the runs' times, fork to wait, with the start-up's spread (1e7 insns a\n"
+	       " run): not judged;\n"
 	       " MSR/sample: the kernel's rdmsr, wrmsr and rdpmc a sample, from a counted\n"
 	       " run of each; local APIC writes (LVTPC, EOI: memory-mapped here) not counted)\n",
-	       SLOW, FAST, SLOW, FAST);
+	       SLOW, FAST, SLOW);
 	for (m = PCTR_FAST; m <= PERF_FAST && counting; m++)
 		printf("%s record: %s a sample\n", modes[m].tool,
 		       bench_count_str(&cnt[m], cs, sizeof(cs)));
 	printf("\n");
 	bench_added_verdict("sample_one", "the cost of one sample, pctr / perf",
-			    okp, per, PCTR_FAST, PERF_FAST, TARGET_ONE, unit,
+			    okp, inw, PCTR_FAST, PERF_FAST, TARGET_ONE, unit,
 			    "a sample");
 	bench_verdict_abs("sample_msr", "MSR accesses a sample, pctr (APIC not counted)",
 			  msr_per[PCTR_FAST], TARGET_MSR,

@@ -95,13 +95,15 @@ bool ctx_epoch(unsigned long *epoch)
 
 /* --- counting: all with interrupts off, on the context's CPU ---------- */
 
+/* The general and fixed counters' width masks, set once at load. */
+static u64 ctx_gen_mask __read_mostly;
+static u64 ctx_fix_mask __read_mostly;
+
 /* Fold raw values into 64-bit sums; the slots whose sum wrapped. */
 static __always_inline u32 fold_sums(unsigned long m, u64 *sum, u64 *prev,
 		     const struct pctr_hw *hw)
 {
-	/* The two widths' masks once, not a slot's at every slot. */
-	u64 gen = pctr_width_mask(pctr_pmu.width);
-	u64 fix = pctr_width_mask(pctr_pmu.fixed_width);
+	u64 gen = ctx_gen_mask, fix = ctx_fix_mask;
 	unsigned int s;
 	u32 wrapped = 0;
 	u64 old;
@@ -195,8 +197,10 @@ static void ctx_set_left(struct pctr_ctx *ctx)
 
 	if (unlikely(ctx->throttled) && !sample_unthrottle(ctx))
 		irq_work_queue(this_cpu_ptr(&pctr_cpu.fold_soon));
+	/* Backends look at the slots in hw.mask alone. */
+	for (m = ctx->hw.mask; m; m &= m - 1)
+		ctx->hw.left[__ffs(m)] = 0;
 	m = ctx->notify & ctx->hw.mask & ~ctx->throttled;
-	memset(ctx->hw.left, 0, sizeof(ctx->hw.left));
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		left = -ctx->sum[s];
 		if (left <= pctr_width_mask(pctr_slot_width(&pctr_pmu, s)))
@@ -251,7 +255,11 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	ctx->hw.forgotten = !trust;
 	/* A counter due for its rebase (page.c) is loaded, not adopted. */
 	ctx->hw.adopt = !(pctr_pmu.flags & PCTR_PMU_RAW_SUM) && !ctx->dirty;
-	for (; m; m &= m - 1) {
+	/*
+	 * Adopting, any starting value will do, and hw->val still holds
+	 * what the last stop read (a backend that does not adopt loads it).
+	 */
+	for (; m && !ctx->hw.adopt; m &= m - 1) {
 		s = __ffs(m);
 		if (!(ctx->hw.keep & BIT(s)))
 			ctx->prev[s] = pctr_pmu.flags & PCTR_PMU_RAW_SUM ?
@@ -505,15 +513,18 @@ static void ctx_fold_soon(struct irq_work *w)
 	hrtimer_start(&pc->fold, soon, HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* The slots of @ctx armed for their overflow interrupt. */
+/*
+ * The slots of @ctx armed for their overflow interrupt: only notifying
+ * slots in use are (ctx_set_left()).
+ */
 static u32 ctx_armed(const struct pctr_ctx *ctx)
 {
 	u32 armed = 0;
-	unsigned int s;
+	unsigned long m;
 
-	for (s = 0; s < PCTR_NUM; s++)
-		if (ctx->hw.left[s])
-			armed |= BIT(s);
+	for (m = ctx->notify & ctx->hw.mask; m; m &= m - 1)
+		if (ctx->hw.left[__ffs(m)])
+			armed |= BIT(__ffs(m));
 	return armed;
 }
 
@@ -918,6 +929,8 @@ void ctx_engine_init(void)
 		pc->fold_soon = IRQ_WORK_INIT_HARD(ctx_fold_soon);
 	}
 	pctr_fold_period = pctr_fold_interval();
+	ctx_gen_mask = pctr_width_mask(pctr_pmu.width);
+	ctx_fix_mask = pctr_width_mask(pctr_pmu.fixed_width);
 	notify_init();
 }
 

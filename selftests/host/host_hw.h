@@ -29,6 +29,7 @@ typedef int64_t s64;
 #define __user
 
 #define __printf(a, b)		__attribute__((format(printf, a, b)))
+#define noinline		__attribute__((noinline))
 
 #ifndef KBUILD_MODNAME
 #define KBUILD_MODNAME "pctr"

@@ -126,7 +126,7 @@ lines_found() {
 # a target adds its key to bench_met in the same commit.
 # PCTR_BENCH_MET overrides the list.
 bench_targets="read_insns vtsc_insns read_vs_perf read_all pciocrd_group ctxsw_wrmsr ctxsw_ins ctxsw_ins_cyc sample_msr sample_one sample_1k"
-bench_met=${PCTR_BENCH_MET-"read_insns vtsc_insns read_vs_perf read_all pciocrd_group ctxsw_wrmsr sample_msr sample_1k"}
+bench_met=${PCTR_BENCH_MET-"read_insns vtsc_insns read_vs_perf read_all pciocrd_group ctxsw_wrmsr ctxsw_ins ctxsw_ins_cyc sample_msr sample_1k"}
 bench_results() {
 	local log rc t num cnt rows_ok verdicts_ok key summary
 	log=$emu/bench.log

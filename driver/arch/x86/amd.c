@@ -80,16 +80,17 @@ static void amd_rearm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	const struct pctr_x86 *x = pmu->priv;
 	unsigned int i;
 
-	for (i = 0; i < pmu->ngeneral; i++) {
-		if (!(slots & BIT(i)))
-			continue;
+	for (slots &= pctr_x86_general_slots(pmu); slots; slots &= slots - 1) {
+		i = __ffs(slots);
 		pctr_x86_arm(pmu, hw, i, BIT_ULL(pmu->width - 1));
 		pctr_x86_wrmsr(hw, pctr_x86_ctr(x, i), hw->val[i] &
 			       pctr_width_mask(pmu->width));
 	}
 }
 
-static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+/* start() in full: scrub, load, arm, write the controls that changed. */
+static noinline void amd_start_all(const struct pctr_pmu *pmu,
+				   struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
@@ -121,6 +122,21 @@ static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 		pctr_x86_wrmsr(hw, MSR_PCTR_AMD_GLOBAL_CTL, general);
 }
 
+/*
+ * PerfMonV2's common switch first: every control holds what @hw wants,
+ * every value is what the last stop left (x86.c), and only GLOBAL_CTL
+ * is written.
+ */
+static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+{
+	u32 general = hw->mask & pctr_x86_general_slots(pmu);
+
+	if (pmu->version < 2 ||
+	    !pctr_x86_start_held(pmu, hw, general, 0, MSR_PCTR_AMD_GLOBAL_CTL,
+				 general))
+		amd_start_all(pmu, hw);
+}
+
 static void amd_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
@@ -136,8 +152,7 @@ static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	u32 armed = pctr_x86_armed() & hw->mask;
 	unsigned int i;
 
-	pctr_x86_stop_general(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL);
-	pctr_x86_read_stopped(pmu, hw);
+	pctr_x86_stop(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL);
 	if (!armed)
 		return;
 	/* An armed counter overflowed: its PMI may come after this. */

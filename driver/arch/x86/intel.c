@@ -87,7 +87,9 @@ static u64 intel_counter_value(const struct pctr_pmu *pmu, u64 val)
 	return val & pctr_width_mask(pmu->width);
 }
 
-static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+/* start() in full: scrub, load, arm, write the controls that changed. */
+static noinline void intel_start_all(const struct pctr_pmu *pmu,
+				     struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
@@ -151,6 +153,33 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 			       intel_global_bits(pmu, general | fixed));
 }
 
+/*
+ * The common switch first, from version 2 on: every control holds what
+ * @hw wants, every value is what the last stop left (x86.c), and only
+ * GLOBAL_CTRL is written.
+ */
+static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u32 general = hw->mask & pctr_x86_general_slots(pmu);
+	u32 fixed = hw->mask & intel_fixed_slots(x);
+	u64 fctrl = 0;
+	unsigned int s;
+	u32 m;
+
+	for (m = fixed; m; m &= m - 1) {
+		s = __ffs(m);
+		fctrl |= hw->ctl[s] <<
+			 (INTEL_FIXED_BITS * (s - PCTR_FIXED_BASE));
+	}
+	if (pmu->version < 2 ||
+	    !pctr_x86_start_held(pmu, hw, general, fctrl,
+				 MSR_PCTR_INTEL_GLOBAL_CTRL, general |
+				 (u64)(fixed >> PCTR_FIXED_BASE) <<
+				 INTEL_GLOBAL_FIXED0))
+		intel_start_all(pmu, hw);
+}
+
 static void intel_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
@@ -196,9 +225,8 @@ static void intel_rearm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	const struct pctr_x86 *x = pmu->priv;
 	unsigned int s, i;
 
-	for (s = 0; s < PCTR_NUM; s++) {
-		if (!(slots & BIT(s)))
-			continue;
+	for (; slots; slots &= slots - 1) {
+		s = __ffs(slots);
 		if (s < PCTR_FIXED_BASE) {
 			pctr_x86_arm(pmu, hw, s, pmu->caps & PCTR_CAP_FULL_WIDTH ?
 				     BIT_ULL(pmu->width - 1) : BIT_ULL(31));
@@ -218,11 +246,7 @@ static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	u32 armed = pctr_x86_armed() & hw->mask;
 
 	/* Fixed counters exist from version 2 on: GLOBAL_CTRL stops them. */
-	if (pmu->version >= 2)
-		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_CTRL, 0);
-	else
-		pctr_x86_stop_general(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
-	pctr_x86_read_stopped(pmu, hw);
+	pctr_x86_stop(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
 	/* An armed counter overflowed: its PMI may come after this. */
 	if (armed) {
 		if (intel_overflow_status(pmu) & armed)

@@ -229,16 +229,41 @@ static u32 pctr_x86_ctr_msr(const struct pctr_x86 *x, unsigned int slot)
 }
 
 /*
- * stop(), once @hw's counters stopped: read them into hw->val.  The
- * registers hold those values until the next start() (held).
+ * Before perfmon version 2, stop the general counters of @hw by clearing
+ * their event selects.  From version 2 on one write of the global
+ * control register stops every counter at the same instant, and the
+ * event selects are left as they are (the next start() rewrites only
+ * those that change; the global control keeps the others from counting).
  */
-void pctr_x86_read_stopped(const struct pctr_pmu *pmu, struct pctr_hw *hw)
+static void pctr_x86_stop_general(const struct pctr_pmu *pmu,
+				  struct pctr_hw *hw)
+{
+	const struct pctr_x86 *x = pmu->priv;
+	u32 general = hw->mask & pctr_x86_general_slots(pmu);
+	unsigned int i;
+
+	for (i = 0; i < pmu->ngeneral; i++)
+		if (general & BIT(i))
+			pctr_x86_write_ctl(pmu, hw, i, pctr_x86_evtsel(x, i), 0);
+}
+
+/*
+ * stop(): stop @hw's counters (@global_ctrl: the vendor's global control
+ * register) and read them into hw->val.  The registers hold those values
+ * until the next start() (held).
+ */
+void pctr_x86_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+		   u32 global_ctrl)
 {
 	const struct pctr_x86 *x = pmu->priv;
 	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
 	unsigned int s;
 	u32 m;
 
+	if (pmu->version >= 2)
+		pctr_x86_wrmsr(hw, global_ctrl, 0);
+	else
+		pctr_x86_stop_general(pmu, hw);
 	for (m = hw->mask & c->regs; m; m &= m - 1) {
 		s = __ffs(m);
 		pctr_x86_rdmsr(hw, pctr_x86_ctr_msr(x, s), &hw->val[s]);
@@ -330,6 +355,62 @@ u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 }
 
 /*
+ * start()'s shortcut for the common switch, between threads of one
+ * process counting with the same functions, from perfmon version 2 on:
+ * every slot of @hw counts on from what the last stop() left in its
+ * register (hw->adopt, and held), none is armed, none is to be zeroed
+ * for user reads nor rewritten for being in the top half of its range,
+ * and every control holds what @hw wants already (the event selects of
+ * the slots in @general hw->ctl; Intel's FIXED_CTR_CTRL @fixed_ctrl
+ * where @hw has fixed slots).  Then it does what pctr_x86_scrub(), the
+ * loads and the control writes would have done, writes @on to the global
+ * control register @global_ctrl, and returns true.  Else false, having
+ * changed nothing: the full start() runs.
+ */
+bool pctr_x86_start_held(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			 u32 general, u64 fixed_ctrl, u32 global_ctrl, u64 on)
+{
+	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
+	u32 mask = hw->mask;
+	unsigned int s;
+	u64 dom;
+	u32 m;
+
+	if ((c->held & mask) != mask || (c->ctl_known & general) != general ||
+	    !hw->adopt || hw->forgotten)
+		return false;
+	if (mask != general && (!(c->ctl_known & BIT(PCTR_FIXED_BASE)) ||
+				c->fixed_ctrl != fixed_ctrl))
+		return false;
+	if (hw->user_read && ((c->dirty & c->regs & ~mask) || c->dirty_metrics))
+		return false;
+	dom = hw->thread ? pctr_x86_domain() : 0;
+	for (m = mask; m; m &= m - 1) {
+		s = __ffs(m);
+		if (hw->left[s] || c->val[s] >> (pctr_slot_width(pmu, s) - 1) ||
+		    (s < PCTR_FIXED_BASE && c->ctl[s] != hw->ctl[s]))
+			return false;
+		/* What the scrub would zero: another process's counts. */
+		if (hw->user_read && (c->dirty & BIT(s)) &&
+		    (!dom || c->owner[s] != dom))
+			return false;
+	}
+	for (m = mask; m; m &= m - 1) {
+		s = __ffs(m);
+		if (!(c->dirty & BIT(s)))
+			c->owner[s] = dom;
+		else if (c->owner[s] != dom)
+			c->owner[s] = 0;
+		hw->val[s] = c->val[s];
+	}
+	c->dirty |= mask;
+	c->held = 0;
+	pctr_x86_set_armed(0);
+	pctr_x86_wrmsr(hw, global_ctrl, on);
+	return true;
+}
+
+/*
  * Load the counter of @slot (neither kept nor armed) with hw->val, the
  * value written as @val.  With hw->adopt it rather starts from what its
  * register holds (the last owner's count, or 0 after a scrub), which
@@ -359,29 +440,6 @@ void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		pctr_x86_wrmsr(hw, msr, 0);
 	}
 	hw->val[slot] = val;
-}
-
-/*
- * Stop the general counters of @hw: from perfmon version 2 on one write
- * of the global control register @global_ctrl stops every counter at the
- * same instant, and the event selects are left as they are (the next
- * start() rewrites only those that change; GLOBAL_CTRL keeps the others
- * from counting).  Before it, clear their event selects.
- */
-void pctr_x86_stop_general(const struct pctr_pmu *pmu, struct pctr_hw *hw,
-			   u32 global_ctrl)
-{
-	const struct pctr_x86 *x = pmu->priv;
-	u32 general = hw->mask & pctr_x86_general_slots(pmu);
-	unsigned int i;
-
-	if (pmu->version >= 2) {
-		pctr_x86_wrmsr(hw, global_ctrl, 0);
-		return;
-	}
-	for (i = 0; i < pmu->ngeneral; i++)
-		if (general & BIT(i))
-			pctr_x86_write_ctl(pmu, hw, i, pctr_x86_evtsel(x, i), 0);
 }
 
 /*

@@ -137,7 +137,10 @@ void pctr_x86_add_event(struct pctr_pmu *pmu, struct pctr_x86 *x,
 			const char *name, const char *desc, u64 fn, u64 slots);
 void pctr_x86_set_regs(unsigned int cpu, u32 regs, bool metrics);
 u32 pctr_x86_scrub(const struct pctr_pmu *pmu, struct pctr_hw *hw);
-void pctr_x86_read_stopped(const struct pctr_pmu *pmu, struct pctr_hw *hw);
+bool pctr_x86_start_held(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			 u32 general, u64 fixed_ctrl, u32 global_ctrl, u64 on);
+void pctr_x86_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+		   u32 global_ctrl);
 void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		   unsigned int slot, u32 have, u64 val);
 void pctr_x86_write_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
@@ -156,8 +159,6 @@ static inline bool pctr_x86_loaded(const struct pctr_pmu *pmu,
 	return hw->adopt && (have & BIT(slot)) &&
 	       hw->val[slot] < BIT_ULL(pctr_slot_width(pmu, slot) - 1);
 }
-void pctr_x86_stop_general(const struct pctr_pmu *pmu, struct pctr_hw *hw,
-			   u32 global_ctrl);
 int pctr_x86_reserve(struct pctr_pmu *pmu);
 void pctr_x86_release(struct pctr_pmu *pmu);
 int pctr_x86_counter_holds_value(struct pctr_pmu *pmu,
