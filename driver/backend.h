@@ -22,6 +22,9 @@
 #include <linux/types.h>
 #include <linux/pctr.h>
 
+/* kernel_chain's scratch: the handler's own frames before the sample's. */
+#define PCTR_KCHAIN_SLACK	24
+
 struct mm_struct;
 struct pctr_pmu;
 
@@ -372,6 +375,16 @@ struct pctr_arch {
 	 */
 	unsigned int (*user_chain)(u64 *out, unsigned int max,
 				   struct pt_regs *uregs);
+	/*
+	 * Optional, for kernel frames in samples (PCTR_SA_KCHAIN; none
+	 * without): the kernel return addresses above @regs, the kernel
+	 * state a sample interrupted, innermost first, at most @max into
+	 * @out; how many.  @out has room for @max + PCTR_KCHAIN_SLACK
+	 * entries (the walk starts in the interrupt handler).  Any context,
+	 * NMIs included.
+	 */
+	unsigned int (*kernel_chain)(u64 *out, unsigned int max,
+				     struct pt_regs *regs);
 	/*
 	 * Optional, for PCIOCFLUSH: the size in bytes of the calling CPU's
 	 * largest cache, 0 if unknown.  Migration off.

@@ -116,6 +116,7 @@ struct pctr_sampler {
 	u32			flags;		/* PCTR_SA_* */
 	u32			depth;		/* call chain entries, or 0 */
 	bool			kaddr;		/* may record kernel addresses */
+	bool			kchain;		/* and kernel frames, asked */
 	u32			pid, tid;	/* in ring->ns */
 	/* The address space it samples: compared, never followed. */
 	const struct mm_struct	*mm;
@@ -449,7 +450,8 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 	 */
 	if (current->mm != READ_ONCE(smp->mm))
 		return;
-	rec = ring_begin(r, sizeof(*rec) + sizeof(u64) * (smp->depth + 1),
+	rec = ring_begin(r, sizeof(*rec) + sizeof(u64) * (smp->depth + 1 +
+			 (smp->kchain ? smp->depth + PCTR_KCHAIN_SLACK : 0)),
 			 &pos);
 	if (!rec)
 		return;
@@ -472,6 +474,12 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 		if (regs && smp->kaddr) {
 			flags |= PCTR_SR_KADDR;
 			rec->sr_ip = instruction_pointer(regs);
+			/* Its callers, by the kernel's unwinder. */
+			if (smp->kchain) {
+				nr = pctr_arch.kernel_chain(rec->sr_chain,
+							    smp->depth, regs);
+				flags |= nr << PCTR_SR_KNR_SHIFT;
+			}
 		}
 		/* Where the thread entered the kernel from, if from user. */
 		uregs = task_pt_regs(current);
@@ -722,7 +730,12 @@ int sample_check(const struct pctr_ring *r, const struct pctr_sample_attr *sa)
 		if (sa->sa_reserved[i])
 			return -EINVAL;
 	if (sa->sa_reserved0 || (sa->sa_flags & ~(PCTR_SA_CALLCHAIN |
-						   PCTR_SA_EXEC)))
+						   PCTR_SA_EXEC |
+						   PCTR_SA_KCHAIN)))
+		return -EINVAL;
+	/* Kernel frames are part of a call chain. */
+	if ((sa->sa_flags & PCTR_SA_KCHAIN) &&
+	    !(sa->sa_flags & PCTR_SA_CALLCHAIN))
 		return -EINVAL;
 	if (!sa->sa_period || sa->sa_period > (1ULL << 62) ||
 	    sa->sa_depth > PCTR_SAMPLE_MAX_DEPTH || !sa->sa_fn ||
@@ -766,6 +779,9 @@ int sample_config(struct pctr_ctx *ctx, struct pctr_ring *r,
 	if (sa->sa_flags & PCTR_SA_CALLCHAIN)
 		smp->depth = sa->sa_depth ?: SAMPLE_DEFAULT_DEPTH;
 	smp->kaddr = kaddr;
+	/* Only for whom may see kernel addresses, where the arch can. */
+	smp->kchain = kaddr && smp->depth && pctr_arch.kernel_chain &&
+		      (sa->sa_flags & PCTR_SA_KCHAIN);
 	smp->slots |= BIT(sa->sa_slot);
 	ctx->sampling = smp->slots;
 	local_irq_restore(flags);

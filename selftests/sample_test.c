@@ -66,6 +66,8 @@ struct seen {
 	uint64_t	bad;		/* records that do not parse */
 	uint64_t	kaddr;		/* kernel addresses anywhere */
 	uint64_t	kchain;		/* ... in a user call chain */
+	uint64_t	kframes;	/* samples with kernel frames */
+	uint64_t	kframe_bad;	/* ... one not a kernel address */
 	uint64_t	user;
 	uint64_t	in_chain;	/* chains with an address in [lo, hi) */
 	uint64_t	lo, hi;
@@ -132,7 +134,7 @@ static void note(pid_t *v, unsigned int *n, pid_t x)
 /* Read every CPU's records, giving the space back. */
 static void drain(struct ring *r, struct seen *s)
 {
-	unsigned int c, i;
+	unsigned int c, i, knr;
 
 	s->lost = 0;
 	s->rc_throttles = 0;
@@ -199,7 +201,15 @@ static void drain(struct ring *r, struct seen *s)
 				       rec->sr_flags, (unsigned long long)rec->sr_ip,
 				       rec->sr_nr, rec->sr_nr ?
 				       (unsigned long long)rec->sr_chain[0] : 0ULL);
-			for (i = 0; i < rec->sr_nr; i++) {
+			/* PCTR_SA_KCHAIN: the kernel's frames open the chain. */
+			knr = PCTR_SR_KNR(rec->sr_flags);
+			if (knr > rec->sr_nr || (knr && !(rec->sr_flags & PCTR_SR_KADDR)))
+				s->bad++;
+			if (knr)
+				s->kframes++;
+			for (i = 0; i < knr && i < rec->sr_nr; i++)
+				s->kframe_bad += !is_kaddr(rec->sr_chain[i]);
+			for (i = knr; i < rec->sr_nr; i++) {
 				if (is_kaddr(rec->sr_chain[i])) {
 					s->kaddr++;
 					s->kchain++;
@@ -540,6 +550,47 @@ TEST_F(sample, kernel_addresses)
 }
 
 /*
+ * PCTR_SA_KCHAIN: a sample in the kernel gets the kernel's own frames,
+ * kernel addresses all, for whom may see them (root here, where the
+ * arch can walk them: x86-64), and none for another user.
+ */
+TEST_F(sample, kernel_chain)
+{
+	struct seen s = {};
+	struct ring r;
+	int want;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, ring_open(&r, 64));
+	if (!sampling_ok(r.fd))
+		SKIP(return, "backend cannot interrupt");
+#if defined(__x86_64__)
+	want = geteuid() == 0;
+#else
+	want = 0;
+#endif
+	/* Where there is no call chain, no kernel frames either. */
+	ASSERT_EQ(0, start_sampling(&r, CHAIN ? CHAIN | PCTR_SA_KCHAIN : 0,
+				    500));
+	burn(0.5, 1);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	drain(&r, &s);
+	TH_LOG("S %llu user %llu with kernel frames %llu (uid %d)",
+	       (unsigned long long)s.samples, (unsigned long long)s.user,
+	       (unsigned long long)s.kframes, (int)geteuid());
+	EXPECT_EQ(0, s.bad);
+	EXPECT_GT(s.samples, 10);
+	EXPECT_EQ(0, s.kframe_bad);
+	EXPECT_EQ(0, s.kchain);
+	if (want) {
+		EXPECT_GT(s.kframes, 0);
+	} else {
+		EXPECT_EQ(0, s.kframes);
+	}
+	ring_close(&r);
+}
+
+/*
  * Spin with %rbp on a frame whose "return address" is a kernel address,
  * as code built without frame pointers may leave it.  The frame is the
  * caller's, above this function's %rsp as a real one is (a leaf's own
@@ -811,6 +862,11 @@ TEST_F(sample, refusals)
 	EXPECT_EQ(EINVAL, errno);
 	sa.sa_period = 100;
 	sa.sa_reserved[0] = 1;
+	EXPECT_EQ(-1, ioctl(fd, PCIOCSAMPLE, &sa));
+	EXPECT_EQ(EINVAL, errno);
+	/* Kernel frames only as part of a call chain. */
+	sa.sa_reserved[0] = 0;
+	sa.sa_flags = PCTR_SA_KCHAIN;
 	EXPECT_EQ(-1, ioctl(fd, PCIOCSAMPLE, &sa));
 	EXPECT_EQ(EINVAL, errno);
 	close(fd);

@@ -326,10 +326,24 @@ void __attribute__((noreturn)) ring_error(int err)
 	     "RLIMIT_MEMLOCK, ulimit -l)" : "");
 }
 
+/*
+ * PCIOCSAMPLE; a module older than PCTR_SA_KCHAIN refuses the flag with
+ * EINVAL: then again without it (no kernel frames, as before).
+ */
+int sample_start(int fd, struct pctr_sample_attr *sa)
+{
+	if (!ioctl(fd, PCIOCSAMPLE, sa))
+		return 0;
+	if (errno != EINVAL || !(sa->sa_flags & PCTR_SA_KCHAIN))
+		return -1;
+	sa->sa_flags &= ~PCTR_SA_KCHAIN;
+	return ioctl(fd, PCIOCSAMPLE, sa);
+}
+
 /* --- the child ---------------------------------------------------------- */
 
 static void __attribute__((noreturn))
-child(int fd, int go, int report, const struct pctr_sample_attr *sa,
+child(int fd, int go, int report, struct pctr_sample_attr *sa,
       char **argv)
 {
 	struct pctr_opts o = { .po_flags = PCTR_O_INHERIT };
@@ -339,7 +353,7 @@ child(int fd, int go, int report, const struct pctr_sample_attr *sa,
 	/* Until the parent traces us. */
 	if (read(go, &c, 1) != 1)
 		_exit(EXIT_FAIL);
-	if (ioctl(fd, PCIOCSAMPLE, sa) || ioctl(fd, PCIOCSOPTS, &o)) {
+	if (sample_start(fd, sa) || ioctl(fd, PCIOCSOPTS, &o)) {
 		err = errno;
 		c = 's';
 	} else {
@@ -580,7 +594,9 @@ int pctr_record(int argc, char **argv)
 	sa.sa_slot = slot;
 	sa.sa_fn = fn;
 	sa.sa_period = o.period;
-	sa.sa_flags = PCTR_SA_EXEC | (o.callchain ? PCTR_SA_CALLCHAIN : 0);
+	/* Kernel frames too, where the module lets this user see them. */
+	sa.sa_flags = PCTR_SA_EXEC |
+		      (o.callchain ? PCTR_SA_CALLCHAIN | PCTR_SA_KCHAIN : 0);
 
 	if (o.npids) {
 		attach_setup.fn = fn;

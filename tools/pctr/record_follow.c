@@ -193,7 +193,7 @@ static int attach_thread(pid_t tid)
 	b.pb_fn[attach_setup.slot] = attach_setup.fn;
 	attach_sampling = 0;
 	if (ioctl(fd, PCIOCBIND, &b) ||
-	    (attach_sampling = 1, ioctl(fd, PCIOCSAMPLE, &attach_setup.sa))) {
+	    (attach_sampling = 1, sample_start(fd, &attach_setup.sa))) {
 		err = errno;
 		munmap(a->r.base, a->r.ra.ra_mmap_size);
 		close(fd);

@@ -53,6 +53,7 @@ void drain(struct ring *r);
 int ring_open(struct ring *r, int fd, unsigned int pages,
 	      unsigned int watermark);
 void __attribute__((noreturn)) ring_error(int err);
+int sample_start(int fd, struct pctr_sample_attr *sa);
 
 /* The maps of process @pid, exec generation @gen, read from @from. */
 void snapshot(const char *from, pid_t pid, unsigned int gen);

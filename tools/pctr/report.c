@@ -306,7 +306,7 @@ static void add_frame(unsigned int id)
 /* One "s" line: pid tid cpu flags tsc ip nr chain... */
 static void add_sample(char *line)
 {
-	unsigned int pid, tid, cpu, flags, nr, i, id, gen;
+	unsigned int pid, tid, cpu, flags, nr, i, id, gen, knr;
 	unsigned long long tsc, ip, a;
 	char buf[1024], *p = line;
 	struct image *im;
@@ -334,18 +334,28 @@ static void add_sample(char *line)
 		symbolise(im, ip, buf, sizeof(buf));
 		add_frame(intern(&syms, buf));
 	}
+	knr = PCTR_SR_KNR(flags);
 	for (i = 0; i < nr; i++) {
 		if (sscanf(p, " %llx%n", &a, &n) != 1)
 			break;
 		p += n;
 		/*
 		 * A return address is just past its call: look up the call.
-		 * In the kernel, the first entry is where user mode was left.
+		 * In the kernel, the first user entry is where user mode was
+		 * left; the kernel's own frames (PCTR_SA_KCHAIN) come first.
 		 */
-		if (!((flags & PCTR_SR_KERNEL) && i == 0) && a)
+		if (!((flags & PCTR_SR_KERNEL) && i == knr) && a)
 			a--;
-		symbolise(im, a, buf, sizeof(buf));
-		id = intern(&syms, buf);
+		if (i < knr) {
+			const char *k = ksym_of(a);
+
+			if (k)
+				snprintf(buf, sizeof(buf), "%s\t[kernel.kallsyms]", k);
+			id = intern(&syms, k ? buf : "[kernel]\t[kernel]");
+		} else {
+			symbolise(im, a, buf, sizeof(buf));
+			id = intern(&syms, buf);
+		}
 		add_frame(id);
 	}
 	sample_n[nsamples] = nframes - sample_at[nsamples];

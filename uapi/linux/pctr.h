@@ -452,6 +452,14 @@ struct pctr_bind {
  *                    (0: 64; at most PCTR_SAMPLE_MAX_DEPTH), read with page
  *                    faults disabled (a frame not in memory ends it).
  *                    x86-64 only: EOPNOTSUPP elsewhere (sparc64).
+ * PCTR_SA_KCHAIN     with PCTR_SA_CALLCHAIN, a sample taken in the kernel
+ *                    also gets the kernel call chain, by the kernel's own
+ *                    unwinder, if the caller may record kernel addresses
+ *                    (below; silently none otherwise): the callers of
+ *                    sr_ip, innermost first, before the user part of the
+ *                    chain, their number in sr_flags (PCTR_SR_KNR).  x86-64
+ *                    only (no kernel frames elsewhere).  A kernel older
+ *                    than this header fails the flag with EINVAL.
  * PCTR_SA_EXEC       sampling survives execve(): the new program is
  *                    sampled into the same ring -- unless it is set-id or
  *                    not readable (not dumpable), which ends it.  This is
@@ -466,10 +474,11 @@ struct pctr_bind {
  * may count kernel events (Documentation/security.rst: as for PCTR_K);
  * otherwise a sample taken in the kernel has PCTR_SR_KERNEL, sr_ip 0,
  * and its call chain starts from the user state the thread entered the
- * kernel from.  Kernel call chains are never recorded.
+ * kernel from, with no kernel frame (PCTR_SA_KCHAIN or not).
  */
 #define PCTR_SA_CALLCHAIN	(1U << 0)
 #define PCTR_SA_EXEC		(1U << 1)
+#define PCTR_SA_KCHAIN		(1U << 2)
 #define PCTR_SAMPLE_MAX_DEPTH	127
 
 struct pctr_sample_attr {
@@ -549,14 +558,19 @@ struct pctr_ring_cpu {
 #define PCTR_SR_USER		(1U << 0)	/* interrupted in user mode */
 #define PCTR_SR_KERNEL		(1U << 1)	/* in the kernel */
 #define PCTR_SR_KADDR		(1U << 2)	/* sr_ip is a kernel address */
+/* Bits 8-15: how many kernel frames open sr_chain (PCTR_SA_KCHAIN). */
+#define PCTR_SR_KNR_SHIFT	8
+#define PCTR_SR_KNR(flags)	(((flags) >> PCTR_SR_KNR_SHIFT) & 0xff)
 
 /*
  * One record; sr_size (a multiple of 8) covers the header and the
  * chain.  A PCTR_REC_PAD record has only sr_type and sr_size.  sr_ip is
  * the interrupted user IP, the kernel IP with PCTR_SR_KADDR, or 0;
- * sr_chain[0..sr_nr-1] are the user return addresses, innermost first,
- * after the user IP (sr_ip, or the user IP at kernel entry when in the
- * kernel, which is then sr_chain[0]).  sr_pid and sr_tid are in the pid
+ * sr_chain[0..sr_nr-1] are, first, PCTR_SR_KNR(sr_flags) kernel return
+ * addresses (PCTR_SA_KCHAIN, the callers of the kernel sr_ip, innermost
+ * first), then the user return addresses, innermost first, after the
+ * user IP (sr_ip, or the user IP at kernel entry when in the kernel,
+ * which is then the first user entry).  sr_pid and sr_tid are in the pid
  * namespace of whoever made the ring; sr_tsc is the TSC.
  */
 struct pctr_sample_rec {

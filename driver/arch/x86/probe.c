@@ -84,5 +84,7 @@ const struct pctr_arch pctr_arch = {
 #ifdef CONFIG_X86_64
 	/* Frame-pointer walks of 64-bit user stacks (stack.c). */
 	.user_chain	= pctr_x86_user_chain,
+	/* The kernel's own unwinder (stack.c). */
+	.kernel_chain	= pctr_x86_kernel_chain,
 #endif
 };

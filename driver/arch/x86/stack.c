@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The user call chain of a sample (pctr_arch.user_chain): x86-64 user
- * stacks walked by their frame pointers, from any context (the overflow
- * interrupt is an NMI here), user memory read with page faults off.
- * Kernel only: the host tests' model has none.
+ * The call chains of a sample: the user's (pctr_arch.user_chain), x86-64
+ * user stacks walked by their frame pointers, from any context (the
+ * overflow interrupt is an NMI here), user memory read with page faults
+ * off; and the kernel's (pctr_arch.kernel_chain), by the kernel's own
+ * unwinder.  Kernel only: the host tests' model has none.
  */
 #include <linux/ptrace.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
 
@@ -44,5 +47,34 @@ unsigned int pctr_x86_user_chain(u64 *out, unsigned int max,
 			break;
 		fp = fr.next;
 	}
+	return n;
+}
+
+/*
+ * The kernel return addresses above @regs, the kernel state the sample
+ * interrupted, innermost first: at most @max into @out, which has room
+ * for @max + PCTR_KCHAIN_SLACK.  The kernel's unwinder (ORC in Debian's
+ * kernels, as perf uses it) walks from here, through this handler and
+ * the interrupt's entry, into the interrupted stack, where it reports
+ * @regs' IP; what precedes that is ours and dropped, and a walk that
+ * never reaches it gives nothing.
+ */
+unsigned int pctr_x86_kernel_chain(u64 *out, unsigned int max,
+				   struct pt_regs *regs)
+{
+	unsigned long *buf = (unsigned long *)out;
+	unsigned int n, i;
+
+	BUILD_BUG_ON(sizeof(*buf) != sizeof(*out));
+	n = stack_trace_save(buf, max + PCTR_KCHAIN_SLACK, 0);
+	for (i = 0; i < n; i++)
+		if (buf[i] == regs->ip)
+			break;
+	if (i >= n)
+		return 0;
+	n -= i + 1;		/* @regs' IP itself is sr_ip */
+	if (n > max)
+		n = max;
+	memmove(out, out + i + 1, n * sizeof(*out));
 	return n;
 }

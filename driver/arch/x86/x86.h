@@ -122,10 +122,12 @@ void pctr_x86_pmi_off(struct pctr_pmu *pmu);
 void pctr_x86_pmi_pending(void);
 bool pctr_x86_pmi_available(void);
 
-/* stack.c, x86-64 kernels only: pctr_arch.user_chain. */
+/* stack.c, x86-64 kernels only: pctr_arch.user_chain and kernel_chain. */
 struct pt_regs;
 unsigned int pctr_x86_user_chain(u64 *out, unsigned int max,
 				 struct pt_regs *uregs);
+unsigned int pctr_x86_kernel_chain(u64 *out, unsigned int max,
+				   struct pt_regs *regs);
 
 /* x86.c */
 u64 pctr_x86_arm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
