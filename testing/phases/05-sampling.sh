@@ -15,7 +15,7 @@ mkdir -p "$bench"
 for k in "${kernels[@]}"; do
 	log="$bench/sample-$k.log"
 	testing/vm/run --kernel "$k" --param pmu=sim --smp 2 \
-		--add testing/sample-check --add testing/sample-attach \
+		--add testing/sample-check --add testing/sample-attach --add testing/sample-unpriv \
 		-- sh ./sample-check >"$log" 2>&1
 	rc=$?
 	relay_sample_checks "$k: " "$log"

@@ -72,7 +72,7 @@ suite_args() {
 	local k=$1 v=$2 f
 	smp=() extra=() what=() stat=
 	# Sampling on every kernel (issue 12); the rest on 6.12.
-	what=("sample_$v") extra=(--add testing/sample-check --add testing/sample-attach)
+	what=("sample_$v") extra=(--add testing/sample-check --add testing/sample-attach --add testing/sample-unpriv)
 	case $k in
 	6.1.*) ;;	# one vCPU under -icount (vm/run)
 	*)	smp=(--smp 2) what+=(perf scrub msr)
