@@ -33,6 +33,7 @@ cc -O2 -static -Wall -Wextra -I"$top/uapi" -I"$top/lib" -o "$emu/loop" \
 	testing/vm/emu/loop.c build/lib/libpctr.a || emu_ok=0
 cc -O2 -static -Wall -Wextra -I"$top/uapi" -I"$top/lib" -o "$emu/switch-msrs" \
 	testing/guest/switch-msrs.c build/lib/libpctr.a -lpthread || emu_ok=0
+cc -O2 -static -Wall -Wextra -o "$emu/flagstress" testing/vm/emu/flagstress.c || emu_ok=0
 # One guest per kernel and vendor (each boot under -icount costs, so
 # everything that needs the emulated PMU shares it): first the counting
 # and hand-over script (testing/guest/emu-count.sh); then the selftests on the real backends
@@ -77,7 +78,8 @@ suite_args() {
 	6.1.*) ;;	# one vCPU under -icount (vm/run)
 	*)	smp=(--smp 2) what+=(perf scrub msr)
 		extra+=(--add testing/guest/emu-pmi.sh --add build/examples/overflow
-			--add testing/guest/emu-msr.sh --add "$emu/switch-msrs")
+			--add testing/guest/emu-msr.sh --add "$emu/switch-msrs"
+			--add "$emu/flagstress")
 		for f in /usr/bin/objdump /usr/bin/sleep; do
 			[ -x $f ] && extra+=(--add "$f")
 		done

@@ -263,6 +263,14 @@ suite_perf() {
 	[ "${ms:-0}" -ge 20 ] && awk -v p="$mp" 'BEGIN { exit !(p <= 4.1) }' &&
 		ok "$t sampling's fast path: $mp PMU MSR accesses and one LVTPC write a sample (target <= 5)" ||
 		bad "$t sampling's fast path: '$mp' PMU MSR accesses and one LVTPC write a sample (target <= 5, $ms samples)"
+	# The instrument's flags (issue 26 point 10; emu-pmi.sh): right
+	# alone, under perf record's NMIs every 2000 instructions, and
+	# under pctr record; the kernel log check catches a warning.
+	[ "$(grep -cE '^pmi: flags (alone|under perf record|under pctr record): flagstress: 3000 iterations, 0 errors' "$log")" = 3 ] &&
+		[ "$(pmi_val 'flags under perf record: .*, status 0, nmis \([0-9]*\)')" -ge 500 ] 2>/dev/null &&
+		grep -q '^pmi: flags under pctr record: .*, status 0, nmis [1-9]' "$log" &&
+		ok "$t QEMU's flags: right after cmp + cmpxchg8b/16b and in flag chains, alone and under PMIs" ||
+		bad "$t QEMU's flags: right after cmp + cmpxchg8b/16b and in flag chains, alone and under PMIs"
 	# perf test: a line per case; the guard.
 	grep -E '^perftest ' "$log" | sed 's/^perftest \([^|]*\)|\([^|]*\)|\(.*\)/\1 \2: \3/' |
 		sed "s/^/  [perf test $v $k] /"
