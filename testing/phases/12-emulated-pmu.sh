@@ -20,6 +20,7 @@
 # PCTR_EMU_VENDORS="intel amd" chooses the vendors.
 emu=$logdir/emu
 mkdir -p "$emu"
+rm -f "$emu"/hybrid.*
 t0=$(date +%s)
 if testing/vm/qemu/build >"$emu/qemu-build.log" 2>&1; then
 	echo "check: QEMU with the emulated PMU: $(grep -o 'built in [0-9]*s' "$emu/qemu-build.log" || echo cached), phase $(($(date +%s) - t0))s"
@@ -86,8 +87,9 @@ suite_args() {
 		[ "$k" = "$kb" ] && [ $v = intel ] && stat=1 what+=(stat) ;;
 	esac
 }
-# One vendor's guests, kernel after kernel (and then the benchmark, for
-# the first vendor): the log, its exit status and its time in files.
+# One vendor's guests, kernel after kernel (then the hybrid guest, for
+# the last vendor, with hybrid as $3, and the benchmark, for the first,
+# with bench as $2): the log, its exit status and its time in files.
 suite_stream() {
 	local v=$1 k t1
 	for k in $kernels_suite; do
@@ -101,12 +103,12 @@ suite_stream() {
 		echo $? >"$emu/suite-$v-$k.rc"
 		echo $(($(date +%s) - t1)) >"$emu/suite-$v-$k.secs"
 	done
-	# The hybrid Intel part (issue 26 point 11) in the stream without
-	# the benchmark: P-cores 8 + 4, E-cores 6 + 3, on the newest kernel
-	# (two vCPUs, one of each), hybrid_test (perf leaves counts in the
-	# P-core's own counters) and scrub_test.  PCTR_EMU_HYBRID=0 leaves
-	# it out.
-	if [ "${2:-}" != bench ] && [ -n "$kb" ] && [ "${PCTR_EMU_HYBRID:-1}" = 1 ]; then
+	# The hybrid Intel part (issue 26 point 11) in the last stream
+	# (the other has the benchmark): P-cores 8 + 4, E-cores 6 + 3, on
+	# the newest kernel (two vCPUs, one of each), hybrid_test (perf
+	# leaves counts in the P-core's own counters) and scrub_test.
+	# PCTR_EMU_HYBRID=0 leaves it out.
+	if [ "${3:-}" = hybrid ] && [ -n "$kb" ] && [ "${PCTR_EMU_HYBRID:-1}" = 1 ]; then
 		t1=$(date +%s)
 		testing/vm/run --kernel "$kb" --emulated-pmu intel-hybrid --smp 2 \
 			--perf -- sh -c 'dmesg | grep "pctr: intel"
@@ -225,9 +227,10 @@ vendors=(${PCTR_EMU_VENDORS:-intel amd})
 if [ $emu_ok = 1 ]; then
 	s_pids=()
 	for i in "${!vendors[@]}"; do
-		b=
+		b=- h=
 		[ "$i" = 0 ] && b=bench
-		suite_stream "${vendors[$i]}" $b &
+		[ "$i" = $((${#vendors[@]} - 1)) ] && h=hybrid
+		suite_stream "${vendors[$i]}" $b $h &
 		s_pids+=($!)
 	done
 	wait "${s_pids[@]}"
