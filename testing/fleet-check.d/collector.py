@@ -154,7 +154,11 @@ def archive(h):
 
 def delta(recs, t0, t1):
     """The count from the last record before t0 to the first after t1,
-    and the number of intervals between them."""
+    and the number of intervals between them.  A quarter second more on
+    each side: the guest's times are its uptime plus a boot time known to
+    some hundredths (guest.sh), and a record inside the workload would
+    miss a part of it."""
+    t0, t1 = t0 - 0.25, t1 + 0.25
     before = [r for r in recs if r[0] <= t0]
     after = [r for r in recs if r[0] >= t1]
     if not before or not after:

@@ -11,7 +11,10 @@
 #
 #   sh ./guest.sh
 cd /work || exit 1
-insmod /pctr/slhc.ko && insmod /pctr/slip.ko || { echo "guest: no SLIP"; exit 1; }
+if ! insmod /pctr/slhc.ko || ! insmod /pctr/slip.ko; then
+	echo "guest: no SLIP"
+	exit 1
+fi
 ./slattach /dev/ttyS1 &
 sleep 1
 ip link set sl0 mtu 1500 up && ip addr add 10.0.2.15/24 dev sl0 ||
