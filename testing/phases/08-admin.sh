@@ -5,7 +5,8 @@
 # Administration: pctr load/unload/status through libkmod and the error
 # messages in guests (testing/admintest), DKMS builds for each kernel
 # (testing/dkmstest), the Debian packages (testing/debtest), the PCP
-# agent under dbpmda (testing/pmdatest).
+# agent under dbpmda (testing/pmdatest), a fleet of two hosts running it
+# under pmcd, collected by pmlogger and pmproxy (testing/fleet-check).
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -35,6 +36,14 @@ testing/admintest "${kernels[@]}" >"$logdir/admintest.log" 2>&1
 pmda_runs=(sim)
 [ "${PCTR_PMDA_EMU:-1}" != 0 ] && testing/vm/qemu/build --print >/dev/null 2>&1 &&
 	pmda_runs+=(intel)
+# The fleet (two guests on the emulated Intel and AMD PMUs, pmcd in each,
+# pmlogger and pmproxy here: testing/fleet-check) beside pmdatest's
+# guests, when testing/vm/qemu has built its QEMU and PCTR_FLEET is not 0.
+fleet_bg=
+if [ "${PCTR_FLEET:-1}" != 0 ] && testing/vm/qemu/build --print >/dev/null 2>&1; then
+	testing/fleet-check --kernel "$kb" >"$logdir/fleet-check.log" 2>&1 &
+	fleet_bg=$!
+fi
 for r in "${pmda_runs[@]}"; do
 	a=()
 	[ "$r" = intel ] && a=(--emulated-pmu intel)
@@ -42,6 +51,12 @@ for r in "${pmda_runs[@]}"; do
 	relay_checks "[$r] " pmda "$logdir/pmdatest-$r.log" ||
 		{ tail -n 20 "$logdir/pmdatest-$r.log"; bad "[$r] pmdatest ran"; }
 done
+if [ -n "$fleet_bg" ]; then
+	wait "$fleet_bg"
+	relay_checks "" fleet "$logdir/fleet-check.log" ||
+		{ tail -n 20 "$logdir/fleet-check.log"; bad "fleet-check ran"; }
+	grep -E '^fleet-check: took' "$logdir/fleet-check.log" | sed 's/^/  /'
+fi
 wait $adm_bg
 for t in admintest dkmstest debtest; do
 	script_result "$t" "$logdir/$t.log" '^FAIL: |^  \[lintian\]|took [0-9]+s|\([0-9]+s\)$'
