@@ -42,7 +42,7 @@ static void work(void)
 {
 	int i;
 
-	for (i = 0; i < 100000; i++)
+	for (i = 0; i < 10000; i++)
 		work_sum += i * 0.5;
 }
 
