@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# sh ./emu-suite.sh [perf] [scrub] [stat] [msr] [sample_VENDOR]
+# sh ./emu-suite.sh [perf] [scrub] [stat] [msr] [sample_VENDOR] [examples]
 #
 # What a guest on the emulated PMU runs (make check's phase "the emulated
 # PMU"): emu-count.sh, the selftests on the real backend as root and as
 # uid 1000, and as asked scrub_test, stat_test, the register writes of
-# a context switch (emu-msr.sh), sample-check, then
+# a context switch (emu-msr.sh), sample-check, the reference pages'
+# examples (testing/examples/guest-run), then
 # emu-pmi.sh and perf's own tests with pctr unloaded: the cases of
 # ./perf-tests (fragments of their descriptions, separated by '|').
 sel=/pctr/selftests
@@ -36,6 +37,13 @@ if [ -n "$want_sample" ]; then
 	t0=$(cut -d. -f1 /proc/uptime)
 	sh ./sample-check $want_sample 2>&1
 	echo "# sample-check took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
+fi
+# The reference pages' examples as testing/pkgtest built them (it
+# loads pctr with perfmon=1 for them, and as it was after).
+if [ -n "$want_examples" ]; then
+	t0=$(cut -d. -f1 /proc/uptime)
+	sh ./guest-run 2>&1
+	echo "# examples took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 fi
 [ -n "$want_perf" ] || exit 0
 [ -f ./emu-pmi.sh ] && sh ./emu-pmi.sh

@@ -15,8 +15,9 @@ while read -r line; do
 	case "$line" in
 	"sparc64: ok: "*) ok "sparc64: ${line#sparc64: ok: }" ;;
 	"sparc64: FAIL: "*) bad "sparc64: ${line#sparc64: FAIL: }" ;;
+	"sparc64: SKIP: "*) skip=$((skip + 1)); echo "SKIP: sparc64: ${line#sparc64: SKIP: }" ;;
 	esac
-done < <(grep -E '^sparc64: (ok|FAIL): ' "$logdir/sparc64.log")
+done < <(grep -E '^sparc64: (ok|FAIL|SKIP): ' "$logdir/sparc64.log")
 grep -qE '^sparc64: (ok|FAIL): ' "$logdir/sparc64.log" ||
 	{ tail -n 20 "$logdir/sparc64.log"; bad "sparc64 cross-build ran"; }
 grep -B20 -E '^sparc64: FAIL: ' "$logdir/sparc64.log" | head -n 40

@@ -45,7 +45,11 @@ cc -O2 -static -Wall -Wextra -o "$emu/flagstress" testing/vm/emu/flagstress.c ||
 # security_test again as uid 1000; on 6.12 (two vCPUs: migration,
 # bindings and hotplug across CPUs) scrub_test and the MSR writes a
 # context switch costs (testing/guest/emu-msr.sh), on the newest kernel's
-# Intel guest stat_test, then perf's own tests that touch hardware events
+# Intel guest stat_test, on every kernel the reference pages' examples
+# as the packaging phase built them (testing/examples/guest-run, with
+# pctr loaded perfmon=1: Perfmon's cache flush, OpenBSD's
+# time_functionx, cpc_bind_curlwp(3CPC)'s Examples 1 and 2; skipped when
+# not built), then perf's own tests that touch hardware events
 # (PCTR_PERF_TESTS), with pctr unloaded: each case's result is reported,
 # and those in PCTR_PERF_MUST_PASS_<vendor> (they passed when this was
 # written) must still pass.  A skip must give a reason allowed here: the
@@ -68,6 +72,7 @@ perf_must_amd=${PCTR_PERF_MUST_PASS_amd-$perf_passed}
 # Both kernels (6.1's guests add about 80 s, testing.rst);
 # PCTR_EMU_SUITE_KERNELS="6.12.95+deb12-amd64" runs only the newest.
 kernels_suite=${PCTR_EMU_SUITE_KERNELS-${kernels[*]}}
+ex_built=$top/build/pkgtest/shared
 # What the guest of kernel $1 and vendor $2 runs: sets smp, extra, what
 # and stat.
 suite_args() {
@@ -75,6 +80,15 @@ suite_args() {
 	smp=() extra=() what=() stat=
 	# Sampling on every kernel (issue 12); the rest on 6.12.
 	what=("sample_$v") extra=(--add testing/sample-check --add testing/sample-attach --add testing/sample-unpriv)
+	# The reference pages' examples, as the packaging phase built them
+	# (testing/pkgtest: build/pkgtest/shared), on every kernel.
+	if [ -x "$ex_built/cpc_example2" ]; then
+		what+=(examples) extra+=(--add testing/examples/guest-run)
+		for f in libpctr.so.1 libcpc.so.1 perfmon_flush \
+			 obsd_time_functionx cpc_example1 cpc_example2; do
+			extra+=(--add "$ex_built/$f")
+		done
+	fi
 	case $k in
 	6.1.*) ;;	# one vCPU under -icount (vm/run)
 	*)	smp=(--smp 2) what+=(perf scrub msr)

@@ -6,6 +6,9 @@
 # guest (suite_results) and the short benchmark (bench_results).  They
 # use the phase's emu, kb, perf_must_<vendor> and suite_args.
 
+# shellcheck source=testing/examples/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../examples/checks.sh"
+
 # In the guest (testing/guest/emu-count.sh): N1 and N2 have as many
 # digits, so the loop's own start-up costs the same; each difference must
 # be 2 (N2 - N1) instructions and N2 - N1 branches.  perf counts the whole
@@ -119,6 +122,16 @@ suite_results() {
 			grep -q "^stattest: ok [0-9]* intel.$tc\$" "$log" ||
 				{ grep -E '^stattest: (# |not ok)' "$log" | tail -n 20
 				  bad "$t stat_test's intel.$tc ran and passed"; }
+		done
+	fi
+	# The reference pages' examples (testing/examples/checks.sh), when
+	# the packaging phase built them.
+	if [[ " ${what[*]} " == *" examples "* ]]; then
+		examples_check "" "on the emulated $v PMU, $k" "$log"
+	else
+		for line in "${examples_checks[@]}"; do
+			skip=$((skip + 1))
+			echo "SKIP: $line, on the emulated $v PMU, $k (not built: the packaging phase, testing/pkgtest, builds them)"
 		done
 	fi
 	grep -E '^(user: )?not ok [0-9]+ ' "$log" | sed "s/^/  $t /"

@@ -4,10 +4,14 @@
 # testing/pkgtest's last part, sourced by it: what the parts before it
 # built, run in a guest (pmu=sim perfmon=1, on $kver or the newest
 # kernel): no system call in the hot loop; the examples' counts and
-# overflow signals; the pages' examples (ports.sh), then these again on
-# the bench's emulated Intel and AMD PMUs when their QEMU is cached.  --no-guest
-# ($guest = 0) counts these checks as skipped.
+# overflow signals; the pages' examples (ports.sh, run by
+# testing/examples/guest-run), which also run on the sim in a second
+# guest on each other installed kernel (PCTR_KERNELS; beside the first),
+# and on the emulated Intel and AMD PMUs in make check's emulated-PMU
+# phase.  --no-guest ($guest = 0) counts these checks as skipped.
 
+# shellcheck source=testing/examples/checks.sh
+. testing/examples/checks.sh
 guest_checks=(
 	"hotloop (shared) reads without a system call, in a guest"
 	"hotloop-static reads without a system call, in a guest"
@@ -17,60 +21,68 @@ guest_checks=(
 	"overflow (shared) catches its overflow signals, in a guest"
 	"overflow: each signal came exactly PERIOD counts after the last (sim is exact)"
 )
-# The pages' examples: on the sim, then on the emulated Intel and AMD PMUs.
-port_checks=(
-	"Perfmon's example flushes (exit 0, silent)"
-	"OpenBSD's time_functionx times functionx"
-	"Example 1 with its UltraSPARC events: could not add first request (x86)"
-	"Example 1 counts 20 iterations (EVENT0, EVENT1 set)"
-	"Example 2 catches its overflow signals"
-)
-for where in "on the sim" "on the emulated Intel PMU" "on the emulated AMD PMU"; do
-	for c in "${port_checks[@]}"; do
-		guest_checks+=("$c, $where")
-	done
+if [ -z "$kver" ]; then
+	kver=$(cd /lib/modules 2>/dev/null && for v in *; do
+		[ -f "/boot/vmlinuz-$v" ] && [ -d "$v/build" ] && echo "$v"
+	done | sort -V | tail -n 1)
+fi
+# The other kernels, for the pages' examples on the sim.
+if [ -n "${PCTR_KERNELS:-}" ]; then
+	read -r -a ex_kernels <<<"$PCTR_KERNELS"
+else
+	mapfile -t ex_kernels < <(cd /lib/modules 2>/dev/null && for v in *; do
+		[ -f "/boot/vmlinuz-$v" ] && [ -d "$v/build" ] && echo "$v"
+	done | sort -V)
+fi
+other_kernels=()
+for k in "${ex_kernels[@]}"; do
+	[ "$k" = "$kver" ] || other_kernels+=("$k")
 done
+ex_where=("on the sim, $kver")
+for k in "${other_kernels[@]}"; do
+	ex_where+=("on the sim, $k")
+done
+if [ "$guest" = 0 ] || [ "$examples" = 0 ]; then
+	why="--no-guest"
+	[ "$examples" = 1 ] || why="the pages' examples were not built"
+	for where in "${ex_where[@]}"; do
+		for c in "${examples_checks[@]}"; do
+			skipped "$c, $where ($why)"
+		done
+	done
+fi
 if [ "$guest" = 0 ]; then
 	for c in "${guest_checks[@]}"; do
 		skipped "$c"
 	done
 	finish
 fi
-if [ -z "$kver" ]; then
-	kver=$(cd /lib/modules 2>/dev/null && for v in *; do
-		[ -f "/boot/vmlinuz-$v" ] && [ -d "$v/build" ] && echo "$v"
-	done | sort -V | tail -n 1)
-fi
 echo "pkgtest: guest on ${kver:-no kernel}, pmu=sim"
 # The guest copies each --add file into /work: the shared programs find
 # /work/libpctr.so.1 and /work/libcpc.so.1 through their $ORIGIN rpath.
 # The examples' output is kept apart, each line marked "[name] ".
 period=1000000
-# shellcheck disable=SC2016 # expanded in the guest
-# The pages' examples, each line of output marked "[name] " (the
-# emulated PMUs' guests mark them "[name@intel] ", "[name@amd] ").
-ports_run='
+ex_add=()
+if [ "$examples" = 1 ]; then
+	ex_add=(--add testing/examples/guest-run)
 	for ex in perfmon_flush obsd_time_functionx cpc_example1 cpc_example2; do
-		case $ex in
-		cpc_example1) EVENT0=PAPI_tot_cyc EVENT1=PAPI_tot_ins ./$ex >$ex.out 2>&1 ;;
-		cpc_example2) EVENT0=PAPI_tot_cyc ./$ex >$ex.out 2>&1 ;;
-		*) ./$ex >$ex.out 2>&1 ;;
-		esac
-		echo "pkgtest-rc $ex$tag $?"
-		sed "s/^/[$ex$tag] /" $ex.out
+		ex_add+=(--add "$work/shared/$ex")
 	done
-	./cpc_example1 >ex1-page.out 2>&1
-	echo "pkgtest-rc cpc_example1-page$tag $?"
-	sed "s/^/[cpc_example1-page$tag] /" ex1-page.out'
-ports_add=()
-for ex in perfmon_flush obsd_time_functionx cpc_example1 cpc_example2; do
-	ports_add+=(--add "$work/shared/$ex")
-done
+	# The other kernels' guests, beside this one: the examples alone.
+	ex_pids=()
+	for k in "${other_kernels[@]}"; do
+		testing/vm/run --kernel "$k" --param pmu=sim --param perfmon=1 \
+			--add "$work/shared/libpctr.so.1" \
+			--add "$work/shared/libcpc.so.1" "${ex_add[@]}" -- \
+			sh ./guest-run "@$k" >"$work/guest-$k.log" 2>&1 &
+		ex_pids+=($!)
+	done
+fi
 # shellcheck disable=SC2016 # expanded in the guest
 testing/vm/run ${kver:+--kernel "$kver"} --param pmu=sim --param perfmon=1 \
 	--add "$sh" --add "$work/shared/libpctr.so.1" --add "$st" \
 	--add "$work/shared/libcpc.so.1" --add "$work/shared/measure" \
-	--add "$work/shared/overflow" --add "$st2" "${ports_add[@]}" -- sh -c '
+	--add "$work/shared/overflow" --add "$st2" "${ex_add[@]}" -- sh -c '
 	./hotloop; echo "pkgtest-rc hotloop $?"
 	./hotloop-static; echo "pkgtest-rc hotloop-static $?"
 	./hotloop --canary; echo "pkgtest-rc canary $?"
@@ -79,11 +91,10 @@ testing/vm/run ${kver:+--kernel "$kver"} --param pmu=sim --param perfmon=1 \
 		echo "pkgtest-rc $ex $?"
 		sed "s/^/[$ex] /" $ex.out
 	done
-	tag=
-	'"$ports_run"'
+	[ ! -f ./guest-run ] || sh ./guest-run
 	exit 0' >"$work/guest.log" 2>&1
 vrc=$?
-grep -E '^hotloop|^pkgtest-rc|^\[measure\]|^\[overflow\] overflow( 1:|:)' \
+grep -E '^hotloop|^pkgtest-rc|^examples-rc|^\[measure\]|^\[overflow\] overflow( 1:|:)' \
 	"$work/guest.log"
 rc_of() { sed -n "s/^pkgtest-rc $1 \([0-9]*\)$/\1/p" "$work/guest.log" | tail -n 1; }
 out_of() { sed -n "s/^\[$1\] //p" "$work/guest.log"; }
@@ -159,75 +170,18 @@ else
 fi
 
 # --- the pages' examples ----------------------------------------------
-# ports_check TAG WHERE: their results in the guest whose lines carry TAG.
-ports_check() {
-	local tag=$1 where=$2 out n
-	# Perfmon's example: PERFMON_FLUSH_CACHE on a read-only /dev/perfmon.
-	out=$(out_of "perfmon_flush$tag")
-	check "${port_checks[0]}, $where" \
-		test "$(rc_of "perfmon_flush$tag")" = 0 -a -z "$out"
-	[ -z "$out" ] || echo "$out" | head -n 5
-	# OpenBSD's: the TSC around functionx, a million additions.
-	out=$(out_of "obsd_time_functionx$tag")
-	check "${port_checks[1]}, $where" \
-		grep -Eq '^Functionx took [1-9][0-9]* cycles\.$' <<<"$out"
-	[ "$(rc_of "obsd_time_functionx$tag")" = 0 ] || echo "$out" | head -n 5
-	# Example 1 unchanged: its default events are UltraSPARC's.
-	out=$(out_of "cpc_example1-page$tag")
-	check "${port_checks[2]}, $where" \
-		test "$(rc_of "cpc_example1-page$tag")" = 1 -a \
-		"$(grep -c '^could not add first request: ' <<<"$out")" = 1
-	# With EVENT0 and EVENT1: 20 iterations, both counts non-zero.
-	out=$(out_of "cpc_example1$tag")
-	n=$(grep -Ec '^ *[0-9]+: [1-9][0-9]* [1-9][0-9]*$' <<<"$out")
-	if [ "$(rc_of "cpc_example1$tag")" = 0 ] && [ "$n" = 20 ]; then
-		ok "${port_checks[3]}, $where"
-	else
-		echo "$out" | tail -n 22
-		bad "${port_checks[3]}, $where ($n lines)"
-	fi
-	# Example 2: each signal's line, then the sampled value.
-	out=$(out_of "cpc_example2$tag")
-	n=$(grep -Ec '^lwp[1-9][0-9]* - si_addr 0x[0-9a-f]+ ucontext: %pc 0x[0-9a-f]+ %sp 0x[0-9a-f]+$' <<<"$out")
-	if [ "$(rc_of "cpc_example2$tag")" = 0 ] && [ "$n" -gt 0 ] &&
-	   [ "$(grep -Ec '^0x[0-9a-f]+$' <<<"$out")" = "$n" ]; then
-		ok "${port_checks[4]}, $where ($n signals)"
-	else
-		echo "$out" | tail -n 10
-		bad "${port_checks[4]}, $where (exit $(rc_of "cpc_example2$tag"), $n signals)"
-	fi
-}
-ports_check "" "on the sim"
-
-# The same on the emulated Intel and AMD PMUs (PMUs the backends really
-# drive), when their QEMU is cached; two vCPUs, as the emulated-PMU
-# phase boots them.
-if testing/vm/qemu/build --print >/dev/null 2>&1; then
-	emu_smp=(--smp 2)
-	case "$kver" in 6.1.*) emu_smp=() ;; esac
-	for vendor in intel amd; do
-		name=Intel
-		[ $vendor = amd ] && name=AMD
-		# shellcheck disable=SC2016 # expanded in the guest
-		testing/vm/run ${kver:+--kernel "$kver"} --emulated-pmu $vendor \
-			"${emu_smp[@]}" --param perfmon=1 \
-			--add "$work/shared/libpctr.so.1" \
-			--add "$work/shared/libcpc.so.1" "${ports_add[@]}" -- sh -c '
-			tag=@'$vendor'
-			'"$ports_run"'
-			exit 0' >"$work/guest-$vendor.log" 2>&1
+if [ "$examples" = 1 ]; then
+	examples_check "" "${ex_where[0]}" "$work/guest.log"
+	i=1
+	for k in "${other_kernels[@]}"; do
+		wait "${ex_pids[$((i - 1))]}"
 		erc=$?
-		cat "$work/guest-$vendor.log" >>"$work/guest.log"
+		cat "$work/guest-$k.log" >>"$work/guest.log"
 		if [ $erc != 0 ]; then
-			tail -n 30 "$work/guest-$vendor.log"
-			bad "the emulated $name PMU's guest ran cleanly (testing/vm/run exit $erc)"
+			tail -n 30 "$work/guest-$k.log"
+			bad "the sim's guest on $k ran cleanly (testing/vm/run exit $erc)"
 		fi
-		ports_check @$vendor "on the emulated $name PMU"
-	done
-else
-	for where in "on the emulated Intel PMU" "on the emulated AMD PMU"; do
-		for c in "${port_checks[@]}"; do
-			skipped "$c, $where (its QEMU is not cached: testing/vm/qemu/build)"
-		done
+		examples_check "@$k" "${ex_where[$i]}" "$work/guest-$k.log"
+		i=$((i + 1))
 	done
 fi
