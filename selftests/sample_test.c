@@ -580,13 +580,16 @@ TEST_F(sample, kernel_chain)
 	       (unsigned long long)s.kframes, (int)geteuid());
 	EXPECT_EQ(0, s.bad);
 	EXPECT_GT(s.samples, 10);
-	EXPECT_EQ(0, s.kframe_bad);
-	EXPECT_EQ(0, s.kchain);
 	if (want) {
 		EXPECT_GT(s.kframes, 0);
 	} else {
 		EXPECT_EQ(0, s.kframes);
 	}
+#if defined(__x86_64__)
+	/* Kernel addresses by x86-64's split: where each belongs. */
+	EXPECT_EQ(0, s.kframe_bad);
+	EXPECT_EQ(0, s.kchain);
+#endif
 	ring_close(&r);
 }
 
