@@ -519,24 +519,41 @@ TEST_F(sample, callchain)
 }
 
 /*
+ * Half a second of work with many system calls, so that samples land in
+ * the kernel, sampled with @flags into @s.  False if the backend cannot
+ * interrupt.
+ */
+static bool sample_syscalls(struct __test_metadata *_metadata,
+			    uint32_t flags, struct seen *s)
+{
+	struct ring r;
+
+	ASSERT_EQ(0, ring_open(&r, 64));
+	if (!sampling_ok(r.fd)) {
+		ring_close(&r);
+		return false;
+	}
+	ASSERT_EQ(0, start_sampling(&r, flags, 500));
+	burn(0.5, 1);
+	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
+	drain(&r, s);
+	ring_close(&r);
+	return true;
+}
+
+/*
  * Many system calls, so that samples land in the kernel: none has a
  * kernel address unless the caller may count kernel events.
  */
 TEST_F(sample, kernel_addresses)
 {
 	struct seen s = {};
-	struct ring r;
 	int priv;
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, ring_open(&r, 64));
-	if (!sampling_ok(r.fd))
+	if (!sample_syscalls(_metadata, CHAIN, &s))
 		SKIP(return, "backend cannot interrupt");
 	priv = geteuid() == 0;
-	ASSERT_EQ(0, start_sampling(&r, CHAIN, 500));
-	burn(0.5, 1);
-	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
-	drain(&r, &s);
 	TH_LOG("S %llu user %llu kernel addresses %llu (uid %d)",
 	       (unsigned long long)s.samples, (unsigned long long)s.user,
 	       (unsigned long long)s.kaddr, (int)geteuid());
@@ -546,7 +563,6 @@ TEST_F(sample, kernel_addresses)
 	EXPECT_LT(s.user, s.samples);
 	if (!priv)
 		EXPECT_EQ(0, s.kaddr);
-	ring_close(&r);
 }
 
 /*
@@ -557,24 +573,17 @@ TEST_F(sample, kernel_addresses)
 TEST_F(sample, kernel_chain)
 {
 	struct seen s = {};
-	struct ring r;
 	int want;
 
 	RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, ring_open(&r, 64));
-	if (!sampling_ok(r.fd))
+	/* Where there is no call chain, no kernel frames either. */
+	if (!sample_syscalls(_metadata, CHAIN ? CHAIN | PCTR_SA_KCHAIN : 0, &s))
 		SKIP(return, "backend cannot interrupt");
 #if defined(__x86_64__)
 	want = geteuid() == 0;
 #else
 	want = 0;
 #endif
-	/* Where there is no call chain, no kernel frames either. */
-	ASSERT_EQ(0, start_sampling(&r, CHAIN ? CHAIN | PCTR_SA_KCHAIN : 0,
-				    500));
-	burn(0.5, 1);
-	ASSERT_EQ(0, ioctl(r.fd, PCIOCDISABLE));
-	drain(&r, &s);
 	TH_LOG("S %llu user %llu with kernel frames %llu (uid %d)",
 	       (unsigned long long)s.samples, (unsigned long long)s.user,
 	       (unsigned long long)s.kframes, (int)geteuid());
@@ -590,7 +599,6 @@ TEST_F(sample, kernel_chain)
 	EXPECT_EQ(0, s.kframe_bad);
 	EXPECT_EQ(0, s.kchain);
 #endif
-	ring_close(&r);
 }
 
 /*
