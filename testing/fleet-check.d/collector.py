@@ -24,6 +24,16 @@ procs = []
 procs_start = time.time()
 
 
+def recv_all(s):
+    """Everything socket s sends until it closes."""
+    data = b''
+    while True:
+        b = s.recv(65536)
+        if not b:
+            return data
+        data += b
+
+
 def check(ok, what):
     global failed
     print('%s: fleet: %s' % ('PASS' if ok else 'FAIL', what), flush=True)
@@ -36,12 +46,7 @@ def command(h, line, timeout=600):
     with socket.create_connection(('127.0.0.1', hosts[h][1]), timeout=timeout) as s:
         s.sendall((line + '\n').encode())
         s.shutdown(socket.SHUT_WR)
-        data = b''
-        while True:
-            b = s.recv(4096)
-            if not b:
-                break
-            data += b
+        data = recv_all(s)
     return data.decode(errors='replace').strip()
 
 
@@ -208,12 +213,7 @@ def http_get(url):
     with socket.create_connection((host, int(port)), timeout=60) as s:
         s.sendall(('GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n'
                    % (path, host)).encode())
-        data = b''
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            data += b
+        data = recv_all(s)
     head, _, body = data.partition(b'\r\n\r\n')
     lines = head.decode().split('\r\n')
     if ' 200 ' not in lines[0] + ' ':
