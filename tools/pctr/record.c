@@ -513,19 +513,30 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
+/* The running kernel's boot ID into @id, or NULL (record.h). */
+char *read_boot_id(char *id, size_t len)
+{
+	FILE *b = fopen("/proc/sys/kernel/random/boot_id", "re");
+	char *ok = b ? fgets(id, len, b) : NULL;
+
+	if (b)
+		fclose(b);
+	if (!ok)
+		return NULL;
+	id[strcspn(id, "\n")] = '\0';
+	return id[0] ? id : NULL;
+}
+
 /*
  * "boot ID": the kernel's boot ID, so that pctr report names kernel
  * functions from /proc/kallsyms only on the boot that was recorded.
  */
 static void boot_id_line(FILE *f)
 {
-	char id[64] = "";
-	FILE *b = fopen("/proc/sys/kernel/random/boot_id", "re");
+	char id[64];
 
-	if (b && fgets(id, sizeof(id), b) && id[0] && id[0] != '\n')
-		fprintf(f, "boot %s%s", id, strchr(id, '\n') ? "" : "\n");
-	if (b)
-		fclose(b);
+	if (read_boot_id(id, sizeof(id)))
+		fprintf(f, "boot %s\n", id);
 }
 
 /* --- the command --------------------------------------------------------- */

@@ -235,14 +235,8 @@ static void load_kallsyms(void)
 	FILE *f;
 
 	ksyms_tried = 1;
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (f) {
-		if (!fgets(now, sizeof(now), f))
-			now[0] = '\0';
-		fclose(f);
-	}
-	now[strcspn(now, "\n")] = '\0';
-	if (!boot_id[0] || strcmp(now, boot_id))
+	if (!boot_id[0] || !read_boot_id(now, sizeof(now)) ||
+	    strcmp(now, boot_id))
 		return;
 	f = fopen("/proc/kallsyms", "re");
 	if (!f)
@@ -303,6 +297,18 @@ static void add_frame(unsigned int id)
 	frames[nframes++] = id;
 }
 
+/* The frame of kernel address @a: its function, or "[kernel]". */
+static unsigned int kernel_frame(uint64_t a)
+{
+	const char *k = ksym_of(a);
+	char buf[300];
+
+	if (!k)
+		return intern(&syms, "[kernel]\t[kernel]");
+	snprintf(buf, sizeof(buf), "%s\t[kernel.kallsyms]", k);
+	return intern(&syms, buf);
+}
+
 /* One "s" line: pid tid cpu flags tsc ip nr chain... */
 static void add_sample(char *line)
 {
@@ -325,11 +331,7 @@ static void add_sample(char *line)
 	}
 	sample_at[nsamples] = nframes;
 	if (flags & PCTR_SR_KERNEL) {
-		const char *k = ksym_of(ip);
-
-		if (k)
-			snprintf(buf, sizeof(buf), "%s\t[kernel.kallsyms]", k);
-		add_frame(intern(&syms, k ? buf : "[kernel]\t[kernel]"));
+		add_frame(kernel_frame(ip));
 	} else {
 		symbolise(im, ip, buf, sizeof(buf));
 		add_frame(intern(&syms, buf));
@@ -347,11 +349,7 @@ static void add_sample(char *line)
 		if (!((flags & PCTR_SR_KERNEL) && i == knr) && a)
 			a--;
 		if (i < knr) {
-			const char *k = ksym_of(a);
-
-			if (k)
-				snprintf(buf, sizeof(buf), "%s\t[kernel.kallsyms]", k);
-			id = intern(&syms, k ? buf : "[kernel]\t[kernel]");
+			id = kernel_frame(a);
 		} else {
 			symbolise(im, a, buf, sizeof(buf));
 			id = intern(&syms, buf);
