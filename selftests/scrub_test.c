@@ -96,6 +96,18 @@ static const struct pctr_page *count_inline(struct __test_metadata *_metadata,
 	return pg;
 }
 
+/*
+ * Instruction counts are exact on the emulated PMU under -icount and on
+ * hardware; PCTR_COUNTS_INEXACT=1 says they are not (the emulated PMU
+ * without -icount, where a 6.1 guest with two vCPUs has to run): the
+ * bounds on a count are then left out, and what the scrub and the
+ * switch must hold (zero from another's counter, rdpmc on) is kept.
+ */
+static bool counts_exact(void)
+{
+	return !getenv("PCTR_COUNTS_INEXACT");
+}
+
 TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
 {
 	struct victim v = { .fd = self->fd };
@@ -129,7 +141,8 @@ TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
 	pthread_join(t, NULL);
 	ASSERT_EQ(0, v.err);
 	EXPECT_LE(v.before, v.after);
-	EXPECT_GT(v.before + 100000, v.after);
+	if (counts_exact())
+		EXPECT_GT(v.before + 100000, v.after);
 	munmap((void *)pg, PCTR_PAGE_SIZE);
 	EXPECT_EQ(0, ioctl(self->fd, PCIOCRELEASE));
 }
@@ -268,10 +281,12 @@ TEST_F(x86, threads_of_one_process_count_exactly_across_switches)
 	       (unsigned long long)b.count,
 	       (unsigned long long)(2 * b.loop * TRIPS));
 	EXPECT_LE(want, a.count);
-	EXPECT_GT(want + 500 * TRIPS, a.count);
+	if (counts_exact())
+		EXPECT_GT(want + 500 * TRIPS, a.count);
 	want = 2 * b.loop * TRIPS;
 	EXPECT_LE(want, b.count);
-	EXPECT_GT(want + 500 * TRIPS, b.count);
+	if (counts_exact())
+		EXPECT_GT(want + 500 * TRIPS, b.count);
 }
 
 /* user_rdpmc=0: no rdpmc for anyone, and the page says so. */

@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# sh ./emu-suite.sh [perf] [scrub] [stat] [msr] [sample_VENDOR] [examples]
+# sh ./emu-suite.sh [perf] [scrub] [stat] [msr] [sample_VENDOR] [examples] [flags]
 #
 # What a guest on the emulated PMU runs (make check's phase "the emulated
 # PMU"): emu-count.sh, the selftests on the real backend as root and as
 # uid 1000, and as asked scrub_test, stat_test, the register writes of
 # a context switch (emu-msr.sh), sample-check, the reference pages'
-# examples (testing/examples/guest-run), then
+# examples (testing/examples/guest-run), QEMU's flags under PMIs
+# (emu-flags.sh), then
 # emu-pmi.sh and perf's own tests with pctr unloaded: the cases of
 # ./perf-tests (fragments of their descriptions, separated by '|').
 sel=/pctr/selftests
@@ -44,6 +45,11 @@ if [ -n "$want_examples" ]; then
 	t0=$(cut -d. -f1 /proc/uptime)
 	sh ./guest-run 2>&1
 	echo "# examples took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
+fi
+if [ -n "$want_flags" ]; then
+	t0=$(cut -d. -f1 /proc/uptime)
+	sh ./emu-flags.sh
+	echo "# flags took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 fi
 [ -n "$want_perf" ] || exit 0
 [ -f ./emu-pmi.sh ] && sh ./emu-pmi.sh

@@ -20,7 +20,7 @@
 # PCTR_EMU_VENDORS="intel amd" chooses the vendors.
 emu=$logdir/emu
 mkdir -p "$emu"
-rm -f "$emu"/hybrid.*
+rm -f "$emu"/hybrid[.-]*
 t0=$(date +%s)
 if testing/vm/qemu/build >"$emu/qemu-build.log" 2>&1; then
 	echo "check: QEMU with the emulated PMU: $(grep -o 'built in [0-9]*s' "$emu/qemu-build.log" || echo cached), phase $(($(date +%s) - t0))s"
@@ -80,6 +80,8 @@ suite_args() {
 	smp=() extra=() what=() stat=
 	# Sampling on every kernel (issue 12); the rest on 6.12.
 	what=("sample_$v") extra=(--add testing/sample-check --add testing/sample-attach --add testing/sample-unpriv)
+	# QEMU's flags under PMIs (issue 26 point 10), on every kernel.
+	what+=(flags) extra+=(--add testing/guest/emu-flags.sh --add "$emu/flagstress")
 	# The reference pages' examples, as the packaging phase built them
 	# (testing/pkgtest: build/pkgtest/shared), on every kernel.
 	if [ -x "$ex_built/cpc_example2" ]; then
@@ -93,8 +95,7 @@ suite_args() {
 	6.1.*) ;;	# one vCPU under -icount (vm/run)
 	*)	smp=(--smp 2) what+=(perf scrub msr)
 		extra+=(--add testing/guest/emu-pmi.sh --add build/examples/overflow
-			--add testing/guest/emu-msr.sh --add "$emu/switch-msrs"
-			--add "$emu/flagstress")
+			--add testing/guest/emu-msr.sh --add "$emu/switch-msrs")
 		for f in /usr/bin/objdump /usr/bin/sleep; do
 			[ -x $f ] && extra+=(--add "$f")
 		done
@@ -118,24 +119,37 @@ suite_stream() {
 		echo $(($(date +%s) - t1)) >"$emu/suite-$v-$k.secs"
 	done
 	# The hybrid Intel part (issue 26 point 11) in the last stream
-	# (the other has the benchmark): P-cores 8 + 4, E-cores 6 + 3, on
-	# the newest kernel (two vCPUs, one of each), hybrid_test (perf
-	# leaves counts in the P-core's own counters) and scrub_test.
-	# PCTR_EMU_HYBRID=0 leaves it out.
-	if [ "${3:-}" = hybrid ] && [ -n "$kb" ] && [ "${PCTR_EMU_HYBRID:-1}" = 1 ]; then
-		t1=$(date +%s)
-		testing/vm/run --kernel "$kb" --emulated-pmu intel-hybrid --smp 2 \
-			--perf -- sh -c 'dmesg | grep "pctr: intel"
-				PCTR_NO_SIM=1 /pctr/selftests/run_all /pctr/selftests/hybrid_test /pctr/selftests/scrub_test' \
-			>"$emu/hybrid.log" 2>&1
-		echo $? >"$emu/hybrid.rc"
-		echo $(($(date +%s) - t1)) >"$emu/hybrid.secs"
+	# (the other has the benchmark): P-cores 8 + 4, E-cores 6 + 3, two
+	# vCPUs (one of each), on each kernel, hybrid_test (perf leaves
+	# counts in the P-core's own counters) and scrub_test.  6.1 hangs
+	# bringing up a second vCPU under -icount (vm/run), so its guest
+	# runs without it, and scrub_test leaves out its bounds on a count
+	# (PCTR_COUNTS_INEXACT).  PCTR_EMU_HYBRID=0 leaves it out.
+	if [ "${3:-}" = hybrid ] && [ "${PCTR_EMU_HYBRID:-1}" = 1 ]; then
+		for k in $kernels_suite; do
+			hybrid_guest "$k"
+		done
 	fi
 	[ "${2:-}" = bench ] || return 0
 	t1=$(date +%s)
 	bench/bench --quick --only icount --kernel "$kb" >"$emu/bench.log" 2>&1
 	echo $? >"$emu/bench.rc"
 	echo $(($(date +%s) - t1)) >"$emu/bench.secs"
+}
+# The hybrid guest of kernel $1: its log, exit status and time in
+# $emu/hybrid-KERNEL.*.
+hybrid_guest() {
+	local k=$1 t1 opt=() env=
+	case $k in
+	6.1.*) opt=(--no-icount) env="PCTR_COUNTS_INEXACT=1 " ;;
+	esac
+	t1=$(date +%s)
+	testing/vm/run --kernel "$k" --emulated-pmu intel-hybrid --smp 2 "${opt[@]}" \
+		--perf -- sh -c "dmesg | grep 'pctr: intel'
+			${env}PCTR_NO_SIM=1 /pctr/selftests/run_all /pctr/selftests/hybrid_test /pctr/selftests/scrub_test" \
+		>"$emu/hybrid-$k.log" 2>&1
+	echo $? >"$emu/hybrid-$k.rc"
+	echo $(($(date +%s) - t1)) >"$emu/hybrid-$k.secs"
 }
 # lines_found LABEL LOG RE...: whether every extended regexp RE matches
 # a line of LOG; each one that does not is shown as "  LABEL RE".
@@ -253,7 +267,9 @@ if [ $emu_ok = 1 ]; then
 			suite_results "$k" "$v"
 		done
 	done
-	[ -f "$emu/hybrid.rc" ] && hybrid_results
+	for k in $kernels_suite; do
+		[ -f "$emu/hybrid-$k.rc" ] && hybrid_results "$k"
+	done
 	bench_results
 fi
 echo "check: emulated PMU phase $(($(date +%s) - t0))s"

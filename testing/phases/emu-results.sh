@@ -137,26 +137,29 @@ suite_results() {
 	grep -E '^(user: )?not ok [0-9]+ ' "$log" | sed "s/^/  $t /"
 	suite_skips
 	suite_variants
+	[[ " ${what[*]} " == *" flags "* ]] && suite_flags
 	[[ " ${what[*]} " == *" perf "* ]] || return 0
 	suite_perf
 }
 
-# The hybrid Intel guest (issue 26 point 11; 12-emulated-pmu.sh's
-# suite_stream): the core types and counters each vCPU reports, pctr
-# offering the common 6 + 3 and saying the CPU is hybrid, and
-# hybrid_test (the P-core's own counters read zero through rdpmc, an
-# E-core faults on them) and scrub_test, every test run and passed.
+# The hybrid Intel guest of kernel $1 (issue 26 point 11;
+# 12-emulated-pmu.sh's hybrid_guest): the core types and counters each
+# vCPU reports, pctr offering the common 6 + 3 and saying the CPU is
+# hybrid, and hybrid_test (the P-core's own counters read zero through
+# rdpmc, an E-core faults on them) and scrub_test, every test run and
+# passed (6.1's without -icount: scrub_test without its count bounds).
 hybrid_results() {
-	local log=$emu/hybrid.log rc line t="[intel-hybrid $kb]"
-	rc=$(cat "$emu/hybrid.rc" 2>/dev/null || echo 125)
-	echo "check: emulated hybrid Intel PMU on $kb, hybrid_test and scrub_test: $(cat "$emu/hybrid.secs" 2>/dev/null)s (vm/run exit $rc)"
+	local k=$1 log=$emu/hybrid-$1.log rc line t="[intel-hybrid $1]" how=
+	rc=$(cat "$emu/hybrid-$k.rc" 2>/dev/null || echo 125)
+	[[ $k == 6.1.* ]] && how=", without -icount"
+	echo "check: emulated hybrid Intel PMU on $k$how, hybrid_test and scrub_test: $(cat "$emu/hybrid-$k.secs" 2>/dev/null)s (vm/run exit $rc)"
 	grep -E '^# selftests/hybrid_test\.c:[0-9]+:rdpmc_[a-z_]+:(CPU|P-core)' "$log" |
 		sed "s/^# [^:]*:[0-9]*:[a-z_]*:/  $t /"
 	line=$(grep -E '^selftests: [0-9]+ passed' "$log" | tail -n 1)
 	if [ "$rc" = 0 ] &&
 	   grep -q 'pctr: intel: .* 6 general counters (48 bits), 3 fixed (48 bits); hybrid CPU' "$log" &&
 	   [[ $line =~ ^selftests:\ ([1-9][0-9]*)\ passed,\ 0\ failed,\ 0\ skipped ]]; then
-		add_counts "hybrid_test and scrub_test on the emulated hybrid Intel PMU" "$line"
+		add_counts "hybrid_test and scrub_test on the emulated hybrid Intel PMU on $k" "$line"
 		ok "$t pctr offers the common 6 + 3 counters; rdpmc reads zero from the P-core's own, an E-core faults on them"
 	else
 		grep -E '^(# |not ok|pctr: )' "$log" | tail -n 20
@@ -275,7 +278,22 @@ suite_variants() {
 # Overflow interrupts against perf record, and perf's own tests
 # (suite_results' v, k, t and log).
 # pmi_val SED-PATTERN: the first match of "pmi: SED-PATTERN" in $log.
+# QEMU's flags (issue 26 point 10; emu-flags.sh) in the guest whose
+# log is $log, labelled $t.
+suite_flags() {
+	grep -E '^flags: ' "$log" | sed "s/^/  $t /"
+	# The instrument's flags (issue 26 point 10; emu-flags.sh): right
+	# alone, under perf record's NMIs every 2000 instructions, and
+	# under pctr record; the kernel log check catches a warning.
+	[ "$(grep -cE '^flags: (alone|under perf record|under pctr record): flagstress: 3000 iterations, 0 errors' "$log")" = 3 ] &&
+		[ "$(flags_val 'under perf record: .*, status 0, nmis \([0-9]*\)')" -ge 500 ] 2>/dev/null &&
+		grep -q '^flags: under pctr record: .*, status 0, nmis [1-9]' "$log" &&
+		ok "$t QEMU's flags: right after cmp + cmpxchg8b/16b and in flag chains, alone and under PMIs" ||
+		bad "$t QEMU's flags: right after cmp + cmpxchg8b/16b and in flag chains, alone and under PMIs"
+}
+
 pmi_val() { sed -n "s/^pmi: $1.*/\1/p" "$log" | head -n 1; }
+flags_val() { sed -n "s/^flags: $1.*/\1/p" "$log" | head -n 1; }
 suite_perf() {
 	local ov nm sb sa ms mp must np lost cases c
 	grep -E '^pmi: ' "$log" | sed "s/^/  $t /"
@@ -299,14 +317,6 @@ suite_perf() {
 	[ "${ms:-0}" -ge 20 ] && awk -v p="$mp" 'BEGIN { exit !(p <= 4.1) }' &&
 		ok "$t sampling's fast path: $mp PMU MSR accesses and one LVTPC write a sample (target <= 5)" ||
 		bad "$t sampling's fast path: '$mp' PMU MSR accesses and one LVTPC write a sample (target <= 5, $ms samples)"
-	# The instrument's flags (issue 26 point 10; emu-pmi.sh): right
-	# alone, under perf record's NMIs every 2000 instructions, and
-	# under pctr record; the kernel log check catches a warning.
-	[ "$(grep -cE '^pmi: flags (alone|under perf record|under pctr record): flagstress: 3000 iterations, 0 errors' "$log")" = 3 ] &&
-		[ "$(pmi_val 'flags under perf record: .*, status 0, nmis \([0-9]*\)')" -ge 500 ] 2>/dev/null &&
-		grep -q '^pmi: flags under pctr record: .*, status 0, nmis [1-9]' "$log" &&
-		ok "$t QEMU's flags: right after cmp + cmpxchg8b/16b and in flag chains, alone and under PMIs" ||
-		bad "$t QEMU's flags: right after cmp + cmpxchg8b/16b and in flag chains, alone and under PMIs"
 	# perf test: a line per case; the guard.
 	grep -E '^perftest ' "$log" | sed 's/^perftest \([^|]*\)|\([^|]*\)|\(.*\)/\1 \2: \3/' |
 		sed "s/^/  [perf test $v $k] /"
