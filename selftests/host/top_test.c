@@ -4,8 +4,8 @@
  * (tools/pctr/top_count.c, symbols.c), on the host, against record
  * streams as pctr record writes them: this program's own maps and two
  * of its functions sampled 2:1, and kernel samples named from a
- * kallsyms file of the test's (the kernel's functions and the zeros an
- * unprivileged reader sees).
+ * kallsyms file of the test's (the kernel's functions, a module's, and
+ * the zeros an unprivileged reader sees).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -195,7 +195,11 @@ static const char kallsyms_root[] =
 	"ffffffff81000000 T _stext\n"
 	"ffffffff81000100 T do_syscall_64\n"
 	"ffffffff81000200 t entry_after\n"
-	"ffffffff82000000 D some_data\n";
+	"ffffffff82000000 D some_data\n"
+	"ffffffffc0001000 t pctr_ioctl\t[pctr]\n"
+	"ffffffffc0001100 t pctr_sample_nmi\t[pctr]\n"
+	"ffffffffc0001200 d pctr_table\t[pctr]\n"
+	"ffffffffc0002000 T other_fn\t[other]\n";
 
 /* ... and to a user who may not see kernel addresses. */
 static const char kallsyms_user[] =
@@ -214,7 +218,7 @@ static void use_kallsyms(const char *text)
 	sym_kallsyms = path;
 }
 
-/* Kernel samples (flags PCTR_SR_KERNEL). */
+/* Kernel samples (flags PCTR_SR_KERNEL): the kernel's and modules' functions. */
 static void kernel_samples(struct top_head *h, const char *boot)
 {
 	static const unsigned long ips[] = {
@@ -227,6 +231,22 @@ static void kernel_samples(struct top_head *h, const char *boot)
 	for (i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
 		feed(h, TOP_SYM, "s 1 1 0 %x 10 %lx 0\n", PCTR_SR_KERNEL,
 		     ips[i]);
+}
+
+TEST(module_functions_named)
+{
+	struct top_head h = { 0 };
+	uint64_t n;
+
+	use_kallsyms(kallsyms_root);
+	kernel_samples(&h, "6f1e0b7a-test-boot");
+	unlink(sym_kallsyms);
+	EXPECT_STREQ("pctr_sample_nmi\t[pctr]", row(0, &n));
+	EXPECT_EQ(2, n);
+	EXPECT_STREQ("do_syscall_64\t[kernel.kallsyms]", row(1, &n));
+	EXPECT_STREQ("other_fn\t[other]", row(2, &n));
+	EXPECT_STREQ("pctr_ioctl\t[pctr]", row(3, &n));
+	EXPECT_EQ(5, top_samples);
 }
 
 /* No kernel name for whom the kernel shows zeros, nor from another boot. */

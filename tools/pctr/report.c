@@ -14,12 +14,13 @@
  * of flame graph tools.  --svg draws that flame graph itself: one SVG
  * file, interactive in a browser (flame.c).
  *
- * Symbols (symbols.c) come from elfutils' libdwfl, from the maps pctr record saved
- * for the sample's process and exec generation (with debuginfo when it
- * is installed).  A sample in the kernel is its function in
- * "[kernel.kallsyms]" when the kernel shows the reader its addresses and
- * the file is of this boot, else "[kernel]"; an address in no saved
- * mapping, or in one without a symbol, is "[unknown]".
+ * Symbols (symbols.c) come from elfutils' libdwfl, from the maps pctr
+ * record saved for the sample's process and exec generation (with
+ * debuginfo when it is installed).  A sample in the kernel is its
+ * function in "[kernel.kallsyms]" (in a module's text, "[module]") when
+ * the kernel shows the reader its addresses and the file is of this
+ * boot, else "[kernel]"; an address in no saved mapping, or in one
+ * without a symbol, is "[unknown]".
  */
 #define _GNU_SOURCE
 #include <errno.h>

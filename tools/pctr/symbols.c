@@ -9,7 +9,9 @@
  * read when a sample in the kernel has an address (root's, or a user's
  * allowed to count the kernel) and the stream was recorded on this
  * boot: the kernel shows its addresses only to whom kptr_restrict
- * allows, zeros to the others, and a zero names nothing.
+ * allows, zeros to the others, and a zero names nothing.  Its lines
+ * with a module ("addr t name\t[module]") name the modules' functions,
+ * "[module]" their object, as perf does.
  */
 #define _GNU_SOURCE
 #include <elfutils/libdwfl.h>
@@ -247,7 +249,7 @@ void sym_user(struct image *im, uint64_t addr, char *buf, size_t len)
 
 /* --- kernel symbols ----------------------------------------------------- */
 
-/* A text symbol: "function\t[kernel.kallsyms]". */
+/* A text symbol: "function\t[kernel.kallsyms]" or "function\t[module]". */
 struct ksym {
 	uint64_t	addr;
 	char		*name;
@@ -266,7 +268,7 @@ static int by_addr(const void *a, const void *b)
 
 static void load_kallsyms(void)
 {
-	char line[512], name[256], type;
+	char line[512], name[256], mod[64], type;
 	char now[64] = "", full[330];
 	unsigned long long a;
 	size_t cap = 0;
@@ -281,10 +283,12 @@ static void load_kallsyms(void)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		n = sscanf(line, "%llx %c %255s", &a, &type, name);
+		n = sscanf(line, "%llx %c %255s [%63[^]]]", &a, &type, name,
+			   mod);
 		if (n < 3 || !a || (type != 't' && type != 'T'))
 			continue;
-		snprintf(full, sizeof(full), "%s\t[kernel.kallsyms]", name);
+		snprintf(full, sizeof(full), "%s\t[%s]", name,
+			 n == 4 ? mod : "kernel.kallsyms");
 		if (nksyms == cap) {
 			cap = cap ? 2 * cap : 65536;
 			ksyms = xrealloc(ksyms, cap * sizeof(*ksyms));
