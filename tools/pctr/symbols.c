@@ -266,14 +266,16 @@ static int by_addr(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/*
+ * Read by hand, not with sscanf(): a kernel has some 200,000 lines, and
+ * pctr top reads them while its view waits.
+ */
 static void load_kallsyms(void)
 {
-	char line[512], name[256], mod[64], type;
-	char now[64] = "", full[330];
+	char line[512], now[64] = "", full[330], *p, *name, *mod;
 	unsigned long long a;
 	size_t cap = 0;
 	FILE *f;
-	int n;
 
 	ksyms_tried = 1;
 	if (!boot_id[0] || !read_boot_id(now, sizeof(now)) ||
@@ -282,13 +284,22 @@ static void load_kallsyms(void)
 	f = fopen(sym_kallsyms, "re");
 	if (!f)
 		return;
+	/* "address type name", then "\t[module]" for a module's. */
 	while (fgets(line, sizeof(line), f)) {
-		n = sscanf(line, "%llx %c %255s [%63[^]]]", &a, &type, name,
-			   mod);
-		if (n < 3 || !a || (type != 't' && type != 'T'))
+		a = strtoull(line, &p, 16);
+		if (!a || p[0] != ' ' || (p[1] != 't' && p[1] != 'T') ||
+		    p[2] != ' ')
 			continue;
+		name = p + 3;
+		p = name + strcspn(name, "\t\n");
+		mod = NULL;
+		if (p[0] == '\t' && p[1] == '[') {
+			mod = p + 2;
+			mod[strcspn(mod, "]\n")] = '\0';
+		}
+		*p = '\0';
 		snprintf(full, sizeof(full), "%s\t[%s]", name,
-			 n == 4 ? mod : "kernel.kallsyms");
+			 mod ? mod : "kernel.kallsyms");
 		if (nksyms == cap) {
 			cap = cap ? 2 * cap : 65536;
 			ksyms = xrealloc(ksyms, cap * sizeof(*ksyms));
@@ -321,6 +332,12 @@ static const char *ksym_of(uint64_t addr)
 			hi = mid;
 	}
 	return ksyms[lo].name;
+}
+
+void sym_kernel_now(void)
+{
+	if (read_boot_id(boot_id, sizeof(boot_id)))
+		load_kallsyms();
 }
 
 void sym_kernel(uint64_t addr, char *buf, size_t len)

@@ -56,4 +56,10 @@ void sym_user(struct image *im, uint64_t addr, char *buf, size_t len);
  */
 void sym_kernel(uint64_t addr, char *buf, size_t len);
 
+/*
+ * The kernel's symbols read now, for a stream of the running boot (pctr
+ * top's, read as it is written): not while a live view waits.
+ */
+void sym_kernel_now(void);
+
 #endif /* _PCTR_TOOLS_SYMBOLS_H */

@@ -8,7 +8,10 @@
  *
  * The sampling is pctr record's own, run in a child: pctr record -p
  * (or -a) with its output, the record stream pctr report reads, into a
- * pipe.  pctr top reads that stream as it comes, counts each sample in
+ * pseudo-terminal in raw mode (stdio writes a line at a time to a
+ * terminal, where into a pipe it would hold some 80 samples back: many
+ * seconds of a quiet process).  pctr top reads that stream as it comes,
+ * counts each sample in
  * the row of its sort key (top_count.c, with pctr report's symbols) and
  * every -d seconds shows the rows of that interval, sorted by samples,
  * then starts the next.  On a terminal the view takes the whole screen
@@ -16,8 +19,6 @@
  * with --stdio, or when the output is not a terminal, each refresh is a
  * block of lines.  ^C, SIGTERM or q ends the recorder (the targets run
  * on, as after pctr record -p) and gives the terminal back as it was.
- * pctr record writes its stream through stdio's buffer: a sample may
- * reach the view up to about 4 KB of stream (some 80 samples) late.
  *
  * Exit status: 0, 1 if sampling could not start or failed, 2 for usage
  * errors.
@@ -98,7 +99,8 @@ static int parse_options(int argc, char **argv, struct top_opts *o)
 	o->delay = 1;
 	o->rec[o->nrec++] = "record";
 	o->rec[o->nrec++] = "-o";
-	o->rec[o->nrec++] = "/dev/stdout";
+	/* Not /dev/stdout: a system without udev's links has none. */
+	o->rec[o->nrec++] = "/proc/self/fd/1";
 	while ((opt = getopt_long(argc, argv, "p:ae:c:d:n:h", longs,
 				  NULL)) != -1) {
 		switch (opt) {
@@ -152,10 +154,34 @@ static int parse_options(int argc, char **argv, struct top_opts *o)
 /* --- the recorder ------------------------------------------------------ */
 
 /*
- * pctr record with @o's sampling, its stream on our @out and its
- * messages on our @err: the child's process ID.
+ * A pseudo-terminal for the stream, raw (no echo, no translation): its
+ * master into *@master, its other end returned.
  */
-static pid_t start_recorder(struct top_opts *o, int out[2], int err[2])
+static int stream_pty(int *master)
+{
+	struct termios t;
+	int fd;
+
+	*master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*master < 0 || grantpt(*master) || unlockpt(*master))
+		fail(EXIT_FAIL, "a pseudo-terminal for pctr record: %s",
+		     strerror(errno));
+	fd = open(ptsname(*master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || tcgetattr(fd, &t))
+		fail(EXIT_FAIL, "a pseudo-terminal for pctr record: %s",
+		     strerror(errno));
+	cfmakeraw(&t);
+	if (tcsetattr(fd, TCSANOW, &t))
+		fail(EXIT_FAIL, "a pseudo-terminal for pctr record: %s",
+		     strerror(errno));
+	return fd;
+}
+
+/*
+ * pctr record with @o's sampling, its stream on @out (a terminal's end)
+ * and its messages on the pipe @err: the child's process ID.
+ */
+static pid_t start_recorder(struct top_opts *o, int out, int err[2])
 {
 	pid_t pid;
 
@@ -164,10 +190,9 @@ static pid_t start_recorder(struct top_opts *o, int out[2], int err[2])
 		fail(EXIT_FAIL, "fork: %s", strerror(errno));
 	if (pid)
 		return pid;
-	if (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
+	if (dup2(out, 1) < 0 || dup2(err[1], 2) < 0)
 		_exit(EXIT_FAIL);
-	close(out[0]);
-	close(out[1]);
+	close(out);
 	close(err[0]);
 	close(err[1]);
 	signal(SIGINT, SIG_DFL);
@@ -188,7 +213,7 @@ static void read_lines(struct lines *l, void (*line)(char *s, size_t len))
 {
 	ssize_t n;
 	size_t at, nl;
-	char *p;
+	char *p, c;
 
 	if (l->len + 65536 > l->cap) {
 		l->cap = l->len + 65536;
@@ -196,16 +221,19 @@ static void read_lines(struct lines *l, void (*line)(char *s, size_t len))
 	}
 	n = read(l->fd, l->buf + l->len, l->cap - l->len - 1);
 	if (n <= 0) {
+		/* A terminal's master reads EIO once the other end is shut. */
 		if (n == 0 || (errno != EINTR && errno != EAGAIN))
 			l->eof = 1;
 		return;
 	}
 	l->len += n;
+	/* Each line with its newline, ended by a NUL (there is room). */
 	for (at = 0; (p = memchr(l->buf + at, '\n', l->len - at)); at = nl) {
 		nl = p - l->buf + 1;
-		l->buf[nl - 1] = '\0';
+		c = l->buf[nl];
+		l->buf[nl] = '\0';
 		line(l->buf + at, nl - at);
-		l->buf[nl - 1] = '\n';
+		l->buf[nl] = c;
 	}
 	memmove(l->buf, l->buf + at, l->len - at);
 	l->len -= at;
@@ -229,6 +257,7 @@ static void message_line(char *s, size_t len)
 	msgs[nmsgs] = strdup(s);
 	if (!msgs[nmsgs])
 		fail(EXIT_FAIL, "out of memory");
+	msgs[nmsgs][strcspn(msgs[nmsgs], "\n")] = '\0';
 	nmsgs++;
 }
 
@@ -380,8 +409,11 @@ static double now(void)
 
 /* --- the command --------------------------------------------------------- */
 
-/* The recorder's end: 0, or what pctr top exits with. */
-static int recorder_status(pid_t child)
+/*
+ * The recorder's end: 0, or what pctr top exits with; @stopped, we sent
+ * it SIGTERM (before it has its handler, that ends it).
+ */
+static int recorder_status(pid_t child, int stopped)
 {
 	unsigned int i;
 	int st;
@@ -389,7 +421,8 @@ static int recorder_status(pid_t child)
 	while (waitpid(child, &st, 0) < 0)
 		if (errno != EINTR)
 			return EXIT_FAIL;
-	if (WIFEXITED(st) && !WEXITSTATUS(st))
+	if ((WIFEXITED(st) && !WEXITSTATUS(st)) ||
+	    (stopped && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM))
 		return 0;
 	screen_end();
 	if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_USAGE && nmsgs) {
@@ -411,7 +444,7 @@ static int recorder_status(pid_t child)
 int pctr_top(int argc, char **argv)
 {
 	struct lines out = { 0 }, err = { 0 };
-	int outp[2], errp[2], status;
+	int outp, errp[2], status;
 	struct pollfd p[3];
 	double t0, next, left;
 	unsigned int n = 0;
@@ -423,7 +456,8 @@ int pctr_top(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	sym_prog = prog;
-	if (pipe2(outp, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
+	outp = stream_pty(&out.fd);
+	if (pipe2(errp, O_CLOEXEC))
 		fail(EXIT_FAIL, "pipe: %s", strerror(errno));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -431,12 +465,13 @@ int pctr_top(int argc, char **argv)
 	/* A write to a terminal gone, or a pipe closed: end, as on ^C. */
 	signal(SIGPIPE, on_signal);
 	child = start_recorder(&opts, outp, errp);
-	close(outp[1]);
+	close(outp);
 	close(errp[1]);
-	out.fd = outp[0];
 	err.fd = errp[0];
 	if (!opts.stdio && isatty(1))
 		screen_start();
+	/* While pctr record starts: a kernel's symbols take a while. */
+	sym_kernel_now();
 
 	t0 = now();
 	next = t0 + opts.delay;
@@ -471,7 +506,7 @@ int pctr_top(int argc, char **argv)
 	if (out.eof && !stop_sig) {
 		while (!err.eof)
 			read_lines(&err, message_line);
-		status = recorder_status(child);
+		status = recorder_status(child, 0);
 		if (status)
 			return status;
 		show(now() - t0, ++n);
@@ -487,7 +522,7 @@ int pctr_top(int argc, char **argv)
 		read_lines(&out, stream_line);
 	while (!err.eof)
 		read_lines(&err, message_line);
-	status = recorder_status(child);
+	status = recorder_status(child, 1);
 	screen_end();
 	return status;
 }
