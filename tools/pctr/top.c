@@ -144,7 +144,9 @@ static int parse_options(int argc, char **argv, struct top_opts *o)
 			return usage(stderr, EXIT_USAGE);
 		}
 	}
-	if (optind != argc || !o->pids == !o->system) {
+	if (optind != argc)
+		return usage(stderr, EXIT_USAGE);
+	if (!o->pids == !o->system) {
 		fprintf(stderr, "%s: give -p PID or -a (and not both)\n", prog);
 		return usage(stderr, EXIT_USAGE);
 	}
