@@ -82,6 +82,17 @@ struct top_opts {
 	int		stdio;
 };
 
+/* Option @name's whole number, at least 1, or a usage error. */
+static long whole(const char *name, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || v <= 0)
+		fail(EXIT_USAGE, "%s %s: give a whole number", name, arg);
+	return v;
+}
+
 static int parse_options(int argc, char **argv, struct top_opts *o)
 {
 	static const struct option longs[] = {
@@ -124,11 +135,10 @@ static int parse_options(int argc, char **argv, struct top_opts *o)
 				fail(EXIT_USAGE, "-d %s: give seconds, from 0.1 to 3600", optarg);
 			break;
 		case 'n':
+			o->count = whole("-n", optarg);
+			break;
 		case 'r':
-			*(opt == 'n' ? &o->count : &o->rows) = strtol(optarg, &end, 10);
-			if (*end || (opt == 'n' ? o->count : o->rows) <= 0)
-				fail(EXIT_USAGE, "%s %s: give a whole number",
-				     opt == 'n' ? "-n" : "--rows", optarg);
+			o->rows = whole("--rows", optarg);
 			break;
 		case 's':
 			if (top_sort_of(optarg) < 0)
