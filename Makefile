@@ -290,12 +290,14 @@ PCTR_SRCS	:= tools/pctr/pctr.c tools/pctr/events.c \
 		   tools/pctr/selfcheck_perf.c tools/pctr/selfcheck_backends.c \
 		   tools/pctr/stat.c tools/pctr/stat_count.c tools/pctr/stat_print.c \
 		   tools/pctr/record.c tools/pctr/record_follow.c tools/pctr/report.c \
-		   tools/pctr/flame.c
+		   tools/pctr/flame.c \
+		   tools/pctr/symbols.c tools/pctr/top.c tools/pctr/top_count.c
 PCTR_HDRS	:= tools/pctr/events.h tools/pctr/fail.h tools/pctr/flame.h \
 		   tools/pctr/record.h tools/pctr/record_internal.h \
 		   tools/pctr/selfcheck.h tools/pctr/selfcheck_internal.h \
 		   tools/pctr/stat.h tools/pctr/stat_internal.h tools/libmsg.h \
-		   tools/pctxfollow.h libpctx/pctx_callbacks_private.h
+		   tools/pctxfollow.h libpctx/pctx_callbacks_private.h \
+		   tools/pctr/symbols.h tools/pctr/top.h
 $(B)/tools/pctr: $(PCTR_SRCS) $(PCTR_HDRS) $(ADMIN_SRCS) \
 		 $(B)/lib/libcpc.a $(CPC_HDRS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h

@@ -17,6 +17,9 @@
  *                               ok", exit 0, or why not, exit 3)
  *   sample_work selfcount SECONDS  counts for itself first, then works
  *                               as ratio does (a target -p cannot bind)
+ *   sample_work flush SECONDS   PCIOCFLUSH again and again: its time in
+ *                               pctr.ko's own code, for kernel samples
+ *                               named in [pctr]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -167,6 +170,15 @@ int main(int argc, char **argv)
 			printf("own counters: %s\n", err ? strerror(err) : "ok");
 		}
 		return err ? 3 : 0;
+	}
+	if (!strcmp(argv[1], "flush")) {
+		int fd = open("/dev/pctr", O_RDWR);
+
+		end = now() + secs;
+		while (fd >= 0 && now() < end)
+			if (ioctl(fd, PCIOCFLUSH))
+				return 1;
+		return fd < 0;
 	}
 	if (!strcmp(argv[1], "count")) {
 		work_a(strtoul(argv[2], NULL, 0));

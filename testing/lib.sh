@@ -182,6 +182,13 @@ find_kernels() {
 find_kernels
 # shellcheck disable=SC2034,SC2206 # used by the phases; split on purpose
 sparc_kernels=(${PCTR_SPARC64_KERNELS-6.12 6.1})
+# What testing/top-check needs beside sample-check in a guest: tmux
+# (testing/vm/install-deps), the C.utf8 locale it asks for and the
+# terminfo database (Debian's libc-bin and ncurses-base).
+# shellcheck disable=SC2034 # used by the phases
+top_check_adds=(--add testing/top-check --add /usr/lib/locale/C.utf8
+		--add /lib/terminfo)
+command -v tmux >/dev/null && top_check_adds+=(--add "$(command -v tmux)")
 
 # The phase's counts, failures and their details for the driver, one
 # per line ("counts P F S", "failed TEXT", "detail TEXT"), "complete"

@@ -10,12 +10,14 @@ bench=$logdir/bench
 mkdir -p "$bench"
 # On the simulated PMU, on each kernel, as root (with rmmod while
 # sampling); it runs its unprivileged part again as uid 1000 (no kernel
-# address).  testing/sample-check prints one PASS/FAIL line per check;
-# about 70 s a kernel.
+# address); pctr top under tmux (testing/top-check).
+# testing/sample-check prints one PASS/FAIL line per check; about 70 s a
+# kernel, 20 to 30 s more for pctr top.
 for k in "${kernels[@]}"; do
 	log="$bench/sample-$k.log"
 	testing/vm/run --kernel "$k" --param pmu=sim --smp 2 \
 		--add testing/sample-check --add testing/sample-attach --add testing/sample-unpriv \
+		"${top_check_adds[@]}" \
 		-- sh ./sample-check >"$log" 2>&1
 	rc=$?
 	relay_sample_checks "$k: " "$log"

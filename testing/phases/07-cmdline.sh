@@ -13,7 +13,8 @@
 # must not need one, and usage errors must be told as such (exit 2);
 # pctr_cli is in testing/lib.sh.
 cli_ok=1
-for a in --help -h help "selfcheck --help" "stat --help" "record --help" "report --help"; do
+for a in --help -h help "selfcheck --help" "stat --help" "record --help" "report --help" \
+	 "top --help"; do
 	# shellcheck disable=SC2086 # split on purpose
 	pctr_cli 0 stdout $a || { echo "pctr $a: not help on stdout, exit 0"; cli_ok=0; }
 done
@@ -21,6 +22,7 @@ for a in bogus "info extra" "read extra" "help extra" "selfcheck --bogus" "selfc
 	 stat "stat -q true" "stat -x, --json true" "stat -e" "stat -l extra" \
 	 "stat --json --openmetrics true" "stat -I 100 --openmetrics true" \
 	 record "record -q true" "report extra" "report -q" \
+	 top "top -p 1 -a" "top -p 1 extra" "top -q" \
 	 -s "-s x" "-s 0 -f zz" "-f 01" "-k" "-l -s 0" "-l extra" "-s 0 -q"; do
 	# shellcheck disable=SC2086
 	pctr_cli 2 stderr $a || { echo "pctr $a: not a usage error, exit 2"; cli_ok=0; }

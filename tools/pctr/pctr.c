@@ -12,6 +12,7 @@
  *                   the module's administration (tools/pctr/admin.c)
  *   pctr record     sample a command, or running processes (tools/pctr/record.c)
  *   pctr report     the profile pctr record wrote (tools/pctr/report.c)
+ *   pctr top        the hottest functions, live (tools/pctr/top.c)
  *   pctr help       this usage (also -h, --help)
  *   pctr -s ctr [-f fn] [-k] [-u] [-e] [-i] [-t thr] [-m umask], pctr -l
  *                   OpenBSD pctr(1)'s options: set a counter (mode=system),
@@ -37,6 +38,7 @@
 #include "record.h"
 #include "selfcheck.h"
 #include "stat.h"
+#include "top.h"
 
 static const char *prog = "pctr";
 
@@ -317,6 +319,7 @@ static int usage(FILE *f, int status)
 		"       %s record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-o FILE] [--] COMMAND [ARGS...]\n"
 		"       %s record -p PID[,PID...] [-i] [-d SECONDS] [OPTIONS] [-- COMMAND [ARGS...]]\n"
 		"       %s report [-i FILE] [-g] [--folded]\n"
+		"       %s top {-p PID[,PID...] | -a} [-d SECS] [--sort KEY] [--stdio] [OPTIONS]\n"
 		"       %s -s CTR [-f FN] [-k] [-u] [-e] [-i] [-t THR] [-m UMASK] | -l\n"
 		"  info       the backend, the CPU, its counters, the TSC and idle time (default)\n"
 		"  read       one snapshot of the calling thread's counters (PCIOCRD)\n"
@@ -324,13 +327,14 @@ static int usage(FILE *f, int status)
 		"  stat       count COMMAND (or PID), its threads and children (pctr stat --help)\n"
 		"  record     sample COMMAND, or running processes with -p (pctr record --help)\n"
 		"  report     the profile pctr record wrote (pctr report --help)\n"
+		"  top        the hottest functions of processes or CPUs, live (pctr top --help)\n"
 		"  load [FILE.ko] [PARAM=VALUE...], unload, status\n"
 		"             load, unload and show the module (pctr load --help)\n"
 		"  help       this text (also -h, --help)\n"
 		"  -s CTR     set counter CTR for the whole machine (mode=system), OpenBSD's pctr(1)\n"
 		"  -l         list the events; with no argument in mode=system, pctr prints the\n"
 		"             counters of the current CPU as OpenBSD's pctr(1) does\n"
-		"See pctr(1).\n", prog, prog, prog, prog, prog, prog);
+		"See pctr(1).\n", prog, prog, prog, prog, prog, prog, prog);
 	return status;
 }
 
@@ -413,6 +417,8 @@ int main(int argc, char **argv)
 		return pctr_record(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return pctr_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "top"))
+		return pctr_top(argc - 1, argv + 1);
 	/* OpenBSD pctr(1)'s options: they start with '-', subcommands do not. */
 	if (cmd[0] == '-')
 		return obsd_main(argc, argv);

@@ -14,15 +14,15 @@
  * of flame graph tools.  --svg draws that flame graph itself: one SVG
  * file, interactive in a browser (flame.c).
  *
- * Symbols come from elfutils' libdwfl, from the maps pctr record saved
- * for the sample's process and exec generation (with debuginfo when it
- * is installed).  A sample in the kernel is its function in
- * "[kernel.kallsyms]" when the kernel shows the reader its addresses and
- * the file is of this boot, else "[kernel]"; an address in no saved
- * mapping, or in one without a symbol, is "[unknown]".
+ * Symbols (symbols.c) come from elfutils' libdwfl, from the maps pctr
+ * record saved for the sample's process and exec generation (with
+ * debuginfo when it is installed).  A sample in the kernel is its
+ * function in "[kernel.kallsyms]" (in a module's text, "[module]") when
+ * the kernel shows the reader its addresses and the file is of this
+ * boot, else "[kernel]"; an address in no saved mapping, or in one
+ * without a symbol, is "[unknown]".
  */
 #define _GNU_SOURCE
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -34,250 +34,14 @@
 #include "fail.h"
 #include "flame.h"
 #include "pctr.h"
-#include "record.h"
+#include "symbols.h"
 
 static const char *prog = "pctr report";
 
 #define fail(...)	tool_fail(prog, 1, __VA_ARGS__)
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		fail("out of memory");
-	return p;
-}
-
-/* --- interned strings, with a count each ------------------------------- */
-
-struct table {
-	char		**str;
-	uint64_t	*count;
-	unsigned int	n, cap;
-	unsigned int	*hash;		/* index + 1, 0 empty */
-	unsigned int	hcap;
-};
-
-static unsigned int str_hash(const char *s)
-{
-	unsigned int h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
-static void table_grow(struct table *t)
-{
-	unsigned int i, h;
-
-	t->hcap = t->hcap ? t->hcap * 2 : 1024;
-	free(t->hash);
-	t->hash = calloc(t->hcap, sizeof(*t->hash));
-	if (!t->hash)
-		fail("out of memory");
-	for (i = 0; i < t->n; i++) {
-		for (h = str_hash(t->str[i]) & (t->hcap - 1); t->hash[h];
-		     h = (h + 1) & (t->hcap - 1))
-			;
-		t->hash[h] = i + 1;
-	}
-}
-
-static unsigned int intern(struct table *t, const char *s)
-{
-	unsigned int h;
-
-	if (2 * (t->n + 1) > t->hcap)
-		table_grow(t);
-	for (h = str_hash(s) & (t->hcap - 1); t->hash[h];
-	     h = (h + 1) & (t->hcap - 1))
-		if (!strcmp(t->str[t->hash[h] - 1], s))
-			return t->hash[h] - 1;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->str = xrealloc(t->str, t->cap * sizeof(*t->str));
-		t->count = xrealloc(t->count, t->cap * sizeof(*t->count));
-	}
-	t->str[t->n] = strdup(s);
-	if (!t->str[t->n])
-		fail("out of memory");
-	t->count[t->n] = 0;
-	t->hash[h] = t->n + 1;
-	return t->n++;
-}
-
-/* --- what the file says ------------------------------------------------- */
-
-/* The saved maps of one process in one exec generation: the last kept. */
-struct image {
-	int		pid;
-	unsigned int	gen;
-	char		*maps;		/* /proc/PID/maps lines */
-	size_t		len;
-	Dwfl		*dwfl;
-	int		tried;
-};
-
-struct exec_ev {
-	int		pid;
-	uint64_t	tsc;
-};
-
 /* The file's "event", "lost" and "throttled" lines, for the profile's head. */
 static char info[3][512];
-
-static struct image *images;
-static unsigned int nimages;
-static struct exec_ev *execs;
-static unsigned int nexecs;
-
-static struct image *image_of(int pid, unsigned int gen)
-{
-	unsigned int i;
-
-	for (i = 0; i < nimages; i++)
-		if (images[i].pid == pid && images[i].gen == gen)
-			return &images[i];
-	return NULL;
-}
-
-static unsigned int gen_at(int pid, uint64_t tsc)
-{
-	unsigned int i, gen = 0;
-
-	for (i = 0; i < nexecs; i++)
-		if (execs[i].pid == pid && execs[i].tsc <= tsc)
-			gen++;
-	return gen;
-}
-
-static const Dwfl_Callbacks dwfl_cb = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-};
-
-static Dwfl *image_dwfl(struct image *im)
-{
-	FILE *f;
-
-	if (im->tried)
-		return im->dwfl;
-	im->tried = 1;
-	im->dwfl = dwfl_begin(&dwfl_cb);
-	if (!im->dwfl)
-		return NULL;
-	f = fmemopen(im->maps, im->len, "r");
-	dwfl_report_begin(im->dwfl);
-	if (f) {
-		if (dwfl_linux_proc_maps_report(im->dwfl, f))
-			fprintf(stderr, "%s: the maps of process %d are unreadable: %s\n",
-				prog, im->pid, dwfl_errmsg(-1));
-		fclose(f);
-	}
-	dwfl_report_end(im->dwfl, NULL, NULL);
-	return im->dwfl;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/* "symbol\tobject" for @addr in @im. */
-static void symbolise(struct image *im, uint64_t addr, char *buf, size_t len)
-{
-	Dwfl *d = im ? image_dwfl(im) : NULL;
-	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
-	const char *sym = NULL, *obj = "[unknown]";
-
-	if (m) {
-		obj = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL,
-				       NULL);
-		obj = obj ? base_name(obj) : "[unknown]";
-		sym = dwfl_module_addrname(m, addr);
-	}
-	snprintf(buf, len, "%s\t%s", sym ? sym : "[unknown]", obj);
-}
-
-/* --- kernel symbols ----------------------------------------------------- */
-
-/*
- * The kernel's text symbols from /proc/kallsyms, read when a sample in
- * the kernel has an address (root's, or a user's allowed to count the
- * kernel) and the file was recorded on this boot: the kernel shows its
- * addresses only to whom kptr_restrict allows, zeros to the others.
- */
-struct ksym {
-	uint64_t	addr;
-	char		*name;
-};
-
-static struct ksym *ksyms;
-static size_t nksyms;
-static int ksyms_tried;
-static char boot_id[64];	/* the file's "boot" line */
-
-static int by_addr(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
-static void load_kallsyms(void)
-{
-	char line[512], name[256], now[64] = "", type;
-	unsigned long long a;
-	size_t cap = 0;
-	FILE *f;
-
-	ksyms_tried = 1;
-	if (!boot_id[0] || !read_boot_id(now, sizeof(now)) ||
-	    strcmp(now, boot_id))
-		return;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a ||
-		    (type != 't' && type != 'T'))
-			continue;
-		if (nksyms == cap) {
-			cap = cap ? 2 * cap : 65536;
-			ksyms = xrealloc(ksyms, cap * sizeof(*ksyms));
-		}
-		ksyms[nksyms].addr = a;
-		ksyms[nksyms].name = strdup(name);
-		if (!ksyms[nksyms].name)
-			fail("out of memory");
-		nksyms++;
-	}
-	fclose(f);
-	qsort(ksyms, nksyms, sizeof(*ksyms), by_addr);
-}
-
-/* The kernel function at @addr, or NULL. */
-static const char *ksym_of(uint64_t addr)
-{
-	size_t lo = 0, hi, mid;
-
-	if (!ksyms_tried)
-		load_kallsyms();
-	hi = nksyms;
-	if (!addr || !hi || addr < ksyms[0].addr)
-		return NULL;
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (ksyms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return ksyms[lo].name;
-}
 
 /* --- the samples, as frames ------------------------------------------ */
 
@@ -300,19 +64,16 @@ static void add_frame(unsigned int id)
 /* The frame of kernel address @a: its function, or "[kernel]". */
 static unsigned int kernel_frame(uint64_t a)
 {
-	const char *k = ksym_of(a);
-	char buf[300];
+	char buf[400];
 
-	if (!k)
-		return intern(&syms, "[kernel]\t[kernel]");
-	snprintf(buf, sizeof(buf), "%s\t[kernel.kallsyms]", k);
+	sym_kernel(a, buf, sizeof(buf));
 	return intern(&syms, buf);
 }
 
 /* One "s" line: pid tid cpu flags tsc ip nr chain... */
 static void add_sample(char *line)
 {
-	unsigned int pid, tid, cpu, flags, nr, i, id, gen, knr;
+	unsigned int pid, tid, cpu, flags, nr, i, id, knr;
 	unsigned long long tsc, ip, a;
 	char buf[1024], *p = line;
 	struct image *im;
@@ -322,8 +83,7 @@ static void add_sample(char *line)
 		   &tsc, &ip, &nr, &n) != 7)
 		return;
 	p += n;
-	gen = gen_at(pid, tsc);
-	im = image_of(pid, gen);
+	im = sym_image(pid, tsc);
 	if (nsamples == capsamples) {
 		capsamples = capsamples ? capsamples * 2 : 4096;
 		sample_at = xrealloc(sample_at, capsamples * sizeof(*sample_at));
@@ -333,7 +93,7 @@ static void add_sample(char *line)
 	if (flags & PCTR_SR_KERNEL) {
 		add_frame(kernel_frame(ip));
 	} else {
-		symbolise(im, ip, buf, sizeof(buf));
+		sym_user(im, ip, buf, sizeof(buf));
 		add_frame(intern(&syms, buf));
 	}
 	knr = PCTR_SR_KNR(flags);
@@ -351,7 +111,7 @@ static void add_sample(char *line)
 		if (i < knr) {
 			id = kernel_frame(a);
 		} else {
-			symbolise(im, a, buf, sizeof(buf));
+			sym_user(im, a, buf, sizeof(buf));
 			id = intern(&syms, buf);
 		}
 		add_frame(id);
@@ -364,11 +124,9 @@ static void read_file(const char *path)
 {
 	char *line = NULL;
 	size_t cap = 0;
-	struct image *cur = NULL;
-	unsigned long long tsc, n1, n2;
-	unsigned int gen;
+	unsigned long long n1, n2;
 	ssize_t len;
-	int pid, saw_header = 0;
+	int saw_header = 0;
 	FILE *f = fopen(path, "r");
 	char **slines = NULL;
 	size_t ns = 0, capl = 0, i;
@@ -390,27 +148,7 @@ static void read_file(const char *path)
 				slines = xrealloc(slines, capl * sizeof(*slines));
 			}
 			slines[ns++] = strdup(line + 2);
-		} else if (!strncmp(line, "m ", 2) && cur) {
-			cur->maps = xrealloc(cur->maps, cur->len + len);
-			memcpy(cur->maps + cur->len, line + 2, len - 2);
-			cur->len += len - 2;
-		} else if (sscanf(line, "maps %d %u %llx", &pid, &gen, &tsc) == 3) {
-			cur = image_of(pid, gen);
-			if (!cur) {
-				images = xrealloc(images,
-						  (nimages + 1) * sizeof(*images));
-				cur = &images[nimages++];
-				memset(cur, 0, sizeof(*cur));
-				cur->pid = pid;
-				cur->gen = gen;
-			}
-			/* A later snapshot replaces an earlier one. */
-			cur->len = 0;
-		} else if (sscanf(line, "exec %d %u %llx", &pid, &gen, &tsc) == 3) {
-			execs = xrealloc(execs, (nexecs + 1) * sizeof(*execs));
-			execs[nexecs].pid = pid;
-			execs[nexecs++].tsc = tsc;
-		} else if (sscanf(line, "boot %63s", boot_id) == 1) {
+		} else if (sym_line(line, len)) {
 			;
 		} else if (!strncmp(line, "event ", 6)) {
 			snprintf(info[0], sizeof(info[0]), "# %s", line);
@@ -435,29 +173,6 @@ static void read_file(const char *path)
 }
 
 /* --- output ------------------------------------------------------------ */
-
-static struct table *sort_table;
-
-static int by_count(const void *a, const void *b)
-{
-	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
-	uint64_t cx = sort_table->count[x], cy = sort_table->count[y];
-
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	return strcmp(sort_table->str[x], sort_table->str[y]);
-}
-
-static unsigned int *sorted(struct table *t)
-{
-	unsigned int *o = xrealloc(NULL, t->n * sizeof(*o)), i;
-
-	for (i = 0; i < t->n; i++)
-		o[i] = i;
-	sort_table = t;
-	qsort(o, t->n, sizeof(*o), by_count);
-	return o;
-}
 
 static void print_sym(const char *s)
 {
