@@ -2,13 +2,13 @@
 /*
  * CPU bindings (PCIOCBIND of a CPU): counters that count on one CPU
  * whatever runs there, as Solaris' cpc_bind_cpu() does.  One per CPU;
- * while any exists no thread counts: the engine (ctx.c) invalidates
+ * while any exists no thread counts: the engine (cpub.c) invalidates
  * every thread context and refuses new ones.
  *
  * A binding's sums change only on its CPU, with interrupts off (the IPIs
  * here, the fold timer, the overflow interrupt), so making, reading and
  * ending one each run an IPI on that CPU; the engine's half of it, what
- * touches the registers, is ctx.c's ctx_cpub_*().  bind.c asks for a
+ * touches the registers, is ctx_cpub_*() (cpub.c).  bind.c asks for a
  * binding on a descriptor's behalf, after policy.c's check.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

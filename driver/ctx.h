@@ -4,9 +4,11 @@
  *
  *   page.c   the counter page (page.h), rewritten by ctx.c;
  *   notify.c a context's references and its overflow signal (notify.h);
+ *   cpub.c   the registers of the counters a CPU owns (a CPU
+ *            binding's, system mode's), the state each CPU's counting
+ *            shares with ctx.c (cpub_private.h, for those two alone);
  *   ctx.c    the mechanism: counting, the scheduler's hooks, the fold
- *            timer and overflow interrupt, and the registers of the
- *            counters a CPU owns (a CPU binding's, system mode's);
+ *            timer and overflow interrupt;
  *   cpu_bind.c CPU bindings: made, read and ended by IPIs;
  *   prog.c   contexts' lives, and prog_load(), the one call that
  *            programs a context: the only one that takes the PMU;
@@ -41,7 +43,7 @@ struct pid;
 struct task_struct;
 
 /*
- * The CPU-binding epoch (ctx.c): the first CPU binding of a period moves
+ * The CPU-binding epoch (cpub.c): the first CPU binding of a period moves
  * it on, and every thread context of an older one is invalid for good.
  */
 extern atomic_long_t pctr_epoch;
@@ -87,7 +89,7 @@ struct pctr_prog {
 #define PCTR_PROG_FIRE		BIT(5)
 
 /* ctx.c: the engine.  Counting calls: interrupts off, on the CPU. */
-bool ctx_epoch(unsigned long *epoch);
+bool ctx_epoch(unsigned long *epoch);		/* cpub.c's, any context */
 void ctx_start(struct pctr_ctx *ctx);
 void ctx_stop(struct pctr_ctx *ctx);
 void ctx_update(struct pctr_ctx *ctx);
@@ -117,9 +119,11 @@ struct pctr_cpub {
 };
 
 /*
- * ctx.c's half of a CPU's own counters, for cpu_bind.c and system.c:
- * irqs off, on the CPU, but ctx_new_id() (any context) and
- * ctx_cpub_begin() and ctx_cpub_end() (a CPU binding is made, is gone).
+ * The engine's half of a CPU's own counters (cpub.c; ctx_new_id() and
+ * ctx_cpub_start(), which takes the counters from a thread, are
+ * ctx.c's), for cpu_bind.c and system.c: irqs off, on the CPU, but
+ * ctx_new_id() (any context) and ctx_cpub_begin() and ctx_cpub_end() (a
+ * CPU binding is made, is gone).
  */
 u64 ctx_new_id(void);
 void ctx_cpub_begin(void);
