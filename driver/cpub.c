@@ -19,6 +19,7 @@
 
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
 
@@ -26,6 +27,7 @@
 #include "cpub_private.h"
 #include "ctx.h"
 #include "engine.h"
+#include "sample.h"
 
 DEFINE_PER_CPU(struct pctr_cpu, pctr_cpu);
 ktime_t pctr_fold_period;
@@ -126,11 +128,87 @@ static void cpub_sys_resets(struct pctr_cpub *cb)
 	}
 }
 
+/*
+ * A sampling binding's slots armed for their overflow interrupt: each
+ * the distance to its 64-bit wrap, where the counter reaches, unless
+ * throttled in this tick (then a fold comes at the next tick to arm it,
+ * as for a thread: ctx.c's fold_soon).
+ */
+static void cpub_arm(struct pctr_cpub *cb)
+{
+	unsigned long m;
+	unsigned int s;
+	u64 left;
+
+	if (unlikely(cb->throttled) && !sample_rearm(cb->smp, &cb->throttled))
+		irq_work_queue(this_cpu_ptr(&pctr_cpu.fold_soon));
+	for (m = cb->hw.mask; m; m &= m - 1)
+		cb->hw.left[__ffs(m)] = 0;
+	m = cb->sampling & cb->hw.mask & ~cb->throttled;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		left = -cb->sum[s];
+		if (left <= pctr_width_mask(pctr_slot_width(&pctr_pmu, s)))
+			cb->hw.left[s] = left;
+	}
+}
+
+/*
+ * Start @cb's counters as its hw says (armed, if it samples) and make it
+ * what counts here.  NMI-safe (the overflow interrupt's fold).
+ */
+static void cpub_hw_on(struct pctr_cpub *cb, struct pctr_cpu *pc)
+{
+	unsigned long m;
+
+	if (cb->sampling)
+		cpub_arm(cb);
+	cb->hw.forgotten = !pc->last_id || READ_ONCE(pctr_no_keep);
+	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
+	pc->cpub = cb;
+	pc->last_id = cb->id;
+	if (unlikely(cb->hw.err)) {
+		cpub_failed(cb);
+	} else if (cb->sampling) {
+		/* An armed slot may start from another raw value (backend.h). */
+		for (m = cb->hw.mask; m; m &= m - 1)
+			cb->prev[__ffs(m)] = cb->hw.val[__ffs(m)];
+	}
+}
+
+/*
+ * A sampling binding's fold: stop, fold, record the sampling slots that
+ * wrapped (in the overflow interrupt, what it interrupted: whichever
+ * thread runs here), and start again armed for the next period (the
+ * backend's distance to the interrupt counts from a start).
+ */
+static noinline void cpub_sample_fold(struct pctr_cpub *cb)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	u32 wrapped;
+
+	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
+	if (unlikely(cb->hw.err)) {
+		cpub_failed(cb);
+		return;
+	}
+	wrapped = fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw) &
+		  cb->sampling;
+	ctx_ack();
+	if (wrapped)
+		sample_wrapped(cb->smp, wrapped, cb->sum, &cb->throttled,
+			       pc->regs);
+	cpub_hw_on(cb, pc);
+}
+
 /* A CPU binding's counters: fold them, leaving them run. */
 void cpub_update(struct pctr_cpub *cb)
 {
 	if (cb->err)
 		return;
+	if (unlikely(cb->sampling)) {
+		cpub_sample_fold(cb);
+		return;
+	}
 	pctr_pmu.ops->read(&pctr_pmu, &cb->hw);
 	if (unlikely(cb->hw.err)) {
 		cpub_failed(cb);
@@ -143,19 +221,14 @@ void cpub_update(struct pctr_cpub *cb)
 }
 
 /*
- * Start @cb's counters as its hw says and make it what counts here, the
- * fold timer running; no thread counts here now (ctx_cpub_start()).
+ * Start @cb's counters and make it what counts here, the fold timer
+ * running; no thread counts here now (ctx_cpub_start()).
  */
 void cpub_start(struct pctr_cpub *cb)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 
-	cb->hw.forgotten = !pc->last_id || READ_ONCE(pctr_no_keep);
-	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
-	pc->cpub = cb;
-	pc->last_id = cb->id;
-	if (unlikely(cb->hw.err))
-		cpub_failed(cb);
+	cpub_hw_on(cb, pc);
 	if (!hrtimer_active(&pc->fold))
 		hrtimer_start(&pc->fold, pctr_fold_period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
@@ -187,6 +260,9 @@ bool ctx_cpub_stop(struct pctr_cpub *cb)
 		held = true;
 	}
 	ctx_ack();
+	/* Its sampling ends here: so do its throttles, said in the ring. */
+	if (cb->throttled)
+		sample_throttles_end(cb->smp, &cb->throttled);
 	return held;
 }
 
@@ -208,3 +284,31 @@ void ctx_cpub_drop(struct pctr_cpub *cb)
 	per_cpu_ptr(&pctr_cpu, cb->cpu)->cpub = NULL;
 }
 
+/*
+ * On the CPU, irqs off: @cb, counting here, samples its slot @slot from
+ * now on into @smp's ring (cpu_bind.c made the sampler), with control
+ * @ctl (its function with PCTR_INT) and @period: its value restarts at
+ * 2^64 - @period.  False if @cb does not count here (any more): else
+ * @smp is @cb's, a failure to start again its error (EIO), as any.
+ */
+bool ctx_cpub_sample(struct pctr_cpub *cb, struct pctr_sampler *smp,
+		     unsigned int slot, u64 ctl, u64 period)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+
+	if (pc->cpub != cb || cb->err)
+		return false;
+	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
+	if (unlikely(cb->hw.err)) {
+		cpub_failed(cb);
+		return false;
+	}
+	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
+	ctx_ack();
+	cb->hw.ctl[slot] = ctl;
+	cb->sum[slot] = -period;
+	cb->smp = smp;
+	cb->sampling = BIT(slot);
+	cpub_hw_on(cb, pc);
+	return true;
+}

@@ -368,13 +368,17 @@ static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-/* A throttled context's fold at the next tick, if none comes sooner. */
+/*
+ * A throttled context's (or sampling CPU binding's) fold at the next
+ * tick, if none comes sooner.
+ */
 static void ctx_fold_soon(struct irq_work *w)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 	ktime_t soon = ns_to_ktime(TICK_NSEC);
 
-	if (!pc->cur || !pc->cur->throttled)
+	if ((!pc->cur || !pc->cur->throttled) &&
+	    (!pc->cpub || !pc->cpub->throttled))
 		return;
 	if (hrtimer_active(&pc->fold) &&
 	    ktime_compare(hrtimer_get_remaining(&pc->fold), soon) <= 0)

@@ -39,6 +39,7 @@
 #include "policy.h"
 
 struct page;
+struct pctr_sampler;
 struct pid;
 struct task_struct;
 
@@ -116,6 +117,10 @@ struct pctr_cpub {
 	u64		prev[PCTR_NUM];
 	struct pctr_hw	hw;
 	bool		sys;		/* system mode's (system.c) */
+	/* A CPU binding that samples (PCIOCSAMPLE): its slots, sample.c's. */
+	struct pctr_sampler *smp;
+	u32		sampling;
+	u32		throttled;
 };
 
 /*
@@ -132,11 +137,15 @@ void ctx_cpub_start(struct pctr_cpub *cb);
 bool ctx_cpub_stop(struct pctr_cpub *cb);
 bool ctx_cpub_fold(struct pctr_cpub *cb);
 void ctx_cpub_drop(struct pctr_cpub *cb);
+bool ctx_cpub_sample(struct pctr_cpub *cb, struct pctr_sampler *smp,
+		     unsigned int slot, u64 ctl, u64 period);
 
 /* cpu_bind.c: CPU bindings.  Process context; each runs an IPI. */
 struct pctr_cpub *cpu_bind(unsigned int cpu, const struct pctr_prog *prog);
 void cpu_unbind(struct pctr_cpub *cb);
 int cpu_bind_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask);
+int cpu_bind_sample(struct pctr_cpub *cb, struct pctr_sampler *smp,
+		    unsigned int slot, u64 ctl, u64 period);
 
 /* Set-up, from thread.c's. */
 void ctx_engine_init(void);
