@@ -442,9 +442,13 @@ static void ring_end(struct ring_pos *p, u64 size)
 	kc->busy = false;
 }
 
-/* Write one record for @slot to this CPU's ring, or count it lost. */
-static void sample_record(struct pctr_sampler *smp, unsigned int slot,
-			  struct pt_regs *regs)
+/*
+ * Write one record for @slot to this CPU's ring, or count it lost.
+ * Inline in the overflow paths, as it always was in the thread's.
+ */
+static __always_inline void sample_record(struct pctr_sampler *smp,
+					  unsigned int slot,
+					  struct pt_regs *regs)
 {
 	struct pctr_ring *r = smp->ring;
 	unsigned int cpu = smp_processor_id();
@@ -573,7 +577,7 @@ void sample_irq_exit(void)
 }
 
 /* May this CPU take one more sample in this tick?  0, or PCTR_TR_*. */
-static u16 sample_limited(void)
+static __always_inline u16 sample_limited(void)
 {
 	struct sample_tick *st = this_cpu_ptr(&sample_tick);
 	unsigned long now = READ_ONCE(jiffies);
@@ -613,10 +617,14 @@ static void sample_throttle(struct pctr_sampler *smp, u32 *throttled,
 /*
  * The sampling slots @m of @smp wrapped, their sums in @sum, those
  * throttled in *@throttled: record each (or count it skipped) and
- * reload it with its next period.  NMI-safe.
+ * reload it with its next period.  NMI-safe.  Inline in a thread's
+ * overflow path (sample_overflow()), as it was before a CPU binding
+ * sampled too.
  */
-void sample_wrapped(struct pctr_sampler *smp, unsigned long m, u64 *sum,
-		    u32 *throttled, struct pt_regs *regs)
+static __always_inline void sample_wrapped_(struct pctr_sampler *smp,
+					    unsigned long m, u64 *sum,
+					    u32 *throttled,
+					    struct pt_regs *regs)
 {
 	unsigned int s;
 	u64 over, period, rem;
@@ -641,6 +649,12 @@ void sample_wrapped(struct pctr_sampler *smp, unsigned long m, u64 *sum,
 	}
 }
 
+void sample_wrapped(struct pctr_sampler *smp, unsigned long m, u64 *sum,
+		    u32 *throttled, struct pt_regs *regs)
+{
+	sample_wrapped_(smp, m, sum, throttled, regs);
+}
+
 bool sample_overflow(struct pctr_ctx *ctx, struct pt_regs *regs)
 {
 	unsigned long m = ctx->ovf & ctx->sampling;
@@ -648,7 +662,7 @@ bool sample_overflow(struct pctr_ctx *ctx, struct pt_regs *regs)
 	if (!ctx->smp)
 		return ctx->ovf != 0;
 	ctx->ovf &= ~m;
-	sample_wrapped(ctx->smp, m, ctx->sum, &ctx->throttled, regs);
+	sample_wrapped_(ctx->smp, m, ctx->sum, &ctx->throttled, regs);
 	return ctx->ovf != 0;
 }
 
