@@ -616,11 +616,12 @@ static void parse_sort(char *list)
 		for (k = 0; k < 4 && strcmp(tok, key_names[k]); k++)
 			;
 		if (k == 4 || nkeys == 8)
-			fail("--sort %s: the keys are comm, pid, tid and sym", tok);
+			tool_fail(prog, 2, "--sort %s: the keys are comm, pid, tid and sym",
+				  tok);
 		keys[nkeys++] = k;
 	}
 	if (!nkeys)
-		fail("--sort: give keys, as comm,sym");
+		tool_fail(prog, 2, "--sort: give keys, as comm,sym");
 }
 
 static int has_key(enum key k)
