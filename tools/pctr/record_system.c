@@ -20,7 +20,9 @@
  * ring at its watermark or every 100 ms -- has no maps, and its user
  * samples are reported by name and "[unknown]"; an exec that keeps the
  * name and the file is not seen; a library loaded and unloaded between
- * two scans is unknown.  pctr-record(1) says so too.
+ * two scans is unknown; another user's process whose maps we may not
+ * read (CAP_PERFMON alone does not let us) has its name only.
+ * pctr-record(1) says so too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
