@@ -23,7 +23,9 @@
  * the binder's ring (PCIOCRING on the same descriptor, before the
  * binding), by a second task_work in the thread, with the same checks.
  * pid and tid in the records are the thread's; the sampling ends with
- * the binding, at the thread's exec, or at its exit.
+ * the binding, at the thread's exec, or at its exit.  A CPU binding
+ * samples its CPU, whatever runs there (bind_cpu_sample()), into a ring
+ * made on the descriptor before or after the binding.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -75,6 +77,62 @@ static void unbind_cpu(struct pctr_file *pf)
 {
 	cpu_unbind(pf->cpub);
 	pf->cpub = NULL;
+}
+
+/*
+ * PCIOCSAMPLE on a descriptor bound to a CPU: the binding's slot samples
+ * into the descriptor's ring whatever runs on the CPU (cpu_bind.c), with
+ * the function it counts (EINVAL for another slot or function).  Its
+ * records have kernel addresses only if the binder may count the kernel
+ * itself (policy.c), whatever the binding's privilege covers.
+ */
+static int bind_cpu_sample(struct pctr_file *pf, struct pctr_ring *r,
+			   const struct pctr_sample_attr *sa)
+{
+	unsigned int rights = pctr_bind_rights(true);
+	struct pctr_prog prog = {};
+	struct pctr_sampler *smp;
+	unsigned int s = sa->sa_slot;
+	int ret;
+
+	ret = sample_check(r, sa);
+	if (ret)
+		return ret;
+	ret = prog_encode(&prog, s, sa->sa_fn | PCTR_INT, rights);
+	if (ret)
+		return ret;
+	mutex_lock(&pf->lock);
+	ret = -EINVAL;
+	if (pf->kind != PCTR_BIND_CPU || !(pf->cpub->hw.mask & BIT(s)) ||
+	    (pf->cpub->fn[s] | PCTR_INT) != prog.fn[s])
+		goto unlock;
+	smp = sample_cpu_new(r, sa, pctr_rights() & PCTR_MAY_KERNEL,
+			     pf->cpub->cpu);
+	ret = PTR_ERR_OR_ZERO(smp);
+	if (ret)
+		goto unlock;
+	ret = cpu_bind_sample(pf->cpub, smp, s, prog.ctl[s], sa->sa_period);
+	if (ret)
+		sample_free(smp);
+unlock:
+	mutex_unlock(&pf->lock);
+	return ret;
+}
+
+/*
+ * PCIOCRING on a bound descriptor: on one bound to a CPU, a ring for
+ * that CPU alone (sample.c); else for every CPU, as on any.
+ */
+int pctr_bind_ring(struct file *file, struct pctr_ring_attr *ra)
+{
+	struct pctr_file *pf = pctr_file(file);
+	int ret;
+
+	mutex_lock(&pf->lock);
+	ret = sample_ring_create(&pf->ring, ra, pf->kind == PCTR_BIND_CPU ?
+				 (int)pf->cpub->cpu : -1);
+	mutex_unlock(&pf->lock);
+	return ret;
 }
 
 /* --- thread bindings ------------------------------------------------------ */
@@ -600,7 +658,7 @@ unlock:
  * samples into this descriptor's ring (PCIOCRING, made before the
  * binding).  The argument is checked as for the calling thread's, with
  * the binder's rights; the change is made in the thread, as the binding
- * was.  A CPU binding does not sample (EOPNOTSUPP).
+ * was.  On a CPU binding, bind_cpu_sample().
  */
 int pctr_bind_sample(struct file *file, struct pctr_ring *r,
 		     const struct pctr_sample_attr *sa)
@@ -609,6 +667,8 @@ int pctr_bind_sample(struct file *file, struct pctr_ring *r,
 	struct pctr_req *req;
 	int ret;
 
+	if (READ_ONCE(pctr_file(file)->kind) == PCTR_BIND_CPU)
+		return bind_cpu_sample(pctr_file(file), r, sa);
 	ret = sample_check(r, sa);
 	if (ret)
 		return ret;

@@ -2,14 +2,16 @@
 /*
  * CPU bindings (PCIOCBIND of a CPU): counters that count on one CPU
  * whatever runs there, as Solaris' cpc_bind_cpu() does.  One per CPU;
- * while any exists no thread counts: the engine (ctx.c) invalidates
+ * while any exists no thread counts: the engine (cpub.c) invalidates
  * every thread context and refuses new ones.
  *
  * A binding's sums change only on its CPU, with interrupts off (the IPIs
  * here, the fold timer, the overflow interrupt), so making, reading and
  * ending one each run an IPI on that CPU; the engine's half of it, what
- * touches the registers, is ctx.c's ctx_cpub_*().  bind.c asks for a
- * binding on a descriptor's behalf, after policy.c's check.
+ * touches the registers, is ctx_cpub_*() (cpub.c).  bind.c asks for a
+ * binding on a descriptor's behalf, after policy.c's check, and for its
+ * sampling (cpu_bind_sample(): every thread the CPU runs, pctr record
+ * -a).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,6 +27,7 @@
 #include "backend.h"
 #include "ctx.h"
 #include "pmu_owner.h"
+#include "sample.h"
 
 /* Serialises CPU bindings: which CPU is taken, and the engine's count. */
 static DEFINE_MUTEX(cpu_bind_lock);
@@ -135,6 +138,7 @@ void cpu_unbind(struct pctr_cpub *cb)
 	cpus_read_unlock();
 	ctx_cpub_end();
 	pctr_pmu_put();
+	sample_free(cb->smp);
 	kfree(cb);
 	mutex_unlock(&cpu_bind_lock);
 }
@@ -169,4 +173,47 @@ int cpu_bind_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask)
 	cpus_read_unlock();
 	*mask = cb->hw.mask;
 	return READ_ONCE(cb->err);
+}
+
+struct cpu_bind_sampling {
+	struct pctr_cpub	*cb;
+	struct pctr_sampler	*smp;
+	unsigned int		slot;
+	u64			ctl, period;
+	bool			done;
+};
+
+static void cpu_bind_sample_ipi(void *arg)
+{
+	struct cpu_bind_sampling *a = arg;
+
+	a->done = ctx_cpub_sample(a->cb, a->smp, a->slot, a->ctl, a->period);
+}
+
+/*
+ * PCIOCSAMPLE on a CPU binding (bind.c checked it): its slot @slot, now
+ * with control @ctl, samples every @period events into @smp's ring,
+ * whatever thread runs on the CPU.  @smp is the binding's from then on
+ * (freed with it); else, EBUSY if it samples already or EIO if its
+ * counting ended (offline, a failed register), it is the caller's.
+ */
+int cpu_bind_sample(struct pctr_cpub *cb, struct pctr_sampler *smp,
+		    unsigned int slot, u64 ctl, u64 period)
+{
+	struct cpu_bind_sampling a = {
+		.cb = cb, .smp = smp, .slot = slot, .ctl = ctl,
+		.period = period,
+	};
+	int ret = -EBUSY;
+
+	mutex_lock(&cpu_bind_lock);
+	if (cb->smp)
+		goto unlock;
+	cpus_read_lock();
+	ret = smp_call_function_single(cb->cpu, cpu_bind_sample_ipi, &a, 1);
+	cpus_read_unlock();
+	ret = !ret && a.done ? 0 : -EIO;
+unlock:
+	mutex_unlock(&cpu_bind_lock);
+	return ret;
 }

@@ -22,10 +22,12 @@
  *
  * Also here, because they touch the same registers and per-CPU state:
  * finding overflows (a slot's 64-bit value wrapping freezes the context;
- * notify.c signals its thread), and the engine's half of the counters a
- * CPU owns rather than a thread: a CPU binding's (cpu_bind.c) or system
- * mode's (system.c).  The engine keeps the counter page (page.c) up to
- * date.  Making, programming and ending contexts is prog.c's; what a
+ * notify.c signals its thread).  The counters a CPU owns rather than a
+ * thread, a CPU binding's (cpu_bind.c) or system mode's (system.c), are
+ * cpub.c's, below this file: the fold timer and the overflow interrupt
+ * fold them too, and ctx_cpub_start() takes the counters from the thread
+ * counting on the CPU before cpub.c starts them.  The engine keeps the
+ * counter page (page.c) up to date.  Making, programming and ending contexts is prog.c's; what a
  * thread asks of its own counters, and inheritance, thread.c's;
  * bindings bind.c's.
  */
@@ -44,6 +46,7 @@
 #include <linux/string.h>
 
 #include "backend.h"
+#include "cpub_private.h"
 #include "ctx.h"
 #include "engine.h"
 #include "notify.h"
@@ -51,99 +54,15 @@
 #include "pmu_owner.h"
 #include "sample.h"
 
-struct pctr_cpu {
-	struct pctr_ctx	*cur;		/* counting on this CPU now */
-	struct pctr_cpub *cpub;		/* the CPU's binding, if any */
-	u64		last_id;	/* whose state the registers hold */
-	struct hrtimer	fold;		/* folds while a context runs */
-	struct irq_work	fold_soon;	/* ... at the next tick: a throttle */
-	struct pt_regs	*regs;		/* within the overflow interrupt */
-	bool		pce_next;	/* switching out to a thread that reads */
-	bool		pce_kept;	/* user rdpmc left on for it */
-	unsigned long	kept;		/* starts that only re-enabled */
-	unsigned long	loaded;		/* starts that rewrote registers */
-};
-
-static DEFINE_PER_CPU(struct pctr_cpu, pctr_cpu);
 static atomic64_t pctr_ctx_ids = ATOMIC64_INIT(0);
-static ktime_t pctr_fold_period;
 static struct preempt_ops pctr_preempt_ops;
 
-/*
- * CPU bindings.  pctr_epoch moves on when the first binding of a period
- * is made: every thread context of an older epoch is invalid for good.
- * A context made while a binding exists has no counters (pctr_cpu_binds
- * is checked after reading the epoch, and bumped before the epoch).
- */
-static atomic_t pctr_cpu_binds = ATOMIC_INIT(0);
-atomic_long_t pctr_epoch = ATOMIC_LONG_INIT(0);
-
-/* What the registers hold is not to be trusted now: see hotplug.c. */
-static bool pctr_no_keep;
-
-/*
- * The CPU-binding epoch now, in *@epoch; true while a CPU binding exists
- * and no thread may count.  The count is read after the epoch: see
- * cpub_begin().
- */
-bool ctx_epoch(unsigned long *epoch)
-{
-	*epoch = atomic_long_read(&pctr_epoch);
-	smp_rmb();	/* pairs with cpub_begin() */
-	return atomic_read(&pctr_cpu_binds) != 0;
-}
-
 /* --- counting: all with interrupts off, on the context's CPU ---------- */
-
-/* The general and fixed counters' width masks, set once at load. */
-static u64 ctx_gen_mask __read_mostly;
-static u64 ctx_fix_mask __read_mostly;
-
-/* Fold raw values into 64-bit sums; the slots whose sum wrapped. */
-static __always_inline u32 fold_sums(unsigned long m, u64 *sum, u64 *prev,
-		     const struct pctr_hw *hw)
-{
-	u64 gen = ctx_gen_mask, fix = ctx_fix_mask;
-	unsigned int s;
-	u32 wrapped = 0;
-	u64 old;
-
-	for (; m; m &= m - 1) {
-		s = __ffs(m);
-		old = sum[s];
-		sum[s] += (hw->val[s] - prev[s]) &
-			  (s < PCTR_FIXED_BASE ? gen : fix);
-		prev[s] = hw->val[s];
-		if (sum[s] < old)
-			wrapped |= BIT(s);
-	}
-	return wrapped;
-}
 
 static __always_inline void ctx_fold(struct pctr_ctx *ctx)
 {
 	ctx->ovf |= fold_sums(ctx->hw.mask, ctx->sum, ctx->prev, &ctx->hw) &
 		    ctx->notify;
-}
-
-/* Acknowledge whatever overflowed, where the backend flags overflows. */
-static void pmu_ack(void)
-{
-	const struct pctr_pmu_ops *ops = pctr_pmu.ops;
-	u32 status;
-
-	if (!ops->overflow_status || !ops->overflow_ack)
-		return;
-	status = ops->overflow_status(&pctr_pmu);
-	if (status)
-		ops->overflow_ack(&pctr_pmu, status);
-}
-
-/* After a fold: a freezing backend counts on once acknowledged. */
-static void ctx_ack(void)
-{
-	if (pctr_pmu.flags & PCTR_PMU_FREEZE)
-		pmu_ack();
 }
 
 /* Rewrite the context's page, if mapped; @on_cpu: it is what counts here. */
@@ -215,8 +134,6 @@ static void ctx_set_left(struct pctr_ctx *ctx)
  * registers hold is unknown: nobody may keep it.  Counts since the last
  * fold are lost.  Interrupts off, on the CPU.
  */
-static atomic_long_t ctx_hw_failures = ATOMIC_LONG_INIT(0);
-
 static noinline void ctx_hw_failed(struct pctr_ctx *ctx, struct pctr_cpu *pc)
 {
 	atomic_long_inc(&ctx_hw_failures);
@@ -431,54 +348,6 @@ void ctx_update(struct pctr_ctx *ctx)
 	ctx_publish(ctx, pc->cur == ctx);
 }
 
-/* A CPU binding's registers failed: it counts no more (EIO). */
-static noinline void cpub_failed(struct pctr_cpub *cb)
-{
-	atomic_long_inc(&ctx_hw_failures);
-	cb->err = cb->hw.err;
-	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
-	cb->hw.err = 0;
-	this_cpu_write(pctr_cpu.last_id, 0);
-}
-
-/*
- * System mode lets processes rdpmc through the kernel's own switch (the
- * count perf raises for a mapped event), and that switch also zeroes the
- * counters perf used before pctr took the PMU, once per CPU.  Such a
- * register reads below its last fold; a real wrap cannot have happened
- * unless that fold was within one fold period's reach (2^35 events) of
- * the top, so for wide counters a lower value there means the register
- * was zeroed: count from zero, not a bogus near-2^width delta.
- */
-static void cpub_sys_resets(struct pctr_cpub *cb)
-{
-	unsigned long m = cb->hw.mask;
-	unsigned int s, bits;
-
-	for_each_set_bit(s, &m, PCTR_NUM) {
-		bits = pctr_slot_width(&pctr_pmu, s);
-		if (bits >= 40 && cb->hw.val[s] < cb->prev[s] &&
-		    cb->prev[s] < pctr_width_mask(bits) - BIT_ULL(35))
-			cb->prev[s] = 0;
-	}
-}
-
-/* A CPU binding's counters: fold them, leaving them run. */
-static void cpub_update(struct pctr_cpub *cb)
-{
-	if (cb->err)
-		return;
-	pctr_pmu.ops->read(&pctr_pmu, &cb->hw);
-	if (unlikely(cb->hw.err)) {
-		cpub_failed(cb);
-		return;
-	}
-	if (cb->sys)
-		cpub_sys_resets(cb);
-	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
-	ctx_ack();
-}
-
 static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
@@ -499,13 +368,17 @@ static enum hrtimer_restart pctr_fold_timer(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-/* A throttled context's fold at the next tick, if none comes sooner. */
+/*
+ * A throttled context's (or sampling CPU binding's) fold at the next
+ * tick, if none comes sooner.
+ */
 static void ctx_fold_soon(struct irq_work *w)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 	ktime_t soon = ns_to_ktime(TICK_NSEC);
 
-	if (!pc->cur || !pc->cur->throttled)
+	if ((!pc->cur || !pc->cur->throttled) &&
+	    (!pc->cpub || !pc->cpub->throttled))
 		return;
 	if (hrtimer_active(&pc->fold) &&
 	    ktime_compare(hrtimer_get_remaining(&pc->fold), soon) <= 0)
@@ -587,7 +460,7 @@ void pctr_pmu_interrupt(struct pt_regs *regs)
 		cpub_update(pc->cpub);
 	if (pc->cur)
 		ctx_update(pc->cur);
-	pmu_ack();
+	pctr_pmu_ack();
 	pc->regs = outer;
 	sample_irq_exit();
 }
@@ -776,12 +649,7 @@ unsigned long pctr_ctx_failures(void)
 	return atomic_long_read(&ctx_hw_failures);
 }
 
-/* --- a CPU's own counters: CPU bindings and system mode ---------------- */
-
-unsigned int pctr_ctx_cpu_bindings(void)
-{
-	return atomic_read(&pctr_cpu_binds);
-}
+/* --- a CPU's own counters: cpub.c's, but the thread they displace -- */
 
 /* An ID for a CPU's counters, from the contexts' space.  Any context. */
 u64 ctx_new_id(void)
@@ -790,29 +658,9 @@ u64 ctx_new_id(void)
 }
 
 /*
- * A CPU binding is about to be made (cpu_bind.c serialises them): from
- * now on no thread may count, and every thread context now existing is
- * invalid (the first binding of a period moves the epoch).
- */
-void ctx_cpub_begin(void)
-{
-	if (atomic_inc_return(&pctr_cpu_binds) == 1) {
-		/* Count before epoch: prog_create() reads them the other way. */
-		smp_mb__after_atomic();
-		atomic_long_inc(&pctr_epoch);
-	}
-}
-
-void ctx_cpub_end(void)
-{
-	atomic_dec(&pctr_cpu_binds);
-}
-
-/*
  * On the CPU, irqs off: take the counters from whatever thread counts
- * here (a CPU binding invalidated it; in system mode none does), start
- * @cb's as its hw says and make it what counts here, the fold timer
- * running.  A CPU binding and system mode start alike.
+ * here (a CPU binding invalidated it; in system mode none does), then
+ * start @cb's (cpub.c).  A CPU binding and system mode start alike.
  */
 void ctx_cpub_start(struct pctr_cpub *cb)
 {
@@ -823,62 +671,7 @@ void ctx_cpub_start(struct pctr_cpub *cb)
 		ctx_hw_off(cur, pc);
 		ctx_publish(cur, pc->cur == cur);
 	}
-	cb->hw.forgotten = !pc->last_id || READ_ONCE(pctr_no_keep);
-	pctr_pmu.ops->start(&pctr_pmu, &cb->hw);
-	pc->cpub = cb;
-	pc->last_id = cb->id;
-	if (unlikely(cb->hw.err))
-		cpub_failed(cb);
-	if (!hrtimer_active(&pc->fold))
-		hrtimer_start(&pc->fold, pctr_fold_period,
-			      HRTIMER_MODE_REL_PINNED_HARD);
-}
-
-/*
- * On the CPU, irqs off: if @cb counts here, stop its counters and fold
- * what they counted; the CPU is then free for threads.  True if the
- * registers hold what the stop left (no failure, now or before).
- */
-bool ctx_cpub_stop(struct pctr_cpub *cb)
-{
-	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
-	bool held = false;
-
-	if (pc->cpub != cb)
-		return false;
-	pc->cpub = NULL;
-	pc->last_id = 0;
-	if (cb->err)
-		return false;
-	pctr_pmu.ops->stop(&pctr_pmu, &cb->hw);
-	if (unlikely(cb->hw.err)) {
-		cpub_failed(cb);
-	} else {
-		if (cb->sys)
-			cpub_sys_resets(cb);
-		fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
-		held = true;
-	}
-	ctx_ack();
-	return held;
-}
-
-/*
- * On the CPU, irqs off: if @cb counts here, bring its sums up to date,
- * its counters left running, and say so.
- */
-bool ctx_cpub_fold(struct pctr_cpub *cb)
-{
-	if (this_cpu_read(pctr_cpu.cpub) != cb)
-		return false;
-	cpub_update(cb);
-	return true;
-}
-
-/* @cb's CPU is offline and runs nothing: it is simply dropped there. */
-void ctx_cpub_drop(struct pctr_cpub *cb)
-{
-	per_cpu_ptr(&pctr_cpu, cb->cpu)->cpub = NULL;
+	cpub_start(cb);
 }
 
 /* --- set-up ---------------------------------------------------------- */

@@ -4,9 +4,11 @@
  *
  *   page.c   the counter page (page.h), rewritten by ctx.c;
  *   notify.c a context's references and its overflow signal (notify.h);
+ *   cpub.c   the registers of the counters a CPU owns (a CPU
+ *            binding's, system mode's), the state each CPU's counting
+ *            shares with ctx.c (cpub_private.h, for those two alone);
  *   ctx.c    the mechanism: counting, the scheduler's hooks, the fold
- *            timer and overflow interrupt, and the registers of the
- *            counters a CPU owns (a CPU binding's, system mode's);
+ *            timer and overflow interrupt;
  *   cpu_bind.c CPU bindings: made, read and ended by IPIs;
  *   prog.c   contexts' lives, and prog_load(), the one call that
  *            programs a context: the only one that takes the PMU;
@@ -37,11 +39,12 @@
 #include "policy.h"
 
 struct page;
+struct pctr_sampler;
 struct pid;
 struct task_struct;
 
 /*
- * The CPU-binding epoch (ctx.c): the first CPU binding of a period moves
+ * The CPU-binding epoch (cpub.c): the first CPU binding of a period moves
  * it on, and every thread context of an older one is invalid for good.
  */
 extern atomic_long_t pctr_epoch;
@@ -87,7 +90,7 @@ struct pctr_prog {
 #define PCTR_PROG_FIRE		BIT(5)
 
 /* ctx.c: the engine.  Counting calls: interrupts off, on the CPU. */
-bool ctx_epoch(unsigned long *epoch);
+bool ctx_epoch(unsigned long *epoch);		/* cpub.c's, any context */
 void ctx_start(struct pctr_ctx *ctx);
 void ctx_stop(struct pctr_ctx *ctx);
 void ctx_update(struct pctr_ctx *ctx);
@@ -114,12 +117,18 @@ struct pctr_cpub {
 	u64		prev[PCTR_NUM];
 	struct pctr_hw	hw;
 	bool		sys;		/* system mode's (system.c) */
+	/* A CPU binding that samples (PCIOCSAMPLE): its slots, sample.c's. */
+	struct pctr_sampler *smp;
+	u32		sampling;
+	u32		throttled;
 };
 
 /*
- * ctx.c's half of a CPU's own counters, for cpu_bind.c and system.c:
- * irqs off, on the CPU, but ctx_new_id() (any context) and
- * ctx_cpub_begin() and ctx_cpub_end() (a CPU binding is made, is gone).
+ * The engine's half of a CPU's own counters (cpub.c; ctx_new_id() and
+ * ctx_cpub_start(), which takes the counters from a thread, are
+ * ctx.c's), for cpu_bind.c and system.c: irqs off, on the CPU, but
+ * ctx_new_id() (any context) and ctx_cpub_begin() and ctx_cpub_end() (a
+ * CPU binding is made, is gone).
  */
 u64 ctx_new_id(void);
 void ctx_cpub_begin(void);
@@ -128,11 +137,15 @@ void ctx_cpub_start(struct pctr_cpub *cb);
 bool ctx_cpub_stop(struct pctr_cpub *cb);
 bool ctx_cpub_fold(struct pctr_cpub *cb);
 void ctx_cpub_drop(struct pctr_cpub *cb);
+bool ctx_cpub_sample(struct pctr_cpub *cb, struct pctr_sampler *smp,
+		     unsigned int slot, u64 ctl, u64 period);
 
 /* cpu_bind.c: CPU bindings.  Process context; each runs an IPI. */
 struct pctr_cpub *cpu_bind(unsigned int cpu, const struct pctr_prog *prog);
 void cpu_unbind(struct pctr_cpub *cb);
 int cpu_bind_read(struct pctr_cpub *cb, u64 *fn, u64 *val, u32 *mask);
+int cpu_bind_sample(struct pctr_cpub *cb, struct pctr_sampler *smp,
+		    unsigned int slot, u64 ctl, u64 period);
 
 /* Set-up, from thread.c's. */
 void ctx_engine_init(void);

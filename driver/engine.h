@@ -41,6 +41,7 @@ int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa);
 int pctr_bind(struct file *file, const struct pctr_bind __user *arg);
 int pctr_bind_sample(struct file *file, struct pctr_ring *r,
 		     const struct pctr_sample_attr *sa);
+int pctr_bind_ring(struct file *file, struct pctr_ring_attr *ra);
 int pctr_bind_enable(struct file *file, bool on);
 int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
 void pctr_bind_end(struct file *file);

@@ -354,12 +354,17 @@ static long ioc_flush(struct file *file, const struct pctr_ioc *ioc,
 	return pctr_flush_cache();
 }
 
-/* Sampling (sample.c): the descriptor's ring, a slot of the caller's. */
+/*
+ * Sampling (sample.c): the descriptor's ring (on one bound to a CPU,
+ * that CPU's alone: bind.c), a slot of the caller's.
+ */
 static long ioc_ring(struct file *file, const struct pctr_ioc *ioc,
 		     unsigned int cmd, union pctr_ioc_arg *a,
 		     void __user *uarg)
 {
-	return sample_ring_create(&pctr_file(file)->ring, &a->ring);
+	if (pctr_file_bound(file))
+		return pctr_bind_ring(file, &a->ring);
+	return sample_ring_create(&pctr_file(file)->ring, &a->ring, -1);
 }
 
 /* On a descriptor bound to a thread, that thread's slot (bind.c). */
@@ -414,7 +419,8 @@ static const struct pctr_ioc pctr_iocs[] = {
 	IOC(PCIOCDISABLE,	ioc_enable,	IOC_PROGRAM | IOC_THREAD | IOC_BOUND),
 	IOC(PCIOCSOPTS,		ioc_setopts,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
 	IOC(PCIOCBIND,		ioc_bind,	IOC_PROGRAM | IOC_THREAD),
-	IOC(PCIOCRING,		ioc_ring,	IOC_PROGRAM | IOC_THREAD | IOC_COPY),
+	IOC(PCIOCRING,		ioc_ring,	IOC_PROGRAM | IOC_THREAD | IOC_COPY |
+	    IOC_BOUND),
 	IOC(PCIOCSAMPLE,	ioc_sample,	IOC_PROGRAM | IOC_THREAD | IOC_COPY |
 	    IOC_BOUND),
 };

@@ -37,6 +37,12 @@
  * PCIOCSAMPLE in the thread itself (for a thread binding, by a task_work
  * of its binder's in the thread: bind.c), or copied to a thread it
  * creates (inheritance), and ends with the thread's side of the context.
+ *
+ * A CPU binding samples too (PCIOCSAMPLE on it: pctr record -a): its
+ * sampler (sample_cpu_new()) is held by the binding (cpub.c), records
+ * whatever thread its CPU runs -- that thread's pid, tid and name, read
+ * in the interrupt -- and writes to a ring for every CPU or, made on the
+ * bound descriptor, for that CPU alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -91,6 +97,7 @@ struct pctr_ring {
 	unsigned long		size;		/* bytes mapped */
 	struct user_struct	*user;		/* its size is charged to */
 	u32			ncpu;
+	u32			first;		/* the CPU of its ring 0 */
 	u32			ctl_size;
 	u64			data_size;	/* per CPU, a power of two */
 	u32			watermark;
@@ -117,6 +124,7 @@ struct pctr_sampler {
 	u32			depth;		/* call chain entries, or 0 */
 	bool			kaddr;		/* may record kernel addresses */
 	bool			kchain;		/* and kernel frames, asked */
+	bool			cpu;		/* a CPU's: whatever thread runs */
 	u32			pid, tid;	/* in ring->ns */
 	/* The address space it samples: compared, never followed. */
 	const struct mm_struct	*mm;
@@ -234,8 +242,12 @@ struct pctr_ring *sample_ring_of(struct pctr_ring **slot)
 	return smp_load_acquire(slot);
 }
 
-/* PCIOCRING: the descriptor's ring, made once. */
-int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra)
+/*
+ * PCIOCRING: the descriptor's ring, made once: for every CPU, or with
+ * @cpu >= 0 (a descriptor bound to that CPU) for that CPU alone.
+ */
+int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra,
+		       int cpu)
 {
 	static DEFINE_MUTEX(ring_lock);
 	struct pctr_ring_ctl *ctl;
@@ -253,7 +265,8 @@ int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra)
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
-	r->ncpu = nr_cpu_ids;
+	r->ncpu = cpu < 0 ? nr_cpu_ids : 1;
+	r->first = cpu < 0 ? 0 : cpu;
 	r->data_size = (u64)ra->ra_pages << PAGE_SHIFT;
 	if (ra->ra_watermark > r->data_size)
 		goto inval;
@@ -360,7 +373,7 @@ static void ring_lost(struct pctr_ring *r, unsigned int cpu)
 /* Where a record is being written: ring_begin() to ring_end(). */
 struct ring_pos {
 	struct pctr_ring	*r;
-	unsigned int		cpu;
+	unsigned int		cpu;		/* its ring's index */
 	u64			head, tail;
 };
 
@@ -371,7 +384,7 @@ struct ring_pos {
  */
 static void *ring_begin(struct pctr_ring *r, u64 max, struct ring_pos *p)
 {
-	unsigned int cpu = smp_processor_id();
+	unsigned int cpu = smp_processor_id() - r->first;
 	struct pctr_sample_rec *rec;
 	struct ring_kcpu *kc;
 	u64 used, off, pad;
@@ -429,9 +442,13 @@ static void ring_end(struct ring_pos *p, u64 size)
 	kc->busy = false;
 }
 
-/* Write one record for @slot to this CPU's ring, or count it lost. */
-static void sample_record(struct pctr_sampler *smp, unsigned int slot,
-			  struct pt_regs *regs)
+/*
+ * Write one record for @slot to this CPU's ring, or count it lost.
+ * Inline in the overflow paths, as it always was in the thread's.
+ */
+static __always_inline void sample_record(struct pctr_sampler *smp,
+					  unsigned int slot,
+					  struct pt_regs *regs)
 {
 	struct pctr_ring *r = smp->ring;
 	unsigned int cpu = smp_processor_id();
@@ -439,7 +456,7 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 	struct pt_regs *uregs;
 	struct ring_pos pos;
 	unsigned int nr = 0;
-	u64 size;
+	u64 size, comm = smp->cpu ? PCTR_SR_COMM_LEN : 0;
 	u16 flags;
 
 	/*
@@ -448,17 +465,24 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 	 * thread.c has not yet dropped or kept the sampler.  Nothing of
 	 * that program is recorded: no address, no frame read.
 	 */
-	if (current->mm != READ_ONCE(smp->mm))
+	if (!smp->cpu && current->mm != READ_ONCE(smp->mm))
 		return;
-	rec = ring_begin(r, sizeof(*rec) + sizeof(u64) * (smp->depth + 1 +
-			 (smp->kchain ? smp->depth + PCTR_KCHAIN_SLACK : 0)),
+	rec = ring_begin(r, sizeof(*rec) + comm + sizeof(u64) *
+			 (smp->depth + 1 + (smp->kchain ?
+					    smp->depth + PCTR_KCHAIN_SLACK : 0)),
 			 &pos);
 	if (!rec)
 		return;
 	memset(rec, 0, sizeof(*rec));
 	rec->sr_type = PCTR_REC_SAMPLE;
-	rec->sr_pid = smp->pid;
-	rec->sr_tid = smp->tid;
+	if (smp->cpu) {
+		/* A CPU's sampler: whoever runs here (rcu: NMI-safe). */
+		rec->sr_pid = task_tgid_nr_ns(current, r->ns);
+		rec->sr_tid = task_pid_nr_ns(current, r->ns);
+	} else {
+		rec->sr_pid = smp->pid;
+		rec->sr_tid = smp->tid;
+	}
 	rec->sr_cpu = cpu;
 	rec->sr_slot = slot;
 	rec->sr_tsc = pctr_arch_tsc();
@@ -481,9 +505,13 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 				flags |= nr << PCTR_SR_KNR_SHIFT;
 			}
 		}
-		/* Where the thread entered the kernel from, if from user. */
+		/*
+		 * Where the thread entered the kernel from, if from user (a
+		 * CPU's sampler also meets kernel threads, with no user
+		 * state).
+		 */
 		uregs = task_pt_regs(current);
-		if (user_mode(uregs) &&
+		if (!(current->flags & PF_KTHREAD) && user_mode(uregs) &&
 		    instruction_pointer(uregs) < TASK_SIZE_MAX)
 			rec->sr_chain[nr++] = instruction_pointer(uregs);
 		else
@@ -493,9 +521,17 @@ static void sample_record(struct pctr_sampler *smp, unsigned int slot,
 	if (smp->depth && uregs)
 		nr += pctr_arch.user_chain(&rec->sr_chain[nr], smp->depth,
 					   uregs);
-	rec->sr_flags = flags;
 	rec->sr_nr = nr;
 	size = sizeof(*rec) + nr * sizeof(u64);
+	if (comm) {
+		/* The name may change meanwhile: a torn one is still ended. */
+		BUILD_BUG_ON(sizeof(current->comm) != PCTR_SR_COMM_LEN);
+		memcpy((char *)rec + size, current->comm, comm);
+		((char *)rec)[size + comm - 1] = '\0';
+		flags |= PCTR_SR_COMM;
+		size += comm;
+	}
+	rec->sr_flags = flags;
 	rec->sr_size = size;
 	ring_end(&pos, size);
 }
@@ -516,7 +552,7 @@ static void sample_throttle_record(struct pctr_sampler *smp,
 	rec->tr_flags = flags;
 	rec->tr_pid = smp->pid;
 	rec->tr_tid = smp->tid;
-	rec->tr_cpu = pos.cpu;
+	rec->tr_cpu = smp_processor_id();
 	rec->tr_slot = slot;
 	rec->tr_tsc = pctr_arch_tsc();
 	rec->tr_skipped = skipped;
@@ -541,7 +577,7 @@ void sample_irq_exit(void)
 }
 
 /* May this CPU take one more sample in this tick?  0, or PCTR_TR_*. */
-static u16 sample_limited(void)
+static __always_inline u16 sample_limited(void)
 {
 	struct sample_tick *st = this_cpu_ptr(&sample_tick);
 	unsigned long now = READ_ONCE(jiffies);
@@ -563,15 +599,14 @@ static u16 sample_limited(void)
 	return 0;
 }
 
-/* Throttle @slot: it takes no sample until a later tick. */
-static void sample_throttle(struct pctr_ctx *ctx, unsigned int slot,
-			    u16 why)
+/* Throttle @slot (its bit into *@throttled): no sample until a later tick. */
+static void sample_throttle(struct pctr_sampler *smp, u32 *throttled,
+			    unsigned int slot, u16 why)
 {
-	struct pctr_sampler *smp = ctx->smp;
 	struct pctr_ring *r = smp->ring;
-	unsigned int cpu = smp_processor_id();
+	unsigned int cpu = smp_processor_id() - r->first;
 
-	ctx->throttled |= BIT(slot);
+	*throttled |= BIT(slot);
 	smp->throttled_at = READ_ONCE(jiffies);
 	if (cpu < r->ncpu)
 		WRITE_ONCE(r->ucpu[cpu].rc_throttles,
@@ -579,45 +614,65 @@ static void sample_throttle(struct pctr_ctx *ctx, unsigned int slot,
 	sample_throttle_record(smp, slot, why, 0);
 }
 
-bool sample_overflow(struct pctr_ctx *ctx, struct pt_regs *regs)
+/*
+ * The sampling slots @m of @smp wrapped, their sums in @sum, those
+ * throttled in *@throttled: record each (or count it skipped) and
+ * reload it with its next period.  NMI-safe.  Inline in a thread's
+ * overflow path (sample_overflow()), as it was before a CPU binding
+ * sampled too.
+ */
+static __always_inline void sample_wrapped_(struct pctr_sampler *smp,
+					    unsigned long m, u64 *sum,
+					    u32 *throttled,
+					    struct pt_regs *regs)
 {
-	struct pctr_sampler *smp = ctx->smp;
-	unsigned long m = ctx->ovf & ctx->sampling;
 	unsigned int s;
 	u64 over, period, rem;
 	u16 why;
 
-	if (!smp)
-		return ctx->ovf != 0;
 	for_each_set_bit(s, &m, PCTR_NUM) {
 		period = smp->period[s];
-		over = ctx->sum[s];
-		ctx->ovf &= ~BIT(s);
-		if (!(ctx->throttled & BIT(s))) {
+		over = sum[s];
+		if (!(*throttled & BIT(s))) {
 			why = sample_limited();
 			if (!why) {
 				sample_record(smp, s, regs);
 				/* The next period, less what counted past the wrap. */
-				ctx->sum[s] = over < period ? over - period : -period;
+				sum[s] = over < period ? over - period : -period;
 				continue;
 			}
-			sample_throttle(ctx, s, why);
+			sample_throttle(smp, throttled, s, why);
 		}
 		/* Not armed: a fold found the wrap, maybe periods later. */
 		smp->skipped[s] += 1 + div64_u64_rem(over, period, &rem);
-		ctx->sum[s] = rem - period;
+		sum[s] = rem - period;
 	}
+}
+
+void sample_wrapped(struct pctr_sampler *smp, unsigned long m, u64 *sum,
+		    u32 *throttled, struct pt_regs *regs)
+{
+	sample_wrapped_(smp, m, sum, throttled, regs);
+}
+
+bool sample_overflow(struct pctr_ctx *ctx, struct pt_regs *regs)
+{
+	unsigned long m = ctx->ovf & ctx->sampling;
+
+	if (!ctx->smp)
+		return ctx->ovf != 0;
+	ctx->ovf &= ~m;
+	sample_wrapped_(ctx->smp, m, ctx->sum, &ctx->throttled, regs);
 	return ctx->ovf != 0;
 }
 
-/* @ctx's throttles end: records say what each slot missed. */
-static void sample_throttle_end(struct pctr_ctx *ctx)
+/* The throttles in *@throttled end: records say what each slot missed. */
+void sample_throttles_end(struct pctr_sampler *smp, u32 *throttled)
 {
-	struct pctr_sampler *smp = ctx->smp;
-	unsigned long m = ctx->throttled;
+	unsigned long m = *throttled;
 	unsigned int s;
 
-	ctx->throttled = 0;
+	*throttled = 0;
 	if (!smp)
 		return;
 	for_each_set_bit(s, &m, PCTR_NUM) {
@@ -627,16 +682,21 @@ static void sample_throttle_end(struct pctr_ctx *ctx)
 }
 
 /*
- * The engine arms the slots of @ctx (ctx.c): those throttled on an
- * earlier tick are armed again.  True if none is left throttled.  On
- * the CPU, interrupts off.
+ * The engine arms the slots of @smp (ctx.c, cpub.c): those throttled,
+ * in *@throttled, on an earlier tick are armed again.  True if none is
+ * left throttled.  On the CPU, interrupts off.
  */
+bool sample_rearm(struct pctr_sampler *smp, u32 *throttled)
+{
+	if (smp && READ_ONCE(jiffies) == smp->throttled_at)
+		return false;
+	sample_throttles_end(smp, throttled);
+	return true;
+}
+
 bool sample_unthrottle(struct pctr_ctx *ctx)
 {
-	if (ctx->smp && READ_ONCE(jiffies) == ctx->smp->throttled_at)
-		return false;
-	sample_throttle_end(ctx);
-	return true;
+	return sample_rearm(ctx->smp, &ctx->throttled);
 }
 
 /* --- contexts' samplers ------------------------------------------------- */
@@ -674,7 +734,7 @@ void sample_ctx_end(struct pctr_ctx *ctx)
 	/* A throttle ends with the sampling, whatever tick it is. */
 	if (ctx->throttled) {
 		local_irq_save(flags);
-		sample_throttle_end(ctx);
+		sample_throttles_end(smp, &ctx->throttled);
 		local_irq_restore(flags);
 	}
 	ctx->sampling = 0;
@@ -761,6 +821,9 @@ int sample_config(struct pctr_ctx *ctx, struct pctr_ring *r,
 	struct pctr_sampler *smp = ctx->smp;
 	unsigned long flags;
 
+	/* A thread runs anywhere: not into one CPU's ring. */
+	if (r->ncpu != nr_cpu_ids)
+		return -EINVAL;
 	if (smp && smp->ring != r)
 		return -EBUSY;
 	if (!smp) {
@@ -802,4 +865,36 @@ void sample_unconfig(struct pctr_ctx *ctx, unsigned int slot)
 	local_irq_restore(flags);
 	if (!ctx->sampling)
 		sample_ctx_end(ctx);
+}
+
+/*
+ * A sampler for CPU @cpu's binding (cpu_bind.c), of slot sa->sa_slot
+ * into @r, a ring for every CPU or for @cpu alone (else EINVAL), its
+ * argument already checked (sample_check()).  Its records name whatever
+ * thread they interrupt.  @kaddr: the caller may record kernel
+ * addresses.  Process context.
+ */
+struct pctr_sampler *sample_cpu_new(struct pctr_ring *r,
+				    const struct pctr_sample_attr *sa,
+				    bool kaddr, unsigned int cpu)
+{
+	struct pctr_sampler *smp;
+
+	if (r->ncpu != nr_cpu_ids && r->first != cpu)
+		return ERR_PTR(-EINVAL);
+	smp = kzalloc(sizeof(*smp), GFP_KERNEL);
+	if (!smp)
+		return ERR_PTR(-ENOMEM);
+	ring_get(r);
+	smp->ring = r;
+	smp->cpu = true;
+	smp->period[sa->sa_slot] = sa->sa_period;
+	smp->slots = BIT(sa->sa_slot);
+	smp->flags = sa->sa_flags & ~PCTR_SA_EXEC;
+	if (sa->sa_flags & PCTR_SA_CALLCHAIN)
+		smp->depth = sa->sa_depth ?: SAMPLE_DEFAULT_DEPTH;
+	smp->kaddr = kaddr;
+	smp->kchain = kaddr && smp->depth && pctr_arch.kernel_chain &&
+		      (sa->sa_flags & PCTR_SA_KCHAIN);
+	return smp;
 }

@@ -37,6 +37,16 @@ bool sample_unthrottle(struct pctr_ctx *ctx);
 void sample_irq_enter(void);
 void sample_irq_exit(void);
 
+/*
+ * The same for a sampler's slots held elsewhere (a CPU binding's,
+ * cpub.c): @m wrapped in @sum, *@throttled throttled; arming again;
+ * the throttles ended when the sampling ends.  On the CPU, irqs off.
+ */
+void sample_wrapped(struct pctr_sampler *smp, unsigned long m, u64 *sum,
+		    u32 *throttled, struct pt_regs *regs);
+bool sample_rearm(struct pctr_sampler *smp, u32 *throttled);
+void sample_throttles_end(struct pctr_sampler *smp, u32 *throttled);
+
 /* prog.c: the thread's side of @ctx ended (process context). */
 void sample_ctx_end(struct pctr_ctx *ctx);
 
@@ -52,11 +62,15 @@ void sample_exit(void);
 
 /* The device: ioctls (PCIOCSAMPLE's is thread.c's), mmap, poll, close. */
 struct pctr_ring *sample_ring_of(struct pctr_ring **slot);
-int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra);
+int sample_ring_create(struct pctr_ring **slot, struct pctr_ring_attr *ra,
+		       int cpu);
 int sample_check(const struct pctr_ring *r, const struct pctr_sample_attr *sa);
 int sample_config(struct pctr_ctx *ctx, struct pctr_ring *ring,
 		  const struct pctr_sample_attr *sa, bool kaddr);
 void sample_unconfig(struct pctr_ctx *ctx, unsigned int slot);
+struct pctr_sampler *sample_cpu_new(struct pctr_ring *r,
+				    const struct pctr_sample_attr *sa,
+				    bool kaddr, unsigned int cpu);
 int sample_mmap(struct pctr_ring *ring, struct vm_area_struct *vma);
 __poll_t sample_poll(struct pctr_ring *ring, struct file *file,
 		     poll_table *wait);

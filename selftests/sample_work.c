@@ -11,6 +11,13 @@
  *   sample_work leaf SECONDS    leaf_work() alone
  *   sample_work count N         work_a(N) once: a known number of
  *                               instructions, the same at every run
+ *   sample_work countb N        work_b(N) once (two processes at once
+ *                               for pctr record -a: count 2N, countb N)
+ *
+ * With PCTR_WORK_CPU=C in its environment it runs on CPU C alone: two
+ * processes sharing one CPU split its time as their work (a guest's
+ * vCPUs share one host thread, so two running side by side each take
+ * twice as long in the guest's time as one running alone).
  *   sample_work pair SECONDS    two threads, each as ratio does, for
  *                               pctr record -p; then the main thread
  *                               counts for itself (prints "own counters:
@@ -25,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +152,14 @@ int main(int argc, char **argv)
 
 	if (argc != 3)
 		return 2;
+	if (getenv("PCTR_WORK_CPU")) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(getenv("PCTR_WORK_CPU")), &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			return 1;
+	}
 	secs = atof(argv[2]);
 	if (!strcmp(argv[1], "ratio")) {
 		end = now() + secs;
@@ -182,6 +198,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "count")) {
 		work_a(strtoul(argv[2], NULL, 0));
+		return 0;
+	}
+	if (!strcmp(argv[1], "countb")) {
+		work_b(strtoul(argv[2], NULL, 0));
 		return 0;
 	}
 	if (!strcmp(argv[1], "leaf")) {

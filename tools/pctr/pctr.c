@@ -10,7 +10,8 @@
  *   pctr stat       run a command and count it (tools/pctr/stat.c)
  *   pctr load, unload, status
  *                   the module's administration (tools/pctr/admin.c)
- *   pctr record     sample a command, or running processes (tools/pctr/record.c)
+ *   pctr record     sample a command, running processes or every CPU
+ *                   (tools/pctr/record.c)
  *   pctr report     the profile pctr record wrote (tools/pctr/report.c)
  *   pctr top        the hottest functions, live (tools/pctr/top.c)
  *   pctr help       this usage (also -h, --help)
@@ -318,14 +319,16 @@ static int usage(FILE *f, int status)
 		"       %s stat [-e EVENT[,EVENT...]] [-I MSEC] [-t] [-x SEP | --json] [-o FILE] {[--] COMMAND [ARGS...] | -p PID}\n"
 		"       %s record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-o FILE] [--] COMMAND [ARGS...]\n"
 		"       %s record -p PID[,PID...] [-i] [-d SECONDS] [OPTIONS] [-- COMMAND [ARGS...]]\n"
-		"       %s report [-i FILE] [-g] [--folded]\n"
+		"       %s record -a [-C CPUS] [-d SECONDS] [OPTIONS] [-- COMMAND [ARGS...]]\n"
+		"       %s report [-i FILE] [-g] [-s KEYS] [--folded]\n"
 		"       %s top {-p PID[,PID...] | -a} [-d SECS] [--sort KEY] [--stdio] [OPTIONS]\n"
 		"       %s -s CTR [-f FN] [-k] [-u] [-e] [-i] [-t THR] [-m UMASK] | -l\n"
 		"  info       the backend, the CPU, its counters, the TSC and idle time (default)\n"
 		"  read       one snapshot of the calling thread's counters (PCIOCRD)\n"
 		"  selfcheck  calibrated loops checked against expected counts\n"
 		"  stat       count COMMAND (or PID), its threads and children (pctr stat --help)\n"
-		"  record     sample COMMAND, or running processes with -p (pctr record --help)\n"
+		"  record     sample COMMAND, running processes with -p, or every CPU with -a\n"
+		"             (pctr record --help)\n"
 		"  report     the profile pctr record wrote (pctr report --help)\n"
 		"  top        the hottest functions of processes or CPUs, live (pctr top --help)\n"
 		"  load [FILE.ko] [PARAM=VALUE...], unload, status\n"
@@ -334,7 +337,7 @@ static int usage(FILE *f, int status)
 		"  -s CTR     set counter CTR for the whole machine (mode=system), OpenBSD's pctr(1)\n"
 		"  -l         list the events; with no argument in mode=system, pctr prints the\n"
 		"             counters of the current CPU as OpenBSD's pctr(1) does\n"
-		"See pctr(1).\n", prog, prog, prog, prog, prog, prog, prog);
+		"See pctr(1).\n", prog, prog, prog, prog, prog, prog, prog, prog);
 	return status;
 }
 

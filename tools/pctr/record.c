@@ -7,6 +7,7 @@
  *               [--] COMMAND [ARGS...]
  *   pctr record [options] -p PID[,PID...] [-i] [-d SECONDS]
  *               [-- COMMAND [ARGS...]]
+ *   pctr record [options] -a [-C CPUS] [-d SECONDS] [-- COMMAND [ARGS...]]
  *
  * The samples: pctr record makes a ring (PCIOCRING) and maps it; the
  * child it forks puts a slot of its own in sampling mode into that ring
@@ -37,6 +38,8 @@
  * SIGTERM, after -d SECONDS, when COMMAND (not sampled) ends, or when
  * every target has ended; the bindings end with it (the targets run on,
  * counting nothing) and pctr record's exit detaches its tracing.
+ *
+ * -a samples every thread on some CPUs instead: record_system.c.
  *
  * The file is text, one item a line (pctr-record(1) documents it).
  * Exit status: the command's (128 + N for signal N), 126/127 if it could
@@ -77,8 +80,9 @@ static int usage(FILE *f, int status)
 	fprintf(f,
 		"usage: pctr record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-w BYTES] [-o FILE] [--] COMMAND [ARGS...]\n"
 		"       pctr record [options] -p PID[,PID...] [-i] [-d SECONDS] [-- COMMAND [ARGS...]]\n"
+		"       pctr record [options] -a [-C CPUS] [-d SECONDS] [-- COMMAND [ARGS...]]\n"
 		"  -e EVENT   event to sample, by name (pctr stat -l), a generic name\n"
-		"             (instructions, cycles) or raw 0xUUEE; :u (default), :k or :uk\n"
+		"             (instructions, cycles) or raw 0xUUEE; :u (default; -a: :uk), :k or :uk\n"
 		"  -c PERIOD  events per sample (default: 100000; sim: 10000)\n"
 		"  -g         record user call chains (frame pointers)\n"
 		"  -m PAGES   ring pages per CPU, a power of two (default 64)\n"
@@ -88,7 +92,10 @@ static int usage(FILE *f, int status)
 		"  -p PIDS    sample these running processes (all their threads) until ^C,\n"
 		"             -d, COMMAND's end (COMMAND is not sampled) or theirs\n"
 		"  -i         with -p: not the threads and processes they create later\n"
-		"  -d SECONDS with -p: stop after this long\n"
+		"  -a         sample every thread on every CPU (CAP_PERFMON) until ^C, -d or\n"
+		"             COMMAND's end; pctr report --sort comm,sym shows each process\n"
+		"  -C CPUS    with -a: only these CPUs, as 0,2-3\n"
+		"  -d SECONDS with -p or -a: stop after this long\n"
 		"See pctr-record(1); read the file with pctr report.\n");
 	return status;
 }
@@ -135,9 +142,8 @@ static int find_event(const struct event_table *t, const char *name,
 }
 
 static void parse_event(int fd, const struct pctr_info *in, char *spec,
-			uint64_t *fn, unsigned int *slot)
+			uint64_t mode, uint64_t *fn, unsigned int *slot)
 {
-	uint64_t mode = PCTR_U;
 	char *colon = strchr(spec, ':'), *end;
 	const struct generic_event *gen;
 	struct event_table t;
@@ -284,6 +290,11 @@ void drain(struct ring *r)
 			/* Any other type is skipped whole, as the ABI says. */
 			if (rec->sr_type != PCTR_REC_SAMPLE)
 				continue;
+			/* A CPU's sample: who it interrupted, first (-a). */
+			if ((rec->sr_flags & PCTR_SR_COMM) &&
+			    rec->sr_size >= sizeof(*rec) + PCTR_SR_COMM_LEN +
+					    rec->sr_nr * sizeof(uint64_t))
+				system_sample_seen(rec);
 			write_sample(rec);
 			r->samples++;
 		}
@@ -398,6 +409,9 @@ struct record_opts {
 	unsigned int		npids;
 	int			inherit;	/* not -i */
 	double			secs;		/* -d, or 0 */
+	int			system;		/* -a (or -C) */
+	unsigned int		*cpus;		/* -C, or every online CPU */
+	unsigned int		ncpus;
 };
 
 /*
@@ -444,6 +458,42 @@ static void add_pids(struct record_opts *o, char *list)
 	}
 }
 
+/* -C's CPUs ("0,2-5"), added to @o's. */
+static void add_cpus(struct record_opts *o, char *list)
+{
+	char *tok, *save, *end;
+	unsigned long lo, hi, c;
+
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		lo = strtoul(tok, &end, 10);
+		hi = lo;
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		if (*end || end == tok || hi < lo || hi >= 65536)
+			fail(EXIT_USAGE, "-C %s: give CPUs as 0,2-3", tok);
+		for (c = lo; c <= hi; c++) {
+			o->cpus = realloc(o->cpus, (o->ncpus + 1) * sizeof(*o->cpus));
+			if (!o->cpus)
+				fail(EXIT_FAIL, "out of memory");
+			o->cpus[o->ncpus++] = c;
+		}
+	}
+}
+
+/* -a without -C: every online CPU, as the kernel lists them. */
+static void online_cpus(struct record_opts *o)
+{
+	char list[4096] = "";
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+
+	if (!f || !fgets(list, sizeof(list), f))
+		fail(EXIT_FAIL, "cannot read /sys/devices/system/cpu/online");
+	fclose(f);
+	list[strcspn(list, "\n")] = '\0';
+	add_cpus(o, list);
+}
+
 /*
  * The options into @o; optind is then the command's.  -1, or the status
  * to exit with (help, or a usage error).
@@ -455,6 +505,8 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "no-inherit", no_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct number_opt numbers[] = {
@@ -470,7 +522,7 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->path = "pctr.data";
 	o->inherit = 1;
-	while ((opt = getopt_long(argc, argv, "+e:c:gm:w:o:p:id:h", longs,
+	while ((opt = getopt_long(argc, argv, "+e:c:gm:w:o:p:id:aC:h", longs,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'e':
@@ -495,6 +547,13 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 		case 'p':
 			add_pids(o, optarg);
 			break;
+		case 'a':
+			o->system = 1;
+			break;
+		case 'C':
+			o->system = 1;
+			add_cpus(o, optarg);
+			break;
 		case 'd':
 			o->secs = strtod(optarg, &end);
 			if (*end || !(o->secs > 0))
@@ -506,10 +565,16 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			return usage(stderr, EXIT_USAGE);
 		}
 	}
-	if (optind >= argc && !o->npids)
+	if (optind >= argc && !o->npids && !o->system)
 		return usage(stderr, EXIT_USAGE);
-	if (!o->npids && (o->secs > 0 || !o->inherit))
-		fail(EXIT_USAGE, "-d and -i go with -p");
+	if (o->system && o->npids)
+		fail(EXIT_USAGE, "-a samples every process: not with -p");
+	if (!o->npids && !o->inherit)
+		fail(EXIT_USAGE, "-i goes with -p");
+	if (!o->npids && !o->system && o->secs > 0)
+		fail(EXIT_USAGE, "-d goes with -p or -a");
+	if (o->system && !o->ncpus)
+		online_cpus(o);
 	return -1;
 }
 
@@ -582,12 +647,14 @@ int pctr_record(int argc, char **argv)
 	if (!o.period)
 		o.period = in.pi_backend_id == PCTR_BACKEND_SIM ? 10000 : 100000;
 	snprintf(ev, sizeof(ev), "%s", o.event);
-	parse_event(fd, &in, ev, &fn, &slot);
+	/* Everything on a CPU, as perf record -a: the kernel's part too. */
+	parse_event(fd, &in, ev, o.system ? PCTR_U | PCTR_K : PCTR_U, &fn,
+		    &slot);
 
 	/* Attached, each thread has a ring: smaller ones by default. */
 	if (!o.pages)
 		o.pages = o.npids ? 16 : 64;
-	if (!o.npids) {
+	if (!o.npids && !o.system) {
 		err = ring_open(&r, fd, o.pages, o.watermark);
 		if (err)
 			ring_error(err);
@@ -609,15 +676,22 @@ int pctr_record(int argc, char **argv)
 	sa.sa_flags = PCTR_SA_EXEC |
 		      (o.callchain ? PCTR_SA_CALLCHAIN | PCTR_SA_KCHAIN : 0);
 
+	attach_setup.fn = fn;
+	attach_setup.slot = slot;
+	attach_setup.pages = o.pages;
+	attach_setup.watermark = o.watermark;
+	attach_setup.sa = sa;
+	attach_setup.sa.sa_flags &= ~PCTR_SA_EXEC;
 	if (o.npids) {
-		attach_setup.fn = fn;
-		attach_setup.slot = slot;
-		attach_setup.pages = o.pages;
-		attach_setup.watermark = o.watermark;
-		attach_setup.sa = sa;
-		attach_setup.sa.sa_flags &= ~PCTR_SA_EXEC;
 		record_attach(o.pids, o.npids, o.inherit, o.secs,
 			      optind < argc ? argv + optind : NULL, &r);
+		goto footer;
+	}
+	if (o.system) {
+		fprintf(rec_out, "system %u\n", o.ncpus);
+		record_system(o.cpus, o.ncpus, o.secs,
+			      optind < argc ? argv + optind : NULL, &r,
+			      &status);
 		goto footer;
 	}
 
@@ -638,6 +712,7 @@ int pctr_record(int argc, char **argv)
 	close(rep[1]);
 	/* The child runs our image until its exec: its maps are ours. */
 	snapshot("self", pid, 0);
+	comm_snapshot("self", pid);
 	if (ptrace(PTRACE_SEIZE, pid, 0,
 		   (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
 				  PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |

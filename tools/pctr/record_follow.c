@@ -91,6 +91,26 @@ void snapshot(const char *from, pid_t pid, unsigned int gen)
 	fclose(f);
 }
 
+/*
+ * The name of @from ("self" or a thread ID) as that of process @pid
+ * ("comm PID PID NAME"), for pctr report --sort comm.
+ */
+void comm_snapshot(const char *from, pid_t pid)
+{
+	char path[64], name[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", from);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(name, sizeof(name), f)) {
+		name[strcspn(name, "\n")] = '\0';
+		fprintf(rec_out, "comm %d %d %s\n", pid, pid, name);
+	}
+	fclose(f);
+}
+
 static void snapshot_tid(pid_t tid)
 {
 	char from[32];
@@ -100,6 +120,7 @@ static void snapshot_tid(pid_t tid)
 		return;
 	snprintf(from, sizeof(from), "%d", tid);
 	snapshot(from, tgid, *gen_of(tgid));
+	comm_snapshot(from, tgid);
 }
 
 /* --- attaching to running processes (-p) -------------------------------- */
@@ -343,8 +364,10 @@ static void follow_stop(pid_t w, int st, int attached)
 		/* The new process runs its parent's image until it execs. */
 		ptrace(PTRACE_GETEVENTMSG, w, 0, &msg);
 		snprintf(from, sizeof(from), "%d", w);
-		if (msg)
+		if (msg) {
 			snapshot(from, msg, 0);
+			comm_snapshot(from, msg);
+		}
 		break;
 	case PTRACE_EVENT_CLONE:
 		break;
@@ -413,6 +436,7 @@ void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 			     (int)pids[i], strerror(err));
 		snprintf(from, sizeof(from), "%d", pids[i]);
 		snapshot(from, pids[i], 0);
+		comm_snapshot(from, pids[i]);
 	}
 	for (i = 0; i < ntraced; i++) {
 		err = attach_thread(traced[i]);

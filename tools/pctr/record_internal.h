@@ -2,7 +2,8 @@
 /*
  * pctr record's own parts (record.c: the command line, the events, the
  * ring and the command; record_follow.c: what is mapped, attaching to
- * running processes and following the tracees with ptrace).
+ * running processes and following the tracees with ptrace;
+ * record_system.c: every thread on some CPUs, -a).
  */
 #ifndef _PCTR_TOOLS_RECORD_INTERNAL_H
 #define _PCTR_TOOLS_RECORD_INTERNAL_H
@@ -35,7 +36,7 @@ struct ring {
 /* The file being written. */
 extern FILE *rec_out;
 
-/* What every attached thread samples (-p). */
+/* What every attached thread (-p) or CPU (-a) samples. */
 struct attach_setup {
 	uint64_t		fn;
 	unsigned int		slot, pages, watermark;
@@ -57,6 +58,7 @@ int sample_start(int fd, struct pctr_sample_attr *sa);
 
 /* The maps of process @pid, exec generation @gen, read from @from. */
 void snapshot(const char *from, pid_t pid, unsigned int gen);
+void comm_snapshot(const char *from, pid_t pid);
 
 enum follow {
 	TRACEES_GONE,		/* no tracee left */
@@ -67,5 +69,10 @@ enum follow {
 enum follow follow_event(pid_t *w, int *st, int attached);
 void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 		   double secs, char **cmd, struct ring *tot);
+
+/* record_system.c: -a. */
+void record_system(const unsigned int *cpus, unsigned int ncpus,
+		   double secs, char **cmd, struct ring *tot, int *status);
+void system_sample_seen(const struct pctr_sample_rec *rec);
 
 #endif /* _PCTR_TOOLS_RECORD_INTERNAL_H */

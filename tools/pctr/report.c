@@ -3,10 +3,14 @@
  * pctr report: read what pctr record wrote and say where the events
  * happened (pctr-report(1)).
  *
- *   pctr report [-i FILE] [-g] [--folded | --svg]
+ *   pctr report [-i FILE] [-g] [-s KEYS] [--folded | --svg]
  *
  * The flat profile has one line per symbol, sorted by samples: its
- * percentage, its samples, the symbol and its object.  -g adds, under
+ * percentage, its samples, the symbol and its object.  --sort (-s)
+ * comm,sym makes it one line per process name and symbol, as perf
+ * report's (keys: comm, pid, tid, sym; a system-wide recording, pctr
+ * record -a, has every process's), and starts --folded's stacks with
+ * the process name.  -g adds, under
  * each, the call chains that led to it, callers indented under callees
  * with their share of all samples, as pmcstat -G does.  --folded prints
  * one line per distinct stack instead, outermost frame first, frames
@@ -43,6 +47,60 @@ static const char *prog = "pctr report";
 /* The file's "event", "lost" and "throttled" lines, for the profile's head. */
 static char info[3][512];
 
+/* --- who each sample interrupted --------------------------------------- */
+
+/*
+ * The names of threads as the file's "comm PID TID NAME" lines give
+ * them, in file order: a sample's is its thread's at that point (pctr
+ * record writes a thread's line before the first sample under a new
+ * name), else its process's, else "[pid N]".
+ */
+static struct table comms;
+static struct { int tid; unsigned int comm; } *tcomm;
+static unsigned int ntcomm;
+
+static int comm_now(int tid)
+{
+	unsigned int i;
+
+	for (i = ntcomm; i-- > 0;)
+		if (tcomm[i].tid == tid)
+			return tcomm[i].comm;
+	return -1;
+}
+
+static void comm_line(const char *line)
+{
+	int pid, tid, n;
+	unsigned int i;
+
+	if (sscanf(line, "comm %d %d %n", &pid, &tid, &n) != 2)
+		return;
+	for (i = 0; i < ntcomm; i++)
+		if (tcomm[i].tid == tid)
+			break;
+	if (i == ntcomm) {
+		tcomm = xrealloc(tcomm, (ntcomm + 1) * sizeof(*tcomm));
+		tcomm[ntcomm++].tid = tid;
+	}
+	tcomm[i].comm = intern(&comms, line + n);
+}
+
+/* The name of @tid of @pid now (a comms index). */
+static unsigned int comm_of(int pid, int tid)
+{
+	char buf[32];
+	int c = comm_now(tid);
+
+	if (c < 0)
+		c = comm_now(pid);
+	if (c < 0) {
+		snprintf(buf, sizeof(buf), "[pid %d]", pid);
+		c = intern(&comms, buf);
+	}
+	return c;
+}
+
 /* --- the samples, as frames ------------------------------------------ */
 
 static struct table syms;	/* "symbol\tobject" */
@@ -51,6 +109,8 @@ static size_t nframes, capframes;
 static size_t *sample_at;	/* where each sample's frames start */
 static unsigned int *sample_n;
 static size_t nsamples, capsamples;
+/* Each sample's process, thread and name (a comms index). */
+static struct who { int pid, tid; unsigned int comm; } *sample_who;
 
 static void add_frame(unsigned int id)
 {
@@ -70,8 +130,8 @@ static unsigned int kernel_frame(uint64_t a)
 	return intern(&syms, buf);
 }
 
-/* One "s" line: pid tid cpu flags tsc ip nr chain... */
-static void add_sample(char *line)
+/* One "s" line: pid tid cpu flags tsc ip nr chain... @comm: its name. */
+static void add_sample(char *line, unsigned int comm)
 {
 	unsigned int pid, tid, cpu, flags, nr, i, id, knr;
 	unsigned long long tsc, ip, a;
@@ -88,7 +148,12 @@ static void add_sample(char *line)
 		capsamples = capsamples ? capsamples * 2 : 4096;
 		sample_at = xrealloc(sample_at, capsamples * sizeof(*sample_at));
 		sample_n = xrealloc(sample_n, capsamples * sizeof(*sample_n));
+		sample_who = xrealloc(sample_who,
+				      capsamples * sizeof(*sample_who));
 	}
+	sample_who[nsamples].pid = pid;
+	sample_who[nsamples].tid = tid;
+	sample_who[nsamples].comm = comm;
 	sample_at[nsamples] = nframes;
 	if (flags & PCTR_SR_KERNEL) {
 		add_frame(kernel_frame(ip));
@@ -129,7 +194,9 @@ static void read_file(const char *path)
 	int saw_header = 0;
 	FILE *f = fopen(path, "r");
 	char **slines = NULL;
+	unsigned int *scomm = NULL;
 	size_t ns = 0, capl = 0, i;
+	int spid, stid;
 
 	if (!f)
 		fail("%s: %s%s", path, strerror(errno),
@@ -146,10 +213,18 @@ static void read_file(const char *path)
 			if (ns == capl) {
 				capl = capl ? capl * 2 : 4096;
 				slines = xrealloc(slines, capl * sizeof(*slines));
+				scomm = xrealloc(scomm, capl * sizeof(*scomm));
 			}
+			/* Its thread's name is the one given so far. */
+			spid = stid = 0;
+			sscanf(line + 2, "%d %d", &spid, &stid);
+			scomm[ns] = comm_of(spid, stid);
 			slines[ns++] = strdup(line + 2);
 		} else if (sym_line(line, len)) {
 			;
+		} else if (!strncmp(line, "comm ", 5)) {
+			line[strcspn(line, "\n")] = '\0';
+			comm_line(line);
 		} else if (!strncmp(line, "event ", 6)) {
 			snprintf(info[0], sizeof(info[0]), "# %s", line);
 		} else if (!strncmp(line, "lost ", 5)) {
@@ -166,10 +241,11 @@ static void read_file(const char *path)
 	free(line);
 	for (i = 0; i < ns; i++) {
 		if (slines[i])
-			add_sample(slines[i]);
+			add_sample(slines[i], scomm[i]);
 		free(slines[i]);
 	}
 	free(slines);
+	free(scomm);
 }
 
 /* --- output ------------------------------------------------------------ */
@@ -234,19 +310,115 @@ static void print_tree(unsigned int parent, unsigned int depth)
 	free(kids);
 }
 
-/* pmcstat -G: under the leaf, the chains of callers that led to it. */
-static void print_callers(unsigned int leaf)
+/* --- the profile's rows: --sort's keys ---------------------------------- */
+
+enum key { K_COMM, K_PID, K_TID, K_SYM };
+static const char *const key_names[] = { "comm", "pid", "tid", "sym" };
+static const char *const key_heads[] = { "command", "pid", "tid",
+					 "symbol  [object]" };
+static enum key keys[8] = { K_SYM };
+static unsigned int nkeys = 1;
+
+/* --sort's list, as perf report's: "comm,sym". */
+static void parse_sort(char *list)
+{
+	char *tok, *save;
+	unsigned int k;
+
+	nkeys = 0;
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < 4 && strcmp(tok, key_names[k]); k++)
+			;
+		if (k == 4 || nkeys == 8)
+			tool_fail(prog, 2, "--sort %s: the keys are comm, pid, tid and sym",
+				  tok);
+		keys[nkeys++] = k;
+	}
+	if (!nkeys)
+		tool_fail(prog, 2, "--sort: give keys, as comm,sym");
+}
+
+static int has_key(enum key k)
+{
+	unsigned int i;
+
+	for (i = 0; i < nkeys; i++)
+		if (keys[i] == k)
+			return 1;
+	return 0;
+}
+
+static struct table rows;	/* each key's text, joined by '\n' */
+static unsigned int *sample_row;
+
+/* Each sample's row, its keys' values. */
+static void make_rows(void)
+{
+	char buf[1024];
+	size_t s, len;
+	unsigned int i;
+
+	sample_row = xrealloc(NULL, nsamples * sizeof(*sample_row));
+	for (s = 0; s < nsamples; s++) {
+		len = 0;
+		for (i = 0; i < nkeys && len < sizeof(buf) - 1; i++) {
+			const struct who *w = &sample_who[s];
+
+			len += snprintf(buf + len, sizeof(buf) - len, "%s%s",
+					i ? "\n" : "",
+					keys[i] == K_COMM ? comms.str[w->comm] :
+					keys[i] == K_SYM ?
+					syms.str[frames[sample_at[s]]] : "");
+			if (keys[i] == K_PID || keys[i] == K_TID)
+				len += snprintf(buf + len, sizeof(buf) - len,
+						"%d", keys[i] == K_PID ?
+						w->pid : w->tid);
+			if (len >= sizeof(buf))
+				len = sizeof(buf) - 1;
+		}
+		sample_row[s] = intern(&rows, buf);
+	}
+}
+
+/* A row's keys, as the header names them. */
+static void print_row(const char *row)
+{
+	const char *nl;
+	unsigned int i;
+
+	for (i = 0; i < nkeys; i++) {
+		nl = strchr(row, '\n');
+		if (keys[i] == K_SYM) {
+			char sym[1024];
+
+			snprintf(sym, sizeof(sym), "%.*s",
+				 nl ? (int)(nl - row) : (int)strlen(row), row);
+			print_sym(sym);
+		} else {
+			printf(keys[i] == K_COMM ? "%-16.*s" : "%7.*s",
+			       nl ? (int)(nl - row) : (int)strlen(row), row);
+		}
+		if (!nl)
+			break;
+		printf("  ");
+		row = nl + 1;
+	}
+}
+
+/* pmcstat -G: under a row's symbol, the chains of callers that led to it. */
+static void print_callers(unsigned int row)
 {
 	size_t s;
 	unsigned int k, at;
 
 	nnodes = 0;
 	nodes = xrealloc(nodes, sizeof(*nodes));
-	nodes[0].sym = leaf;
+	nodes[0].sym = 0;
 	nodes[0].parent = 0;
 	nnodes = 1;
 	for (s = 0; s < nsamples; s++) {
-		if (frames[sample_at[s]] != leaf)
+		if (sample_row[s] != row)
 			continue;
 		at = 0;
 		for (k = 1; k < sample_n[s]; k++) {
@@ -262,20 +434,21 @@ static void print_flat(int graph)
 	unsigned int *o, i;
 	size_t s;
 
-	for (i = 0; i < syms.n; i++)
-		syms.count[i] = 0;
+	make_rows();
 	for (s = 0; s < nsamples; s++)
-		syms.count[frames[sample_at[s]]]++;
-	o = sorted(&syms);
+		rows.count[sample_row[s]]++;
+	o = sorted(&rows);
 	printf("%s%s%s", info[0], info[1], info[2]);
-	printf("# %zu samples\n#  %%      samples  symbol  [object]\n",
-	       nsamples);
-	for (i = 0; i < syms.n && syms.count[o[i]]; i++) {
+	printf("# %zu samples\n#  %%      samples  ", nsamples);
+	for (i = 0; i < nkeys; i++)
+		printf(keys[i] == K_COMM ? "%-16s%s" : "%s%s", key_heads[keys[i]],
+		       i + 1 < nkeys ? "  " : "\n");
+	for (i = 0; i < rows.n && rows.count[o[i]]; i++) {
 		printf("%6.2f%% %10" PRIu64 "  ",
-		       100.0 * syms.count[o[i]] / nsamples, syms.count[o[i]]);
-		print_sym(syms.str[o[i]]);
+		       100.0 * rows.count[o[i]] / nsamples, rows.count[o[i]]);
+		print_row(rows.str[o[i]]);
 		printf("\n");
-		if (graph)
+		if (graph && has_key(K_SYM))
 			print_callers(o[i]);
 	}
 	free(o);
@@ -292,6 +465,16 @@ static void print_folded(int svg, const char *path)
 
 	for (s = 0; s < nsamples; s++) {
 		len = 0;
+		/* With --sort comm, the process's name is the outermost frame. */
+		if (has_key(K_COMM)) {
+			name = comms.str[sample_who[s].comm];
+			len = strlen(name);
+			if (len + 2 > cap) {
+				cap = (len + 2) * 2;
+				buf = xrealloc(buf, cap);
+			}
+			memcpy(buf, name, len);
+		}
 		for (k = sample_n[s]; k-- > 0;) {
 			name = syms.str[frames[sample_at[s] + k]];
 			tab = strchr(name, '\t');
@@ -330,9 +513,11 @@ static void print_folded(int svg, const char *path)
 static int usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: pctr report [-i FILE] [-g] [--folded | --svg]\n"
+		"usage: pctr report [-i FILE] [-g] [-s KEYS] [--folded | --svg]\n"
 		"  -i FILE    what pctr record wrote (default pctr.data)\n"
 		"  -g         call graphs: each symbol's callers, as pmcstat -G\n"
+		"  -s, --sort KEYS  a row per value of these, as comm,sym (keys: comm,\n"
+		"             pid, tid, sym; default sym); comm starts --folded's stacks\n"
 		"  --folded   one line per stack, 'outer;...;leaf count', for flame graphs\n"
 		"  --svg      the flame graph itself: an SVG file a browser opens\n"
 		"See pctr-report(1).\n");
@@ -344,13 +529,14 @@ int pctr_report(int argc, char **argv)
 	static const struct option longs[] = {
 		{ "folded", no_argument, NULL, 'F' },
 		{ "svg", no_argument, NULL, 'S' },
+		{ "sort", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = "pctr.data";
 	int opt, graph = 0, folded = 0, svg = 0;
 
-	while ((opt = getopt_long(argc, argv, "i:gh", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:gs:h", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			path = optarg;
@@ -363,6 +549,9 @@ int pctr_report(int argc, char **argv)
 			break;
 		case 'S':
 			svg = 1;
+			break;
+		case 's':
+			parse_sort(optarg);
 			break;
 		case 'h':
 			return usage(stdout, 0);

@@ -442,9 +442,23 @@ struct pctr_bind {
  *    slot's value becomes 2^64 - sa_period (PCIOCRD shows it counting up
  *    to the next sample).  The records go to the ring of the descriptor
  *    the call is made on; a descriptor with no ring: ENXIO.  On a
- *    descriptor bound to a thread (PCTR_BIND_THREAD, its ring made
- *    before the binding) it samples the bound thread instead, with the
- *    binding's rules (Documentation/abi.rst): how pctr record -p works.
+ *    descriptor bound to a thread (PCTR_BIND_THREAD) it samples the
+ *    bound thread instead, with the binding's rules (Documentation/
+ *    abi.rst): how pctr record -p works.  On a descriptor bound to a
+ *    CPU (PCTR_BIND_CPU) it samples that CPU, whatever thread runs
+ *    there: sa_slot must be a slot of the binding and sa_fn its function
+ *    (EINVAL otherwise), whose value becomes 2^64 - sa_period; once a
+ *    binding (EBUSY after).  Each record names the thread it
+ *    interrupted (sr_pid, sr_tid, and its name: PCTR_SR_COMM); sr_ip and
+ *    the chain are that thread's.  PCTR_SA_EXEC does not apply there
+ *    and is ignored.  This is how pctr record -a works, a descriptor a
+ *    CPU.
+ *
+ *    PCIOCRING on a descriptor already bound to a CPU makes a ring for
+ *    that CPU alone: ra_ncpu is 1, its one ring that CPU's.  A kernel
+ *    older than this header fails PCIOCRING on a bound descriptor with
+ *    EBUSY (a thread binding's ring was made before the binding), and
+ *    PCIOCSAMPLE on a CPU binding with EOPNOTSUPP.
  *
  * PCTR_SA_CALLCHAIN  also record the user call chain: the return
  *                    addresses found by following frame pointers from
@@ -558,6 +572,7 @@ struct pctr_ring_cpu {
 #define PCTR_SR_USER		(1U << 0)	/* interrupted in user mode */
 #define PCTR_SR_KERNEL		(1U << 1)	/* in the kernel */
 #define PCTR_SR_KADDR		(1U << 2)	/* sr_ip is a kernel address */
+#define PCTR_SR_COMM		(1U << 3)	/* ends with the thread's name */
 /* Bits 8-15: how many kernel frames open sr_chain (PCTR_SA_KCHAIN). */
 #define PCTR_SR_KNR_SHIFT	8
 #define PCTR_SR_KNR(flags)	(((flags) >> PCTR_SR_KNR_SHIFT) & 0xff)
@@ -571,8 +586,14 @@ struct pctr_ring_cpu {
  * first), then the user return addresses, innermost first, after the
  * user IP (sr_ip, or the user IP at kernel entry when in the kernel,
  * which is then the first user entry).  sr_pid and sr_tid are in the pid
- * namespace of whoever made the ring; sr_tsc is the TSC.
+ * namespace of whoever made the ring (0 for a thread outside it);
+ * sr_tsc is the TSC.  With PCTR_SR_COMM (a CPU binding's samples) the
+ * record's last PCTR_SR_COMM_LEN bytes, after the chain, are the
+ * interrupted thread's name (its comm, NUL-padded); a reader that reads
+ * sr_nr chain entries and skips by sr_size need not know the flag.
  */
+#define PCTR_SR_COMM_LEN	16
+
 struct pctr_sample_rec {
 	__u16	sr_type;		/* PCTR_REC_* */
 	__u16	sr_size;
