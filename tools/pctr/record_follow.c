@@ -281,14 +281,70 @@ static int seize_process(pid_t pid, long opts)
 	return seen ? 0 : ESRCH;
 }
 
-/* A thread traced since it appeared (clone, fork): attach it. */
+/*
+ * Threads that were in a stop when first attached (EAGAIN: a stopped
+ * thread cannot be bound): each is attached once its stop has been
+ * reported to us and it runs again (follow_stop()).
+ */
+static pid_t *stopped;
+static unsigned int nstopped;
+
+static void stopped_add(pid_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < nstopped; i++)
+		if (stopped[i] == tid)
+			return;
+	stopped = realloc(stopped, (nstopped + 1) * sizeof(*stopped));
+	if (!stopped)
+		fail(EXIT_FAIL, "out of memory");
+	stopped[nstopped++] = tid;
+}
+
+/* Whether thread @tid is in a stop (state t or T in /proc). */
+static int thread_stopped(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the name may hold anything */
+	return p && (p[2] == 't' || p[2] == 'T');
+}
+
+/* Whether @tid was stopped when attached; it is not any more. */
+static int stopped_take(pid_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < nstopped; i++)
+		if (stopped[i] == tid) {
+			stopped[i] = stopped[--nstopped];
+			return 1;
+		}
+	return 0;
+}
+
+/* A thread traced since it appeared (clone, fork), or resumed: attach it. */
 static void attach_new(pid_t tid)
 {
 	int err;
 
 	add_traced(tid);
 	err = attach_thread(tid);
-	if (err && err != ESRCH)
+	if (err == EAGAIN && thread_stopped(tid))
+		stopped_add(tid);	/* left in a group stop (LISTEN) */
+	else if (err && err != ESRCH)
 		fprintf(stderr, "%s: thread %d is not sampled: %s\n", rec_prog,
 			(int)tid, attach_why(err));
 }
@@ -380,6 +436,10 @@ static void follow_stop(pid_t w, int st, int attached)
 	default:
 		sig = WSTOPSIG(st);
 	}
+	/* A thread that was stopped when we attached runs again now. */
+	if (attached && resume == PTRACE_CONT && stopped_take(w) &&
+	    (st >> 16) != PTRACE_EVENT_EXIT && !live_att(w))
+		bind = 1;
 	ptrace(resume, w, 0, (void *)sig);
 	if (bind)
 		attach_new(w);
@@ -440,7 +500,10 @@ void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 	}
 	for (i = 0; i < ntraced; i++) {
 		err = attach_thread(traced[i]);
-		if (err && err != ESRCH)
+		/* In a stop (a signal's, an exec's): at its next report. */
+		if (err == EAGAIN && thread_stopped(traced[i]))
+			stopped_add(traced[i]);
+		else if (err && err != ESRCH)
 			fail(EXIT_FAIL, "cannot sample thread %d: %s",
 			     (int)traced[i], attach_why(err));
 	}
