@@ -170,8 +170,12 @@ static void page_publish_v2(struct pctr_ctx *ctx, struct pctr_page2 *p2,
 	for_each_set_bit(s, &touch, PCTR_NUM) {
 		ps = &p2->p2_slot[s];
 		idx = -1;
-		if (inl & BIT(s))
-			idx = pctr_pmu.ops->rdpmc_index(&pctr_pmu, s);
+		/* A slot's index is fixed: the one published stands. */
+		if (inl & BIT(s)) {
+			idx = ps->p2s_index;
+			if (idx < 0)
+				idx = pctr_pmu.ops->rdpmc_index(&pctr_pmu, s);
+		}
 		ps->p2s_off = idx >= 0 ? ctx->sum[s] - ctx->prev[s] :
 					 ctx->sum[s];
 		ps->p2s_index = idx >= 0 ? idx : -1;

@@ -129,6 +129,7 @@ static inline void pctr_cpus_unlock(void)
 
 int pctr_rdmsr(u32 msr, u64 *val);
 int pctr_wrmsr(u32 msr, u64 val);
+int pctr_rdpmc(u32 idx, u64 *val);
 int pctr_reserve_ctr(u32 msr);
 void pctr_release_ctr(u32 msr);
 int pctr_reserve_evntsel(u32 msr);

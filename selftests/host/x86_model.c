@@ -222,6 +222,34 @@ static int fault(struct x86_model *m, u32 msr)
 	return -EIO;
 }
 
+/*
+ * rdpmc of counter @idx (bit 30: Intel's fixed counter): counted as a
+ * read.  A counter that is not there faults (a #GP on hardware), and so
+ * does one whose MSR (either alias) the test fails.
+ */
+int model_rdpmc(struct x86_model *m, u32 idx, u64 *val)
+{
+	bool fixed = idx & (1U << 30);
+	unsigned int i = idx & ~(1U << 30), fi;
+	enum model_reg fr;
+
+	m->nreads++;
+	*val = 0;
+	if (fixed ? m->cfg->amd || i >= MODEL_MAX_FIXED ||
+		    !(m->fixed_mask & (1U << i)) : i >= m->ngeneral)
+		return fault(m, idx);
+	if (m->fail_msr) {
+		fr = decode(m, m->fail_msr, &fi);
+		if (fi == i && (fixed ? fr == REG_FIXED_CTR :
+				fr == REG_PMC || fr == REG_A_PMC))
+			return fault(m, m->fail_msr);
+	}
+	if (m->cfg->drop_writes)
+		return 0;
+	*val = fixed ? m->fixed_ctr[i] : m->ctr[i];
+	return 0;
+}
+
 int model_rdmsr(struct x86_model *m, u32 msr, u64 *val)
 {
 	unsigned int i;
@@ -647,6 +675,11 @@ int pctr_rdmsr(u32 msr, u64 *val)
 int pctr_wrmsr(u32 msr, u64 val)
 {
 	return model_wrmsr(model, msr, val);
+}
+
+int pctr_rdpmc(u32 idx, u64 *val)
+{
+	return model_rdpmc(model, idx, val);
 }
 
 /*

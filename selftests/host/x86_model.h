@@ -117,6 +117,7 @@ void model_init(struct x86_model *m, const struct model_config *cfg);
 /* Direct access, as the rdmsr/wrmsr instructions: 0 or -EIO (#GP). */
 int model_rdmsr(struct x86_model *m, u32 msr, u64 *val);
 int model_wrmsr(struct x86_model *m, u32 msr, u64 val);
+int model_rdpmc(struct x86_model *m, u32 idx, u64 *val);
 u64 model_msr(struct x86_model *m, u32 msr);	/* must not fault */
 
 /*

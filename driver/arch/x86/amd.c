@@ -139,12 +139,10 @@ static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 
 static void amd_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
-	const struct pctr_x86 *x = pmu->priv;
 	u32 m;
 
 	for (m = hw->mask & pctr_x86_general_slots(pmu); m; m &= m - 1)
-		pctr_x86_rdmsr(hw, pctr_x86_ctr(x, __ffs(m)),
-			       &hw->val[__ffs(m)]);
+		pctr_x86_rdctr(pmu, hw, __ffs(m), &hw->val[__ffs(m)]);
 }
 
 static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)

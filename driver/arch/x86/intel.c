@@ -183,16 +183,11 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 static void intel_read(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	const struct pctr_x86 *x = pmu->priv;
-	unsigned int s;
 	u32 m;
 
 	for (m = hw->mask & (pctr_x86_general_slots(pmu) |
-			     intel_fixed_slots(x)); m; m &= m - 1) {
-		s = __ffs(m);
-		pctr_x86_rdmsr(hw, s < PCTR_FIXED_BASE ? pctr_x86_ctr(x, s) :
-			       MSR_PCTR_INTEL_FIXED_CTR0 + s - PCTR_FIXED_BASE,
-			       &hw->val[s]);
-	}
+			     intel_fixed_slots(x)); m; m &= m - 1)
+		pctr_x86_rdctr(pmu, hw, __ffs(m), &hw->val[__ffs(m)]);
 }
 
 /* The slots whose overflow bit GLOBAL_STATUS has set (version 2 on). */

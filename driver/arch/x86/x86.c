@@ -220,14 +220,6 @@ void pctr_x86_failed(struct pctr_hw *hw, u32 msr, bool write)
 			    write ? "write" : "read", msr, smp_processor_id());
 }
 
-/* The counter register of @slot (general, or Intel fixed). */
-static u32 pctr_x86_ctr_msr(const struct pctr_x86 *x, unsigned int slot)
-{
-	if (slot < PCTR_FIXED_BASE)
-		return pctr_x86_ctr(x, slot);
-	return MSR_PCTR_INTEL_FIXED_CTR0 + slot - PCTR_FIXED_BASE;
-}
-
 /*
  * Before perfmon version 2, stop the general counters of @hw by clearing
  * their event selects.  From version 2 on one write of the global
@@ -255,7 +247,6 @@ static void pctr_x86_stop_general(const struct pctr_pmu *pmu,
 void pctr_x86_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		   u32 global_ctrl)
 {
-	const struct pctr_x86 *x = pmu->priv;
 	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
 	unsigned int s;
 	u32 m;
@@ -266,7 +257,7 @@ void pctr_x86_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		pctr_x86_stop_general(pmu, hw);
 	for (m = hw->mask & c->regs; m; m &= m - 1) {
 		s = __ffs(m);
-		pctr_x86_rdmsr(hw, pctr_x86_ctr_msr(x, s), &hw->val[s]);
+		pctr_x86_rdctr(pmu, hw, s, &hw->val[s]);
 		c->val[s] = hw->val[s];
 	}
 	c->held = hw->err ? 0 : hw->mask & c->regs;
@@ -433,7 +424,7 @@ void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	if (have & BIT(slot))
 		val = hw->val[slot];
 	else
-		pctr_x86_rdmsr(hw, msr, &val);
+		pctr_x86_rdctr(pmu, hw, slot, &val);
 	val &= pctr_width_mask(pctr_slot_width(pmu, slot));
 	if (val >> (pctr_slot_width(pmu, slot) - 1)) {
 		val = 0;

@@ -70,8 +70,9 @@ static inline u32 pctr_x86_general_slots(const struct pctr_pmu *pmu)
 void pctr_x86_failed(struct pctr_hw *hw, u32 msr, bool write);
 
 /*
- * The register accesses of start(), stop() and read(): a failure ends
- * the context's counting (hw->err) and is reported, never ignored.
+ * The register accesses of start(), stop() and read() (writes here, the
+ * counters' reads in pctr_x86_rdctr()): a failure ends the context's
+ * counting (hw->err) and is reported, never ignored.
  */
 static inline void pctr_x86_wrmsr(struct pctr_hw *hw, u32 msr, u64 val)
 {
@@ -79,10 +80,33 @@ static inline void pctr_x86_wrmsr(struct pctr_hw *hw, u32 msr, u64 val)
 		pctr_x86_failed(hw, msr, true);
 }
 
-static inline void pctr_x86_rdmsr(struct pctr_hw *hw, u32 msr, u64 *val)
+/* The counter register of @slot (general, or Intel fixed). */
+static inline u32 pctr_x86_ctr_msr(const struct pctr_x86 *x,
+				   unsigned int slot)
 {
-	if (unlikely(pctr_rdmsr(msr, val)))
-		pctr_x86_failed(hw, msr, false);
+	if (slot < PCTR_FIXED_BASE)
+		return pctr_x86_ctr(x, slot);
+	return MSR_PCTR_INTEL_FIXED_CTR0 + slot - PCTR_FIXED_BASE;
+}
+
+/*
+ * Read the counter of @slot, running here, into *@val by in-kernel
+ * rdpmc rather than rdmsr: the same register (a general counter's
+ * index, or Intel's fixed counter with bit 30), masked to its width,
+ * without rdmsr's serialisation.  It cannot fail on hardware; a failure
+ * (the host tests' model) ends the context's counting as a failed
+ * rdmsr does, naming the counter's MSR.
+ */
+static inline void pctr_x86_rdctr(const struct pctr_pmu *pmu,
+				  struct pctr_hw *hw, unsigned int slot,
+				  u64 *val)
+{
+	u32 idx = slot < PCTR_FIXED_BASE ? slot :
+		  BIT(30) | (slot - PCTR_FIXED_BASE);
+
+	if (unlikely(pctr_rdpmc(idx, val)))
+		pctr_x86_failed(hw, pctr_x86_ctr_msr(pmu->priv, slot), false);
+	*val &= pctr_width_mask(pctr_slot_width(pmu, slot));
 }
 
 /* A vendor's ops, in its table: its own calls and the reservation both share. */
