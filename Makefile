@@ -277,6 +277,13 @@ $(B)/bench/%: bench/%.c bench/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/p
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
 
+# read_bench: the reads and their table, and the parts of a round.
+$(B)/bench/read_bench: bench/read_bench.c bench/read_bench_parts.c bench/read_bench.h \
+		bench/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ bench/read_bench.c \
+		bench/read_bench_parts.c $(B)/lib/libpctr.a
+
 # pctr load, unload and status (tools/pctr/admin.c): through libkmod.
 ADMIN_SRCS	:= tools/pctr/admin.c tools/pctr/admin.h lib/pctr_internal.h
 ADMIN_LDLIBS	:= -lkmod

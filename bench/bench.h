@@ -374,8 +374,8 @@ static inline double bench_median(double *v, int n)
 /* Lines for bench/bench ("@target", "@status", ...), printed at the end. */
 static char bench_at_buf[8192];
 
-static __attribute__((format(printf, 1, 2))) void bench_at(const char *fmt,
-							     ...)
+static inline __attribute__((format(printf, 1, 2))) void
+bench_at(const char *fmt, ...)
 {
 	size_t len = strlen(bench_at_buf);
 	va_list ap;
@@ -385,7 +385,7 @@ static __attribute__((format(printf, 1, 2))) void bench_at(const char *fmt,
 	va_end(ap);
 }
 
-static void bench_at_flush(void)
+static inline void bench_at_flush(void)
 {
 	printf("\n%s", bench_at_buf);
 }
@@ -397,9 +397,9 @@ static void bench_at_flush(void)
  * B are costs added to a baseline, printed with their sign.  @per: what
  * one unit is counted per ("a read"), for the miss.
  */
-static void bench_verdict(const char *key, const char *what, double a,
-			  double b, double target, const char *why,
-			  bool added, const char *unit, const char *per)
+static inline void bench_verdict(const char *key, const char *what, double a,
+				 double b, double target, const char *why,
+				 bool added, const char *unit, const char *per)
 {
 	double r;
 
@@ -429,9 +429,9 @@ static void bench_verdict(const char *key, const char *what, double a,
  * (target <= T): met", or by how much it is not; "@target KEY V T UNIT
  * WHAT".
  */
-static void bench_verdict_abs(const char *key, const char *what, double v,
-			      double target, const char *why, const char *unit,
-			      const char *per)
+static inline void bench_verdict_abs(const char *key, const char *what,
+				     double v, double target, const char *why,
+				     const char *unit, const char *per)
 {
 	if (why) {
 		printf("verdict: %s: n/a (%s)\n", what, why);

@@ -427,6 +427,7 @@ int main(int argc, char **argv)
 	static const char *const cycles[] = { "UNHALTED_CORE_CYCLES",
 		"CYCLES_NOT_IN_HALT", NULL };
 	const char *why[NMODES] = { NULL }, *ev_i = NULL, *ev_c = NULL, *w;
+	struct pctr_event ev0 = { .pe_index = 0 };	/* ev_i's name, if no PMU */
 	int r, m, icount = 0, run_mode[NMODES] = { 0 }, ok[NMODES];
 	double *ns[NMODES], *diff[NMODES], med[NMODES], add[NMODES], v;
 	struct bench_counts cnt[NMODES];
@@ -448,11 +449,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		struct pctr_event ev = { .pe_index = 0 };
-
 		/* The backend's first named event, or event 0x3c. */
-		fn_insns = ioctl(p->fd, PCIOCEVENT, &ev) ? 0x3c : ev.pe_fn;
-		ev_i = ioctl(p->fd, PCIOCEVENT, &ev) ? "0x3c" : ev.pe_name;
+		fn_insns = ioctl(p->fd, PCIOCEVENT, &ev0) ? 0x3c : ev0.pe_fn;
+		ev_i = ioctl(p->fd, PCIOCEVENT, &ev0) ? "0x3c" : ev0.pe_name;
 		have_fixed = p->info.pi_nfixed > 0;
 	}
 	for (m = 0; m < NMODES; m++) {

@@ -9,22 +9,29 @@
 
 # The kernels' guests run side by side: a TCG guest is one host thread
 # (vm/run's thread=single), the builder has two cores, and vm/run gives
-# each run its own initramfs and console log.
+# each run its own initramfs and console log.  The short uid 1000 guests
+# run one after the other beside them, not each after its kernel's long
+# one: the phase then ends with the longer of the two, with no core left
+# idle while the other kernel's guest finishes.
 sg_pids=()
 for k in "${kernels[@]}"; do
 	(
 		testing/vm/run --kernel "$k" >"$logdir/guest-$k.log" 2>&1
 		echo $? >"$logdir/guest-$k.rc"
-		# The security rules as they apply to an ordinary user: uid
-		# 1000, no capabilities, on the simulated PMU (the root-only
-		# tests skip).
+	) &
+	sg_pids+=($!)
+done
+# The security rules as they apply to an ordinary user: uid 1000, no
+# capabilities, on the simulated PMU (the root-only tests skip).
+(
+	for k in "${kernels[@]}"; do
 		testing/vm/run --kernel "$k" --user --param pmu=sim -- \
 			/pctr/selftests/run_all /pctr/selftests/security_test \
 			>"$logdir/guest-user-$k.log" 2>&1
 		echo $? >"$logdir/guest-user-$k.rc"
-	) &
-	sg_pids+=($!)
-done
+	done
+) &
+sg_pids+=($!)
 wait "${sg_pids[@]}"
 for k in "${kernels[@]}"; do
 	log=$logdir/guest-$k.log
