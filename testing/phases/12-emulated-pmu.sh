@@ -79,7 +79,7 @@ suite_args() {
 	local k=$1 v=$2 f
 	smp=() extra=() what=() stat=
 	# Sampling on every kernel (issue 12); the rest on 6.12.
-	what=("sample_$v") extra=(--add testing/sample-check --add testing/sample-attach --add testing/sample-unpriv
+	what=("sample_$v") extra=(--add testing/sample-check --add testing/sample-attach --add testing/sample-system --add testing/sample-unpriv
 		"${top_check_adds[@]}")
 	# QEMU's flags under PMIs (issue 26 point 10), on every kernel.
 	what+=(flags) extra+=(--add testing/guest/emu-flags.sh --add "$emu/flagstress")
