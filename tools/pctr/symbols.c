@@ -249,15 +249,16 @@ void sym_user(struct image *im, uint64_t addr, char *buf, size_t len)
 
 /* --- kernel symbols ----------------------------------------------------- */
 
-/* A text symbol: "function\t[kernel.kallsyms]" or "function\t[module]". */
+/* A text symbol, and its module's name (NULL: the kernel's own). */
 struct ksym {
 	uint64_t	addr;
-	char		*name;
+	const char	*name, *mod;
 };
 
 static struct ksym *ksyms;
 static size_t nksyms;
 static int ksyms_tried;
+static char *kbuf;		/* the file, its names cut out in place */
 
 static int by_addr(const void *a, const void *b)
 {
@@ -266,15 +267,34 @@ static int by_addr(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/* All of @f, NUL-terminated, in *@len bytes. */
+static char *read_all(FILE *f, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0, got;
+	char *b = xrealloc(NULL, cap);
+
+	while ((got = fread(b + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n - 1 < 4096) {
+			cap *= 2;
+			b = xrealloc(b, cap);
+		}
+	}
+	b[n] = '\0';
+	*len = n;
+	return b;
+}
+
 /*
- * Read by hand, not with sscanf(): a kernel has some 200,000 lines, and
- * pctr top reads them while its view waits.
+ * Read in one go and cut in place, not line by line with a copy of each
+ * name: a kernel has some 200,000 lines, and pctr top reads them while
+ * its view waits (in a TCG guest this took seconds).
  */
 static void load_kallsyms(void)
 {
-	char line[512], now[64] = "", full[330], *p, *name, *mod;
+	char now[64] = "", *p, *end, *eol, *name, *mod;
 	unsigned long long a;
-	size_t cap = 0;
+	size_t cap = 0, len;
 	FILE *f;
 
 	ksyms_tried = 1;
@@ -284,38 +304,40 @@ static void load_kallsyms(void)
 	f = fopen(sym_kallsyms, "re");
 	if (!f)
 		return;
+	kbuf = read_all(f, &len);
+	fclose(f);
 	/* "address type name", then "\t[module]" for a module's. */
-	while (fgets(line, sizeof(line), f)) {
-		a = strtoull(line, &p, 16);
+	for (p = kbuf, end = kbuf + len; p < end; p = eol + 1) {
+		eol = memchr(p, '\n', end - p);
+		if (!eol)
+			eol = end;
+		*eol = '\0';
+		a = strtoull(p, &p, 16);
 		if (!a || p[0] != ' ' || (p[1] != 't' && p[1] != 'T') ||
 		    p[2] != ' ')
 			continue;
 		name = p + 3;
-		p = name + strcspn(name, "\t\n");
+		p = name + strcspn(name, "\t");
 		mod = NULL;
 		if (p[0] == '\t' && p[1] == '[') {
 			mod = p + 2;
-			mod[strcspn(mod, "]\n")] = '\0';
+			mod[strcspn(mod, "]")] = '\0';
 		}
 		*p = '\0';
-		snprintf(full, sizeof(full), "%s\t[%s]", name,
-			 mod ? mod : "kernel.kallsyms");
 		if (nksyms == cap) {
 			cap = cap ? 2 * cap : 65536;
 			ksyms = xrealloc(ksyms, cap * sizeof(*ksyms));
 		}
 		ksyms[nksyms].addr = a;
-		ksyms[nksyms].name = strdup(full);
-		if (!ksyms[nksyms].name)
-			fail("out of memory");
+		ksyms[nksyms].name = name;
+		ksyms[nksyms].mod = mod;
 		nksyms++;
 	}
-	fclose(f);
 	qsort(ksyms, nksyms, sizeof(*ksyms), by_addr);
 }
 
-/* The kernel function at @addr, "function\tobject", or NULL. */
-static const char *ksym_of(uint64_t addr)
+/* The kernel function at @addr, or NULL. */
+static const struct ksym *ksym_of(uint64_t addr)
 {
 	size_t lo = 0, hi, mid;
 
@@ -331,7 +353,7 @@ static const char *ksym_of(uint64_t addr)
 		else
 			hi = mid;
 	}
-	return ksyms[lo].name;
+	return &ksyms[lo];
 }
 
 void sym_kernel_now(void)
@@ -342,7 +364,11 @@ void sym_kernel_now(void)
 
 void sym_kernel(uint64_t addr, char *buf, size_t len)
 {
-	const char *k = ksym_of(addr);
+	const struct ksym *k = ksym_of(addr);
 
-	snprintf(buf, len, "%s", k ? k : "[kernel]\t[kernel]");
+	if (k)
+		snprintf(buf, len, "%s\t[%s]", k->name,
+			 k->mod ? k->mod : "kernel.kallsyms");
+	else
+		snprintf(buf, len, "[kernel]\t[kernel]");
 }
