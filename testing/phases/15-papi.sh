@@ -8,9 +8,8 @@
 # (testing/phases/jobs/papi.sh, which says what each guest does; the
 # driver started it after the host tests and waited for it); here their
 # results.  In the ctests' table, a test that passes on perf_event must
-# pass on pctr unless it needs what the component does not do yet
-# (papi_ecmp below: attach, inheritance) or uses
-# presets of events pctr's backends do not name (papi_noevent).
+# pass on pctr unless it uses presets of events pctr's backends do not
+# name (papi_noevent).
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -31,8 +30,6 @@ else
 fi
 sed 's/^\([^ ]*\) \(.*\)/check: PAPI guest \1 took \2s (in the background)/' "$papi/guests.secs" 2>/dev/null
 
-# What the component does not do yet (PAPI_ECMP; Documentation/papi.rst).
-papi_ecmp="inherit|attach.*|zero_attach|multiattach.*"
 # Tests of presets whose events pctr's backends do not name (tenth: the
 # L1 and L2 cache presets).
 papi_noevent="tenth"
@@ -73,8 +70,6 @@ for log in "$papi"/ctests-*.log; do
 		printf '  [%s] %-20s %-10s %s\n' "$v" "$t" "$rp" "$rr"
 		if [ "$rp" = PASSED ] || [ "$rr" != PASSED ]; then
 			ok "$v: ctest $t: pctr $rp, perf_event $rr"
-		elif [[ $t =~ ^($papi_ecmp)$ ]]; then
-			ok "$v: ctest $t: pctr $rp, perf_event $rr (not done yet: attach, inherit)"
 		elif [[ $t =~ ^($papi_noevent)$ ]] && [ "$rp" = SKIPPED ]; then
 			ok "$v: ctest $t: pctr $rp, perf_event $rr (its presets' events are not pctr's backend's)"
 		else

@@ -50,11 +50,13 @@ ctests=${PCTR_PAPI_CTESTS-"zero first second low-level branches case1 case2 cmpi
 	tenth version zero_named zero_pthreads zero_fork all_events
 	all_native_events calibrate inherit overflow overflow_single_event
 	overflow_index overflow_pthreads profile profile_twoevents multiplex1
-	serial_hl thrspecific johnmay2 kufrin"}
+	serial_hl thrspecific johnmay2 kufrin attach2 attach3 attach_validate
+	attach_cpu attach_cpu_validate multiattach multiattach2 zero_attach"}
 deb=/usr/lib/x86_64-linux-gnu/libpapi.so.7.0
 if [ -n "$ctests" ] && [ -e "$deb" ]; then
 	args=()
-	for t in $ctests; do
+	# attach_target: what the attach tests' children exec.
+	for t in $ctests attach_target; do
 		args+=(--add "$prefix/share/papi/ctests/$t")
 	done
 	for v in ${PCTR_PAPI_CTEST_VENDORS-amd}; do
