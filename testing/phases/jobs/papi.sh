@@ -43,7 +43,15 @@ echo $? >"$papi/papi_loop.rc"
 
 # The tests: a bare name is a ctest; SUITE/NAME one of ftests or
 # validation_tests, whose directory the guest gets whole.
-long=${PCTR_PAPI_CTESTS-"@LONG@"}
+long=${PCTR_PAPI_CTESTS-"zero first second low-level branches case1 case2 cmpinfo
+	code2name derived describe destroy eventname failed_events
+	get_event_component hwinfo memory realtime virttime remove_events reset
+	tenth version zero_named zero_pthreads zero_fork all_events
+	all_native_events calibrate inherit overflow overflow_single_event
+	overflow_index overflow_pthreads profile profile_twoevents multiplex1
+	serial_hl thrspecific johnmay2 kufrin attach2 attach3 attach_validate
+	attach_cpu multiattach multiattach2 zero_attach ftests/zero ftests/first
+	ftests/accum ftests/avail validation_tests/cycles_validation"}
 short=${PCTR_PAPI_SHORT-"zero first attach2 inherit overflow profile
 	multiplex1 zero_pthreads"}
 simtests=${PCTR_PAPI_SIM-"cmpinfo all_native_events"}
