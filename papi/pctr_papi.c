@@ -620,6 +620,10 @@ static int pctr_papi_ctl(hwd_context_t *ctx, int code,
 		    option->granularity.granularity != PAPI_GRN_SYS)
 			return PAPI_ECMP;
 		return PAPI_OK;
+	case PAPI_DEF_ITIMER:
+	case PAPI_DEF_ITIMER_NS:
+		/* PAPI's own timer (software overflow, multiplexing). */
+		return PAPI_OK;
 	default:
 		return PAPI_ECMP;
 	}
