@@ -15,6 +15,15 @@
  * in the thread itself, so they are an ordinary thread context that the
  * thread's own calls may not change; the binder reads them remotely.
  *
+ * A thread that is stopped (a ptrace stop, job control) cannot set the
+ * counters up until it is resumed.  Without PCTR_BF_DEFER the binder
+ * gives up (EAGAIN); with it the binding is made at once and keeps the
+ * request: the thread sets its counters up when it next runs, before
+ * any instruction of its own, and the binder takes the context from the
+ * request the first time it looks after that (bind_settle()).  That is
+ * how a tracer counts a child it holds stopped at its exec from the
+ * child's first instruction (PAPI_attach).
+ *
  * Both are programmed from one struct pctr_prog, checked and encoded by
  * prog.c like a thread's own functions.
  *
@@ -149,6 +158,8 @@ struct pctr_req {
 	struct pctr_ctx		*ctx;
 	struct completion	done;
 	struct pid		*binder;	/* the binder's process */
+	struct pid		*target;	/* the thread, for the list */
+	bool			defer;		/* PCTR_BF_DEFER */
 	u64			exec_id;	/* the target's, when checked */
 	struct pctr_prog	prog;
 	/*
@@ -179,6 +190,7 @@ static void req_put(struct pctr_req *req)
 			ctx_put(req->ctx);
 		sample_ring_put(req->ring);
 		put_pid(req->binder);
+		put_pid(req->target);
 		kfree(req);
 	}
 }
@@ -288,7 +300,8 @@ done:
  * Wait for the target to run the setup.  A stopped target (job control,
  * or a ptrace stop such as a signal-delivery stop that its tracer -- very
  * likely our caller -- would have to resume) does not run it: rather
- * than wait for ever, give up with EAGAIN.  0 once it has run.
+ * than wait for ever, give up with EAGAIN (or leave it pending, the
+ * caller decides).  0 once it has run.
  */
 static int bind_wait(struct pctr_req *req, struct task_struct *t)
 {
@@ -306,11 +319,15 @@ static int bind_wait(struct pctr_req *req, struct task_struct *t)
 	}
 }
 
+/* bind_send(): the thread is stopped, the request left pending. */
+#define BIND_PENDING	1
+
 /*
  * Send @req (its prog; for a change its ctx, and ring and sa to sample)
  * to thread @t and wait for its answer: the thread's, or an error of
- * its own (EPERM, ESRCH, EAGAIN, EINTR).  The caller still holds its
- * reference.
+ * its own (EPERM, ESRCH, EAGAIN, EINTR); BIND_PENDING if @req->defer and
+ * the thread is stopped: the request stays queued.  The caller still
+ * holds its reference.
  */
 static int bind_send(struct pctr_req *req, struct task_struct *t)
 {
@@ -339,12 +356,33 @@ static int bind_send(struct pctr_req *req, struct task_struct *t)
 	}
 	ret = bind_wait(req, t);
 	spin_lock(&req->lock);
-	if (req->state == REQ_PENDING)
-		req->state = REQ_ABANDONED;
-	else
+	if (req->state != REQ_PENDING)
 		ret = req->ret;
+	else if (ret == -EAGAIN && req->defer)
+		ret = BIND_PENDING;
+	else
+		req->state = REQ_ABANDONED;
 	spin_unlock(&req->lock);
 	return ret;
+}
+
+/*
+ * A binder lets go of a request it left pending: if the thread has not
+ * run it yet, it ends what it makes; if it has, end the context here.
+ */
+static void bind_drop_req(struct pctr_req *req)
+{
+	struct pctr_ctx *ctx = NULL;
+
+	spin_lock(&req->lock);
+	if (req->state == REQ_PENDING)
+		req->state = REQ_ABANDONED;
+	else if (!req->ret)
+		ctx = req->ctx;
+	spin_unlock(&req->lock);
+	if (ctx)
+		prog_end_remote(ctx);
+	req_put(req);
 }
 
 static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
@@ -370,12 +408,21 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	if (!req)
 		goto put_task;
 	req->prog = *prog;
+	req->defer = b->pb_flags & PCTR_BF_DEFER;
+	req->target = get_pid(task_pid(t));
 	ret = bind_send(req, t);
-	if (!ret) {
+	if (ret == BIND_PENDING) {
+		/* The binder's reference is the descriptor's now. */
+		pf->req = req;
+		req = NULL;
+		ret = 0;
+	} else if (!ret) {
 		pf->ctx = req->ctx;
-		WRITE_ONCE(pf->kind, PCTR_BIND_THREAD);
 	}
-	req_put(req);
+	if (!ret)
+		WRITE_ONCE(pf->kind, PCTR_BIND_THREAD);
+	if (req)
+		req_put(req);
 put_task:
 	put_task_struct(t);
 	return ret;
@@ -457,6 +504,20 @@ static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 	}
 }
 
+/* A pending binding reads as what it will start from. */
+static void bind_read_pending(const struct pctr_req *req, u64 *fn, u64 *val,
+			      u32 *mask)
+{
+	unsigned long m = req->prog.mask;
+	unsigned int s;
+
+	*mask = m;
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		fn[s] = req->prog.fn[s];
+		val[s] = req->prog.val[s];
+	}
+}
+
 /* --- the list, for admins ----------------------------------------------- */
 
 /*
@@ -472,7 +533,8 @@ struct bind_entry {
 	u32			cpu;		/* a CPU binding's */
 	u32			mask;		/* its slots */
 	struct pid		*binder;	/* the binder's process */
-	struct pctr_ctx		*ctx;		/* a thread binding's */
+	struct pid		*thread;	/* a thread binding's thread */
+	struct pctr_ctx		*ctx;		/* its context, NULL pending */
 };
 
 static LIST_HEAD(bind_list);
@@ -488,6 +550,10 @@ static void bind_list_add(struct bind_entry *e, struct pctr_file *pf,
 	e->mask = mask;
 	e->binder = get_pid(task_tgid(current));
 	e->ctx = pf->ctx;
+	if (pf->ctx)
+		e->thread = get_pid(pf->ctx->pid);
+	else if (pf->req)
+		e->thread = get_pid(pf->req->target);
 	mutex_lock(&bind_list_lock);
 	list_add_tail(&e->node, &bind_list);
 	mutex_unlock(&bind_list_lock);
@@ -507,14 +573,46 @@ static void bind_list_del(struct pctr_file *pf)
 	mutex_unlock(&bind_list_lock);
 	if (found) {
 		put_pid(found->binder);
+		put_pid(found->thread);
 		kfree(found);
 	}
 }
 
 /*
+ * A deferred thread binding (PCTR_BF_DEFER), under @pf's lock: once the
+ * thread has set its counters up, the context is the binding's as if it
+ * had been made at once.  0 then, BIND_PENDING while the thread has not
+ * run the setup, or the error the setup found.
+ */
+static int bind_settle(struct pctr_file *pf)
+{
+	struct pctr_req *req = pf->req;
+	struct bind_entry *e;
+	int ret;
+
+	if (!req)
+		return 0;
+	spin_lock(&req->lock);
+	ret = req->state == REQ_DONE ? req->ret : BIND_PENDING;
+	spin_unlock(&req->lock);
+	if (ret)
+		return ret;
+	pf->ctx = req->ctx;
+	pf->req = NULL;
+	mutex_lock(&bind_list_lock);
+	list_for_each_entry(e, &bind_list, node)
+		if (e->pf == pf)
+			e->ctx = pf->ctx;
+	mutex_unlock(&bind_list_lock);
+	req_put(req);
+	return 0;
+}
+
+/*
  * sysfs "bindings": a line per binding, "cpu N slots MASK binder PID" or
  * "thread TID slots MASK sampling MASK binder PID" (" ended" once the
- * thread exited or exec'd), PIDs as the reader's namespace sees them.
+ * thread exited or exec'd, " pending" while a deferred binding waits for
+ * its stopped thread), PIDs as the reader's namespace sees them.
  */
 ssize_t pctr_bind_show(char *buf)
 {
@@ -532,10 +630,15 @@ ssize_t pctr_bind_show(char *buf)
 					     "cpu %u slots %#x binder %d\n",
 					     e->cpu, e->mask,
 					     pid_vnr(e->binder));
+		else if (!e->ctx)
+			len += sysfs_emit_at(buf, len,
+					     "thread %d slots %#x sampling 0 binder %d pending\n",
+					     pid_vnr(e->thread), e->mask,
+					     pid_vnr(e->binder));
 		else
 			len += sysfs_emit_at(buf, len,
 					     "thread %d slots %#x sampling %#x binder %d%s\n",
-					     pid_vnr(e->ctx->pid), e->mask,
+					     pid_vnr(e->thread), e->mask,
 					     READ_ONCE(e->ctx->sampling),
 					     pid_vnr(e->binder),
 					     /* Pairs with prog_destroy(). */
@@ -562,9 +665,12 @@ int pctr_bind(struct file *file, const struct pctr_bind __user *arg)
 	if (IS_ERR(b))
 		return PTR_ERR(b);
 	ret = -EINVAL;
-	if (b->pb_flags || b->pb_reserved)
+	if (b->pb_reserved || (b->pb_flags & ~PCTR_BF_DEFER))
 		goto out;
 	if (b->pb_kind != PCTR_BIND_CPU && b->pb_kind != PCTR_BIND_THREAD)
+		goto out;
+	/* A CPU is never stopped. */
+	if (b->pb_kind == PCTR_BIND_CPU && b->pb_flags)
 		goto out;
 	for (s = 0; s < PCTR_NUM; s++) {
 		if (!b->pb_fn[s]) {
@@ -630,6 +736,12 @@ static int bind_change(struct pctr_file *pf, struct pctr_req *req)
 	mutex_lock(&pf->lock);
 	ret = -EOPNOTSUPP;
 	if (pf->kind != PCTR_BIND_THREAD)
+		goto unlock;
+	/* Not set up yet: nothing to change. */
+	ret = bind_settle(pf);
+	if (ret == BIND_PENDING)
+		ret = -EAGAIN;
+	if (ret)
 		goto unlock;
 	rcu_read_lock();
 	t = pid_task(pf->ctx->pid, PIDTYPE_PID);
@@ -717,7 +829,13 @@ int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
 	if (pf->kind == PCTR_BIND_CPU)
 		ret = cpu_bind_read(pf->cpub, fn, val, mask);
 	else if (pf->kind == PCTR_BIND_THREAD)
+		ret = bind_settle(pf);
+	if (ret == BIND_PENDING) {
+		bind_read_pending(pf->req, fn, val, mask);
+		ret = 0;
+	} else if (!ret && pf->kind == PCTR_BIND_THREAD) {
 		ret = bind_read_thread(pf->ctx, fn, val, mask);
+	}
 	mutex_unlock(&pf->lock);
 	return ret;
 }
@@ -728,8 +846,11 @@ static void bind_end_locked(struct pctr_file *pf)
 		bind_list_del(pf);
 	if (pf->kind == PCTR_BIND_CPU)
 		unbind_cpu(pf);
+	else if (pf->req)
+		bind_drop_req(pf->req);
 	else if (pf->kind == PCTR_BIND_THREAD)
 		prog_end_remote(pf->ctx);
+	pf->req = NULL;
 	pf->ctx = NULL;
 	WRITE_ONCE(pf->kind, 0);
 }

@@ -14,6 +14,7 @@
 
 struct pctr_cpub;
 struct pctr_ctx;
+struct pctr_req;
 struct pctr_ring;
 struct sys_reader;
 
@@ -22,6 +23,7 @@ struct pctr_file {
 	u32		kind;		/* bound to: 0 or PCTR_BIND_* */
 	struct pctr_cpub *cpub;		/* a CPU binding (cpu_bind.c) */
 	struct pctr_ctx	*ctx;		/* a thread binding's context */
+	struct pctr_req	*req;		/* or, deferred, its request (bind.c) */
 	struct pctr_ring *ring;		/* PCIOCRING's (sample.c) */
 	struct sys_reader *sys;		/* system mode's reader (system.c) */
 };

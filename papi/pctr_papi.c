@@ -25,8 +25,20 @@
  * slot to its frozen value, hands the overflow to PAPI (which calls the
  * user's handler) and thaws the counters (PCIOCRESTART).
  *
- * Not done: attach and inherit (PAPI_ECMP); multiplexing is PAPI's own,
- * in software, over start/stop/read.
+ * Attach (PAPI_attach, PAPI_CPU_ATTACH) is a binding: start binds a
+ * descriptor of its own (PCIOCBIND) to the thread, which the caller must
+ * trace with ptrace, as PAPI's tests do, or to the CPU (CAP_PERFMON);
+ * read is PCIOCRD on it, stop ends it.  A thread held stopped (a child
+ * stopped at its exec by PTRACE_TRACEME, as PAPI's attach tests have it)
+ * gets a deferred binding (PCTR_BF_DEFER), set up when it resumes.  A
+ * binding cannot interrupt: no overflow on an attached event set.
+ *
+ * Inheritance (PAPI_INHERIT) is pctr's PCTR_O_INHERIT: threads and
+ * processes created while the event set runs count the same events for
+ * themselves, from zero.  Their counts are their own: unlike
+ * perf_event's, they are not added to the parent's when they exit.
+ *
+ * Multiplexing is PAPI's own, in software, over start/stop/read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +71,10 @@ struct pctr_papi_ctl {
 	int		n;
 	int		domain;
 	int		running;
+	int		inherit;
+	unsigned int	tid;			/* attached to a thread, or 0 */
+	int		cpu;			/* attached to a CPU, or -1 */
+	int		bfd;			/* the binding's descriptor */
 	unsigned int	ev[PCTR_NUM];		/* index in events[] */
 	unsigned int	slot[PCTR_NUM];
 	uint64_t	base[PCTR_NUM];
@@ -260,6 +276,8 @@ static int pctr_papi_init_control_state(hwd_control_state_t *ctl)
 
 	memset(s, 0, sizeof(*s));
 	s->domain = _pctr_vector.cmp_info.default_domain;
+	s->cpu = -1;
+	s->bfd = -1;
 	return PAPI_OK;
 }
 
@@ -337,6 +355,15 @@ static int pctr_papi_take_bases(struct pctr_papi_ctx *c,
 	return PAPI_OK;
 }
 
+static void pctr_opts_clear(struct pctr_papi_ctx *c)
+{
+	struct pctr_opts o = {
+		.po_signo = _pctr_vector.cmp_info.hardware_intr_sig,
+	};
+
+	ioctl(c->p->fd, PCIOCSOPTS, &o);
+}
+
 static void pctr_papi_free_slots(struct pctr_papi_ctx *c,
 				 struct pctr_papi_ctl *s)
 {
@@ -344,6 +371,69 @@ static void pctr_papi_free_slots(struct pctr_papi_ctx *c,
 
 	for (i = 0; i < s->n; i++)
 		pctr_set(c->p, s->slot[i], 0);
+}
+
+static int pctr_papi_attached(const struct pctr_papi_ctl *s)
+{
+	return s->tid || s->cpu >= 0;
+}
+
+/* An attached event set's values: PCIOCRD on its binding. */
+static int pctr_papi_read_bound(struct pctr_papi_ctl *s, uint64_t *v)
+{
+	struct pctrst st;
+	int i;
+
+	if (ioctl(s->bfd, PCIOCRD, &st) < 0)
+		return pctr_papi_err(errno, "cannot read the attached counters");
+	for (i = 0; i < s->n; i++)
+		v[i] = st.pctr_hwc[s->slot[i]];
+	return PAPI_OK;
+}
+
+/*
+ * Start an attached event set: bind a descriptor of its own to the
+ * thread or CPU, every slot from zero.  A thread stopped by its tracer
+ * is bound deferred; a kernel without PCTR_BF_DEFER refuses the flag
+ * (EINVAL), and is asked again without it.
+ */
+static int pctr_papi_start_bound(struct pctr_papi_ctl *s, uint64_t flags)
+{
+	struct pctr_bind b;
+	int i, ret;
+
+	for (i = 0; i < s->n; i++)
+		if (s->ovf[i])
+			return PAPI_ECMP;
+	memset(&b, 0, sizeof(b));
+	b.pb_kind = s->tid ? PCTR_BIND_THREAD : PCTR_BIND_CPU;
+	b.pb_id = s->tid ? s->tid : (unsigned int)s->cpu;
+	b.pb_flags = s->tid ? PCTR_BF_DEFER : 0;
+	for (i = 0; i < s->n; i++)
+		b.pb_fn[s->slot[i]] = events[s->ev[i]].pe_fn | flags;
+	s->bfd = open(PCTR_DEVICE, O_RDWR | O_CLOEXEC);
+	if (s->bfd < 0)
+		return pctr_papi_err(errno, "cannot open " PCTR_DEVICE);
+	ret = ioctl(s->bfd, PCIOCBIND, &b);
+	if (ret < 0 && errno == EINVAL && b.pb_flags) {
+		b.pb_flags = 0;
+		ret = ioctl(s->bfd, PCIOCBIND, &b);
+	}
+	if (ret < 0) {
+		ret = pctr_papi_err(errno, s->tid ?
+				    "cannot bind to the thread (is it traced?)" :
+				    "cannot bind to the CPU");
+		close(s->bfd);
+		s->bfd = -1;
+		return ret;
+	}
+	for (i = 0; i < s->n; i++) {
+		s->base[i] = 0;
+		s->acc[i] = 0;
+		s->counts[i] = 0;
+	}
+	s->running = 1;
+	return PAPI_OK;
 }
 
 static int pctr_papi_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -356,6 +446,8 @@ static int pctr_papi_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	};
 	int i, ret, ovf = 0;
 
+	if (pctr_papi_attached(s))
+		return pctr_papi_start_bound(s, flags);
 	for (i = 0; i < s->n; i++) {
 		ovf |= !!s->ovf[i];
 		if (pctr_set(c->p, s->slot[i], events[s->ev[i]].pe_fn | flags |
@@ -365,9 +457,16 @@ static int pctr_papi_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 			return ret;
 		}
 	}
-	/* The overflow signal: PAPI's handler was installed for it. */
-	if (ovf && ioctl(c->p->fd, PCIOCSOPTS, &o) < 0) {
-		ret = pctr_papi_err(errno, "cannot choose the overflow signal");
+	/*
+	 * The overflow signal: PAPI's handler was installed for it; and
+	 * inheritance.  Options are the thread's: set them every start.
+	 */
+	if (s->inherit)
+		o.po_flags = PCTR_O_INHERIT;
+	if (ioctl(c->p->fd, PCIOCSOPTS, &o) < 0) {
+		ret = pctr_papi_err(errno, ovf ?
+				    "cannot choose the overflow signal" :
+				    "cannot set inheritance");
 		pctr_papi_free_slots(c, s);
 		return ret;
 	}
@@ -392,7 +491,15 @@ static int pctr_papi_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	int i;
 
 	(void)flags;
-	if (s->running) {
+	if (s->running && s->bfd >= 0) {
+		uint64_t bv[PCTR_NUM];
+		int ret = pctr_papi_read_bound(s, bv);
+
+		if (ret != PAPI_OK)
+			return ret;
+		for (i = 0; i < s->n; i++)
+			s->counts[i] = (long long)(bv[i] - s->base[i]);
+	} else if (s->running) {
 		for (i = 0; i < s->n; i++) {
 			errno = 0;
 			v = pctr_read(c->p, s->slot[i]);
@@ -417,6 +524,15 @@ static int pctr_papi_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		return PAPI_OK;
 	ret = pctr_papi_read(ctx, ctl, &vals, 0);
 	s->running = 0;
+	if (s->bfd >= 0) {
+		/* The binding ends with its descriptor. */
+		close(s->bfd);
+		s->bfd = -1;
+		return ret;
+	}
+	/* No more inheritance: the options back to none. */
+	if (s->inherit)
+		pctr_opts_clear(c);
 	pctr_papi_free_slots(c, s);
 	return ret;
 }
@@ -426,6 +542,18 @@ static int pctr_papi_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	struct pctr_papi_ctl *s = ctl;
 	int i;
 
+	if (s->running && s->bfd >= 0) {
+		uint64_t bv[PCTR_NUM];
+		int ret = pctr_papi_read_bound(s, bv);
+
+		if (ret != PAPI_OK)
+			return ret;
+		for (i = 0; i < s->n; i++) {
+			s->base[i] = bv[i];
+			s->counts[i] = 0;
+		}
+		return PAPI_OK;
+	}
 	if (s->running)
 		return pctr_papi_take_bases(ctx, s);
 	for (i = 0; i < s->n; i++)
@@ -455,8 +583,30 @@ static int pctr_papi_set_domain(hwd_control_state_t *ctl, int domain)
 static int pctr_papi_ctl(hwd_context_t *ctx, int code,
 			 _papi_int_option_t *option)
 {
+	struct pctr_papi_ctl *s;
+
 	(void)ctx;
 	switch (code) {
+	case PAPI_ATTACH:
+		s = option->attach.ESI->ctl_state;
+		if (!option->attach.tid || option->attach.tid > 0x7fffffffUL)
+			return PAPI_EINVAL;
+		s->tid = (unsigned int)option->attach.tid;
+		return PAPI_OK;
+	case PAPI_DETACH:
+		s = option->attach.ESI->ctl_state;
+		s->tid = 0;
+		return PAPI_OK;
+	case PAPI_CPU_ATTACH:
+		s = option->cpu.ESI->ctl_state;
+		if (option->cpu.cpu_num > 0x7fffffffU)
+			return PAPI_EINVAL;
+		s->cpu = (int)option->cpu.cpu_num;
+		return PAPI_OK;
+	case PAPI_INHERIT:
+		s = option->inherit.ESI->ctl_state;
+		s->inherit = option->inherit.inherit != PAPI_INHERIT_NONE;
+		return PAPI_OK;
 	case PAPI_DOMAIN:
 	case PAPI_DEFDOM:
 		if (code == PAPI_DEFDOM)
@@ -465,11 +615,16 @@ static int pctr_papi_ctl(hwd_context_t *ctx, int code,
 					    option->domain.domain);
 	case PAPI_GRANUL:
 	case PAPI_DEFGRN:
-		if (option->granularity.granularity != PAPI_GRN_THR)
+		/* PAPI_GRN_SYS: what a CPU-attached event set counts. */
+		if (option->granularity.granularity != PAPI_GRN_THR &&
+		    option->granularity.granularity != PAPI_GRN_SYS)
 			return PAPI_ECMP;
 		return PAPI_OK;
+	case PAPI_DEF_ITIMER:
+	case PAPI_DEF_ITIMER_NS:
+		/* PAPI's own timer (software overflow, multiplexing). */
+		return PAPI_OK;
 	default:
-		/* PAPI_ATTACH, PAPI_DETACH, PAPI_INHERIT, PAPI_CPU_ATTACH, ... */
 		return PAPI_ECMP;
 	}
 }
@@ -626,8 +781,12 @@ papi_vector_t _pctr_vector = {
 		.default_domain = PAPI_DOM_USER,
 		.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL,
 		.default_granularity = PAPI_GRN_THR,
-		.available_granularities = PAPI_GRN_THR,
+		.available_granularities = PAPI_GRN_THR | PAPI_GRN_SYS,
 		.hardware_intr_sig = PAPI_INT_SIGNAL,
+		.attach = 1,
+		.attach_must_ptrace = 1,
+		.cpu = 1,
+		.inherit = 1,
 	},
 	.size = {
 		.context = sizeof(struct pctr_papi_ctx),

@@ -981,6 +981,93 @@ TEST_F_TIMEOUT(bind, thread_final_values_after_exit, 60)
 	EXPECT_TRUE(st_clean(&c));
 }
 
+/* Seize @pid and hold it in a ptrace stop; 0, or -1 if that failed. */
+static int seize_stopped(pid_t pid)
+{
+	int status;
+
+	if (ptrace(PTRACE_SEIZE, pid, 0, 0) ||
+	    ptrace(PTRACE_INTERRUPT, pid, 0, 0) ||
+	    waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
+		return -1;
+	return 0;
+}
+
+/*
+ * A target held in a ptrace stop (as a tracer holds a child stopped at
+ * its exec: PAPI_attach) cannot set a binding up: EAGAIN, unless the
+ * binding asks to be deferred (PCTR_BF_DEFER).  Then it is made at once,
+ * reads as its presets while the target stays stopped, and counts from
+ * the target's resume on, as any binding.  Released before the resume,
+ * it leaves nothing behind.
+ */
+TEST_F_TIMEOUT(bind, thread_bind_deferred_while_stopped, 60)
+{
+	char list[512];
+	struct pctr_bind b;
+	struct pctrst a, c;
+	struct chan *ch;
+	pid_t pid;
+	int fb, status;
+
+	TEST_START(1);
+	pid = obedient(_metadata, self, &ch, 0);
+	fb = new_fd(_metadata, self);
+	ASSERT_EQ(0, seize_stopped(pid));
+	thread_bind_init(&b, pid);
+	b.pb_preset[FIX_DIV] = 1000000;
+	EXPECT_EQ(EAGAIN, do_bind(fb, &b));
+	b.pb_flags = PCTR_BF_DEFER;
+	ASSERT_EQ(0, do_bind(fb, &b)) TH_LOG("%s", strerror(errno));
+
+	/* Pending: the functions and presets, nothing counted. */
+	usleep(100000);
+	ASSERT_EQ(0, rd(fb, &a));
+	EXPECT_EQ(FN(EV_DIV), a.pctr_fn[0]);
+	EXPECT_EQ(FIXFN, a.pctr_fn[FIX_DIV]);
+	EXPECT_EQ(0, a.pctr_hwc[0]);
+	EXPECT_EQ(1000000, a.pctr_hwc[FIX_DIV]);
+	ASSERT_EQ(0, read_text(PCTR_SYSFS "/bindings", list, sizeof(list)));
+	TH_LOG("bindings: %s", list);
+	EXPECT_NE(NULL, strstr(list, " pending"));
+	EXPECT_EQ(EAGAIN, ioc(fb, PCIOCDISABLE, NULL));
+
+	/* Resumed: it counts, and the target may not program its own. */
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	usleep(300000);
+	ASSERT_EQ(0, rd(fb, &c));
+	EXPECT_EQ(FN(EV_DIV), c.pctr_fn[0]);
+	EXPECT_LT(0, c.pctr_hwc[0]);
+	EXPECT_EQ(c.pctr_hwc[0] + 1000000, c.pctr_hwc[FIX_DIV]);
+	ASSERT_EQ(0, read_text(PCTR_SYSFS "/bindings", list, sizeof(list)));
+	EXPECT_EQ(NULL, strstr(list, " pending"));
+	ASSERT_EQ(0, interrupt_detach(pid));
+	ASSERT_EQ(0, command(ch, OP_TRY_SET));
+	EXPECT_EQ(EBUSY, ch->err[0]);
+	send_exit(ch);
+	reap_kid(self, pid, &status);
+	EXPECT_TRUE(WIFEXITED(status));
+	expect_final(_metadata, fb, &c, &a);
+	EXPECT_EQ(0, ioctl(fb, PCIOCRELEASE));
+
+	/* Released while pending: the target is free to count for itself. */
+	pid = obedient(_metadata, self, &ch, 0);
+	ASSERT_EQ(0, seize_stopped(pid));
+	thread_bind_init(&b, pid);
+	b.pb_flags = PCTR_BF_DEFER;
+	ASSERT_EQ(0, do_bind(fb, &b));
+	EXPECT_EQ(0, ioctl(fb, PCIOCRELEASE));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	ASSERT_EQ(0, interrupt_detach(pid));
+	ASSERT_EQ(0, command(ch, OP_OWN));
+	EXPECT_EQ(0, ch->err[0]);
+	EXPECT_EQ(0, ch->val[2]);		/* the binding's slot never came */
+	ASSERT_EQ(0, read_text(PCTR_SYSFS "/bindings", list, sizeof(list)));
+	EXPECT_EQ(NULL, strstr(list, "thread"));
+	send_exit(ch);
+	reap_kid(self, pid, &status);
+}
+
 /*
  * exec ends the binding too: its values stay as they were, and the new
  * program may count for itself (run_after_exec() below reports).
@@ -1088,7 +1175,7 @@ TEST_F_TIMEOUT(bind, thread_bind_errors, 60)
 	/* Traced, but a bad request: EINVAL, and nothing bound. */
 	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
 	thread_bind_init(&b, pid);
-	b.pb_flags = 1;
+	b.pb_flags = 2;
 	EXPECT_EQ(EINVAL, do_bind(fb, &b));
 	thread_bind_init(&b, pid);
 	b.pb_reserved = 1;

@@ -12,10 +12,16 @@
 #
 #   ctests.sh TEST...
 #
+# A TEST is a name in /work (a test added by itself), or SUITE/NAME for
+# a test of a suite's directory added whole (ctests/attach2,
+# ftests/zero, validation_tests/papi_tot_ins): it runs in that
+# directory, as run_tests.sh runs it.
+#
 # Prints one line a test: "ctest: NAME pctr RESULT perf_event RESULT",
 # RESULT being what the test printed (PASSED, FAILED, SKIPPED, WARNED) or
 # "exit N" when it printed none (a crash, a timeout), and for a result
-# other than PASSED its reason (the test's first error line).
+# other than PASSED its reason (the test's first error line), and
+# "ctime: NAME SECONDS", what its two runs took.
 
 cd /work || exit 1
 mkdir -p debian
@@ -24,16 +30,20 @@ paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 
 # run WHICH TEST: the result word, and the reason in $why.
 run() {
+	dir=/work name=$2
+	case $2 in */*) dir=/work/${2%/*} name=${2##*/} ;; esac
+	cd "$dir" || return
 	if [ "$1" = perf_event ]; then
 		echo 2 >/proc/sys/kernel/perf_event_paranoid
-		LD_LIBRARY_PATH=/work/debian timeout 120 "./$2" TESTS_QUIET >out.txt 2>&1
+		LD_LIBRARY_PATH=/work/debian timeout 120 "./$name" TESTS_QUIET >/work/out.txt 2>&1
 		rc=$?
 		echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 		(exit $rc)
 	else
-		timeout 120 "./$2" TESTS_QUIET >out.txt 2>&1
+		timeout 120 "./$name" TESTS_QUIET >/work/out.txt 2>&1
 	fi
 	rc=$?
+	cd /work || return
 	res=$(grep -oE 'PASSED|FAILED|SKIPPED|WARNED' out.txt | tail -n 1)
 	[ -n "$res" ] || res="exit $rc"
 	why=
@@ -46,11 +56,13 @@ run() {
 }
 
 for t in "$@"; do
+	t0=$(cut -d. -f1 /proc/uptime)
 	run pctr "$t"
 	rp=$res wp=$why
 	run perf_event "$t"
 	echo "ctest: $t pctr $rp perf_event $res"
 	[ -n "$wp" ] && echo "ctest:   $t pctr: $wp"
 	[ -n "$why" ] && echo "ctest:   $t perf_event: $why"
+	echo "ctime: $t $(($(cut -d. -f1 /proc/uptime) - t0))"
 done
 echo "ctest: done"

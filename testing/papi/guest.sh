@@ -10,6 +10,9 @@
 #   - papi_loop, written only against <papi.h>, counts a calibrated
 #     loop's instructions (and branches) exactly;
 # with kernel.perf_event_paranoid as the guest booted (never changed).
+# On the simulated PMU (pmu=sim: no preset maps on its events) the
+# presets and papi_loop are left out and papi_command_line counts the
+# sim's native event sim_ticks instead.
 # Prints "PASS: papi: ..." / "FAIL: papi: ..." and a last line
 # "papi: N passed, N failed".
 
@@ -27,6 +30,19 @@ if awk '/^Active components:/ { a = 1 } a && $1 == "Name:" && $2 == "pctr" { f =
 	ok "papi_component_avail: pctr is active"
 else
 	bad "papi_component_avail: pctr is active"
+fi
+
+if grep -q 'pctr counters (sim backend' comp.out; then
+	./papi_command_line sim_ticks >cmd.out 2>&1
+	cat cmd.out
+	if grep -qE '^sim_ticks :[[:space:]]+[1-9][0-9]*' cmd.out; then
+		ok "papi_command_line sim_ticks counts (sim)"
+	else
+		bad "papi_command_line sim_ticks counts (sim)"
+	fi
+	echo "papi: $pass passed, $fail failed"
+	[ $fail = 0 ]
+	exit
 fi
 
 ./papi_avail -a >avail.out 2>&1

@@ -369,7 +369,12 @@ struct pctr_opts {
  *                   set up in the thread's own context, as if it had
  *                   programmed them itself; the call waits for that, and
  *                   fails with EAGAIN if the thread is or becomes stopped
- *                   (job control, or a ptrace stop) before it could.
+ *                   (job control, or a ptrace stop) before it could --
+ *                   unless pb_flags has PCTR_BF_DEFER: then the binding
+ *                   is made at once and the thread sets the counters up
+ *                   when it next runs, before any instruction of its
+ *                   own; until then PCIOCRD reads pb_fn and pb_preset,
+ *                   and an error of that setup is PCIOCRD's.
  *                   EBUSY if the thread counts for itself already.
  *
  * pb_fn and pb_preset give each slot's function and starting value, as
@@ -378,7 +383,7 @@ struct pctr_opts {
 struct pctr_bind {
 	__u32	pb_kind;		/* PCTR_BIND_* */
 	__u32	pb_id;			/* CPU number or thread ID */
-	__u32	pb_flags;		/* must be zero */
+	__u32	pb_flags;		/* PCTR_BF_*, thread bindings only */
 	__u32	pb_reserved;		/* must be zero */
 	__u64	pb_fn[PCTR_NUM];
 	__u64	pb_preset[PCTR_NUM];
@@ -386,6 +391,8 @@ struct pctr_bind {
 
 #define PCTR_BIND_CPU		1
 #define PCTR_BIND_THREAD	2
+
+#define PCTR_BF_DEFER		(1U << 0)	/* a stopped thread: set up later */
 
 #define PCTR_IOC_MAGIC		'c'
 

@@ -8,15 +8,21 @@
 # PAPI built from Debian's papi source with pctr's component (papi/) as
 # its component 0 (testing/papi/build, cached outside the clone by its
 # inputs; a cold run builds it here, timed), testing/papi/papi_loop
-# built against the private install, then on the emulated PMU, newest
-# kernel: a guest per vendor (PCTR_PAPI_CTEST_VENDORS, default "amd")
-# running a subset of PAPI's own ctests (PCTR_PAPI_CTESTS) against the
-# pctr build and against Debian's libpapi (perf_event) under -icount
-# (testing/papi/ctests.sh), and a guest per vendor (PCTR_PAPI_VENDORS,
-# default "intel amd") with PAPI's tools and papi_loop as uid 1000
-# (testing/papi/guest.sh).  All guests have one vCPU and run one after
-# another: the job keeps to one core, beside the phases (the driver
-# starts it after the host tests).
+# built against the private install, then a guest for each backend and
+# kernel of PCTR_PAPI_GUESTS (VENDOR:KERNEL, "new" and "old" for the
+# newest and oldest kernel; default the emulated AMD and Intel PMUs and
+# the simulated one, each on the newest and the oldest kernel), each
+# running testing/papi/all.sh: PAPI's tools and papi_loop as uid 1000
+# (testing/papi/guest.sh), then PAPI's own tests against the pctr build
+# and against Debian's libpapi (perf_event) as root
+# (testing/papi/ctests.sh): the long list (PCTR_PAPI_CTESTS: ctests,
+# ftests, validation_tests) in the first guest, a short one
+# (PCTR_PAPI_SHORT; PCTR_PAPI_SIM on the sim, where PAPI has no presets)
+# in the others.  The emulated PMUs run under -icount (exact counts).
+# All guests have one vCPU and run one after another: the job keeps to
+# one core, beside the phases (the driver starts it after the host
+# tests).  Logs: guest-VENDOR-KERNEL.log (6.12, 6.1: the first two
+# fields of the version).
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../../lib.sh"
 
@@ -33,41 +39,74 @@ cc -O2 -Wall -Wextra -I"$prefix/include" -o "$papi/papi_loop" \
 	testing/papi/papi_loop.c -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" \
 	-lpapi >"$papi/papi_loop.log" 2>&1
 echo $? >"$papi/papi_loop.rc"
+[ "$(cat "$papi/papi_loop.rc")" = 0 ] || exit 0
 
-# The guests, each timed: "NAME SECONDS" lines in guests.secs.
-run_guest() {
-	local name=$1 t
-	shift
-	t=$(date +%s)
-	testing/vm/run "$@" >"$papi/$name.log" 2>&1
-	echo $? >"$papi/$name.rc"
-	echo "$name $(($(date +%s) - t))" >>"$papi/guests.secs"
-}
-
-ctests=${PCTR_PAPI_CTESTS-"zero first second low-level branches case1 case2 cmpinfo
+# The tests: a bare name is a ctest; SUITE/NAME one of ftests or
+# validation_tests, whose directory the guest gets whole.
+long=${PCTR_PAPI_CTESTS-"zero first second low-level branches case1 case2 cmpinfo
 	code2name derived describe destroy eventname failed_events
 	get_event_component hwinfo memory realtime virttime remove_events reset
 	tenth version zero_named zero_pthreads zero_fork all_events
 	all_native_events calibrate inherit overflow overflow_single_event
 	overflow_index overflow_pthreads profile profile_twoevents multiplex1
-	serial_hl thrspecific johnmay2 kufrin"}
+	serial_hl thrspecific johnmay2 kufrin attach2 attach3 attach_validate
+	attach_cpu multiattach multiattach2 zero_attach ftests/zero ftests/first
+	ftests/accum ftests/avail validation_tests/cycles_validation"}
+short=${PCTR_PAPI_SHORT-"zero first attach2 inherit overflow profile
+	multiplex1 zero_pthreads"}
+simtests=${PCTR_PAPI_SIM-"cmpinfo all_native_events"}
 deb=/usr/lib/x86_64-linux-gnu/libpapi.so.7.0
-if [ -n "$ctests" ] && [ -e "$deb" ]; then
-	args=()
-	for t in $ctests; do
-		args+=(--add "$prefix/share/papi/ctests/$t")
+share=$prefix/share/papi
+
+# One guest, timed ("NAME SECONDS" lines in guests.secs): all.sh with
+# TESTS (a string of names) on VM-RUN-ARGS.
+run_guest() {
+	local name=$1 tests=$2 t t_ suites=" " args=()
+	shift 2
+	[ -e "$deb" ] || tests=
+	for t_ in $tests attach_target; do
+		case $t_ in
+		*/*)
+			[[ $suites == *" ${t_%%/*} "* ]] && continue
+			suites+="${t_%%/*} "
+			args+=(--add "$share/${t_%%/*}") ;;
+		*) args+=(--add "$share/ctests/$t_") ;;
+		esac
 	done
-	for v in ${PCTR_PAPI_CTEST_VENDORS-amd}; do
-		# shellcheck disable=SC2086 # the tests' names, split on purpose
-		run_guest "ctests-$v" --kernel "$kb" --emulated-pmu "$v" --smp 1 \
-			"${args[@]}" --add "$deb" --add testing/papi/ctests.sh \
-			-- ./ctests.sh $ctests
-	done
-fi
-[ "$(cat "$papi/papi_loop.rc")" = 0 ] || exit 0
-for v in ${PCTR_PAPI_VENDORS-intel amd}; do
-	run_guest "guest-$v" --kernel "$kb" --emulated-pmu "$v" --user --smp 1 \
-		--add "$prefix/bin/papi_component_avail" --add "$prefix/bin/papi_avail" \
-		--add "$prefix/bin/papi_command_line" --add "$papi/papi_loop" \
-		--add testing/papi/guest.sh -- ./guest.sh
+	# A Fortran test at the top: the guest gets its libraries
+	# (testing/vm/copy-libs looks at /work's files only).
+	case $tests in
+	*ftests/*) args+=(--add "$share/ftests/strtest") ;;
+	esac
+	t=$(date +%s)
+	# shellcheck disable=SC2086 # the tests' names, split on purpose
+	testing/vm/run "$@" --smp 1 --timeout 2400 "${args[@]}" --add "$deb" \
+		--add "$prefix/bin/papi_component_avail" \
+		--add "$prefix/bin/papi_avail" --add "$prefix/bin/papi_command_line" \
+		--add "$papi/papi_loop" --add testing/papi/guest.sh \
+		--add testing/papi/ctests.sh --add testing/papi/all.sh \
+		-- ./all.sh $tests >"$papi/guest-$name.log" 2>&1
+	echo $? >"$papi/guest-$name.rc"
+	echo "guest-$name $(($(date +%s) - t))" >>"$papi/guests.secs"
+}
+
+first=1
+for g in ${PCTR_PAPI_GUESTS-amd:new intel:new amd:old intel:old sim:new sim:old}; do
+	v=${g%%:*} k=${g#*:}
+	case $k in
+	new) k=$kb ;;
+	old) k=${kernels[0]} ;;
+	esac
+	[ "${g#*:}" = old ] && [ "$k" = "$kb" ] && continue
+	name=$v-$(cut -d. -f1,2 <<<"$k")
+	echo "$name" >>"$papi/guests.planned"
+	# The args of the guest's PMU.
+	if [ "$v" = sim ]; then
+		run_guest "$name" "$simtests" --kernel "$k" --param pmu=sim
+	elif [ $first = 1 ]; then
+		run_guest "$name" "$long" --kernel "$k" --emulated-pmu "$v"
+	else
+		run_guest "$name" "$short" --kernel "$k" --emulated-pmu "$v"
+	fi
+	[ "$v" = sim ] || first=0
 done
