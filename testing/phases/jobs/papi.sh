@@ -52,8 +52,9 @@ long=${PCTR_PAPI_CTESTS-"zero first second low-level branches case1 case2 cmpinf
 	serial_hl thrspecific johnmay2 kufrin attach2 attach3 attach_validate
 	attach_cpu multiattach multiattach2 zero_attach ftests/zero ftests/first
 	ftests/accum ftests/avail validation_tests/cycles_validation"}
+# multiplex1 (16-42 s of guest time each) only in the long list.
 short=${PCTR_PAPI_SHORT-"zero first attach2 inherit overflow profile
-	multiplex1 zero_pthreads"}
+	zero_pthreads"}
 simtests=${PCTR_PAPI_SIM-"cmpinfo all_native_events"}
 deb=/usr/lib/x86_64-linux-gnu/libpapi.so.7.0
 share=$prefix/share/papi
