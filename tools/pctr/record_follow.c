@@ -127,6 +127,22 @@ static void snapshot_tid(pid_t tid)
 
 volatile sig_atomic_t rec_interrupted;
 
+/* Start @cmd (-p's and -a's "-- COMMAND"), whose end ends the recording. */
+pid_t rec_run(char **cmd)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail(EXIT_FAIL, "fork: %s", strerror(errno));
+	if (!pid) {
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "%s: cannot run %s: %s\n", rec_prog, cmd[0],
+			strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	return pid;
+}
+
 void rec_on_signal(int sig)
 {
 	rec_interrupted = sig;
@@ -508,17 +524,8 @@ void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 			     (int)traced[i], attach_why(err));
 	}
 	fflush(rec_out);
-	if (cmd) {
-		cmdpid = fork();
-		if (cmdpid < 0)
-			fail(EXIT_FAIL, "fork: %s", strerror(errno));
-		if (!cmdpid) {
-			execvp(cmd[0], cmd);
-			fprintf(stderr, "%s: cannot run %s: %s\n", rec_prog, cmd[0],
-				strerror(errno));
-			_exit(errno == ENOENT ? 127 : 126);
-		}
-	}
+	if (cmd)
+		cmdpid = rec_run(cmd);
 	fprintf(stderr, "%s: sampling %u threads of %u processes\n", rec_prog,
 		natts, npids);
 	if (secs > 0)

@@ -47,6 +47,7 @@ extern struct attach_setup attach_setup;
 /* ^C or SIGTERM seen (-p). */
 extern volatile sig_atomic_t rec_interrupted;
 void rec_on_signal(int sig);
+pid_t rec_run(char **cmd);
 
 uint64_t tsc_now(void);
 uint64_t ms_now(void);

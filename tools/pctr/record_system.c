@@ -298,17 +298,8 @@ void record_system(const unsigned int *cpus, unsigned int ncpus,
 	signal(SIGINT, rec_on_signal);
 	signal(SIGTERM, rec_on_signal);
 	fflush(rec_out);
-	if (cmd) {
-		cmdpid = fork();
-		if (cmdpid < 0)
-			fail(EXIT_FAIL, "fork: %s", strerror(errno));
-		if (!cmdpid) {
-			execvp(cmd[0], cmd);
-			fprintf(stderr, "%s: cannot run %s: %s\n", rec_prog,
-				cmd[0], strerror(errno));
-			_exit(errno == ENOENT ? 127 : 126);
-		}
-	}
+	if (cmd)
+		cmdpid = rec_run(cmd);
 	fprintf(stderr, "%s: sampling %u CPUs\n", rec_prog, ncpus);
 	if (secs > 0)
 		end = ms_now() + (uint64_t)(secs * 1000);
