@@ -349,6 +349,8 @@ void cpc_set_unbind_(cpc_set_t *set)
 
 	if (!kind)
 		return;
+	if (kind->quiesce)
+		kind->quiesce(set, inherited);
 	set->bound = NULL;
 	if (me->set == set)
 		me->set = NULL;

@@ -82,6 +82,13 @@ struct cpc_binding {
 	 */
 	int		(*unbind_check)(cpc_t *cpc, cpc_set_t *set);
 	/*
+	 * cpc_unbind(), the set still bound: end the counters and their
+	 * overflow signals (the driver sends none once a thread lets go).
+	 * A signal that comes before finds the set bound, as on Solaris.
+	 * @inherited as for unbind.  NULL: nothing to end first.
+	 */
+	void		(*quiesce)(cpc_set_t *set, int inherited);
+	/*
 	 * End the binding; the set is marked unbound already.  @inherited:
 	 * the calling thread counted it by inheritance (and bound none).
 	 */

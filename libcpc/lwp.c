@@ -226,8 +226,24 @@ static int cpc_lwp_unbind_check(cpc_t *cpc, cpc_set_t *set)
 }
 
 /*
- * End the binding.  In a forked child only the child's own copies are
- * dropped: the parent's page is not mapped there (VM_DONTCOPY: a mapping
+ * The counters end (and signal no more) while the set is still bound: an
+ * overflow signal that comes before the release finds the set bound and
+ * may sample and restart it, as on Solaris.  In a forked child only the
+ * child's own inherited counters end; if the binder exited, nothing is
+ * left to end.
+ */
+static void cpc_lwp_quiesce(cpc_set_t *set, int inherited)
+{
+	struct cpc_lwp *me = cpc_self_();
+
+	if (set->pid != me->pid ? set->inherit && inherited :
+	    set->tid == me->tid)
+		ioctl(set->pc.fd, PCIOCRELEASE);
+}
+
+/*
+ * End the binding, its counters ended by cpc_lwp_quiesce().  In a forked
+ * child the parent's page is not mapped there (VM_DONTCOPY: a mapping
  * made since may sit where it was), and the bound descriptors are shared
  * with the parent, whose bindings stay.
  */
@@ -235,20 +251,9 @@ static void cpc_lwp_unbind(cpc_set_t *set, int inherited)
 {
 	struct cpc_lwp *me = cpc_self_();
 
-	if (set->pid != me->pid) {
-		/* The child's own inherited counters end with it. */
-		if (set->inherit && inherited)
-			ioctl(set->pc.fd, PCIOCRELEASE);
-	} else {
-		/*
-		 * The binder's counters end (and signal no more) before its
-		 * page goes; if the binder exited, only the mapping is left.
-		 */
-		if (set->tid == me->tid)
-			ioctl(set->pc.fd, PCIOCRELEASE);
-		if (set->pc.page)
-			munmap((void *)set->pc.page, PCTR_PAGE_SIZE);
-	}
+	(void)inherited;
+	if (set->pid == me->pid && set->pc.page)
+		munmap((void *)set->pc.page, PCTR_PAGE_SIZE);
 	set->pc.page = NULL;
 }
 
@@ -409,5 +414,6 @@ static const struct cpc_binding cpc_lwp_binding = {
 	.thread_owned	= 1,
 	.sample		= cpc_lwp_sample,
 	.unbind_check	= cpc_lwp_unbind_check,
+	.quiesce	= cpc_lwp_quiesce,
 	.unbind		= cpc_lwp_unbind,
 };
