@@ -65,17 +65,24 @@ static unsigned int *gen_of(pid_t pid)
 	return &gens[ngens++].gen;
 }
 
+/* /proc/@from/@what for reading, @from "self" or a thread ID, or NULL. */
+static FILE *proc_open(const char *from, const char *what)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%s/%s", from, what);
+	return fopen(path, "re");
+}
+
 /*
  * The file mappings of @from ("self" or a thread ID), as the maps of
  * process @pid in exec generation @gen.
  */
 void snapshot(const char *from, pid_t pid, unsigned int gen)
 {
-	char path[64], line[4096];
-	FILE *f;
+	char line[4096];
+	FILE *f = proc_open(from, "maps");
 
-	snprintf(path, sizeof(path), "/proc/%s/maps", from);
-	f = fopen(path, "r");
 	if (!f)
 		return;
 	fprintf(rec_out, "maps %d %u %llx\n", pid, gen,
@@ -97,11 +104,9 @@ void snapshot(const char *from, pid_t pid, unsigned int gen)
  */
 void comm_snapshot(const char *from, pid_t pid)
 {
-	char path[64], name[64];
-	FILE *f;
+	char name[64];
+	FILE *f = proc_open(from, "comm");
 
-	snprintf(path, sizeof(path), "/proc/%s/comm", from);
-	f = fopen(path, "re");
 	if (!f)
 		return;
 	if (fgets(name, sizeof(name), f)) {
