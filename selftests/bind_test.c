@@ -357,6 +357,17 @@ static pid_t obedient(struct __test_metadata *_metadata,
 	return pid;
 }
 
+/* Tell obedient child @pid to exit and reap it: it exits normally. */
+static void end_obedient(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(bind) *self, struct chan *ch, pid_t pid)
+{
+	int status;
+
+	send_exit(ch);
+	reap_kid(self, pid, &status);
+	EXPECT_TRUE(WIFEXITED(status));
+}
+
 /* What a fresh thread (no context of its own) can do. */
 struct fresh {
 	int		rd_err, getpcr_err, set_err, setpcr_err;
@@ -841,7 +852,7 @@ TEST_F_TIMEOUT(bind, thread_counts_its_target, 90)
 	struct chan *ch;
 	double p0, c0, c1, p1, want, most;
 	pid_t pid;
-	int fb, fc, status;
+	int fb, fc;
 
 	TEST_START(1);
 	pid = obedient(_metadata, self, &ch, 0);
@@ -914,9 +925,7 @@ TEST_F_TIMEOUT(bind, thread_counts_its_target, 90)
 	EXPECT_EQ(FN(EV_TICKS), ch->val[0]);
 	EXPECT_LT(0, ch->val[1]);
 	EXPECT_EQ(0, ch->val[2]);		/* the binding's slot is gone */
-	send_exit(ch);
-	reap_kid(self, pid, &status);
-	EXPECT_TRUE(WIFEXITED(status));
+	end_obedient(_metadata, self, ch, pid);
 }
 
 /*
@@ -962,14 +971,12 @@ TEST_F_TIMEOUT(bind, thread_final_values_after_exit, 60)
 	struct pctrst a, c;
 	struct chan *ch;
 	pid_t pid;
-	int fb, status;
+	int fb;
 
 	TEST_START(1);
 	pid = obedient(_metadata, self, &ch, 0);
 	fb = bind_counting(_metadata, self, pid, &a);
-	send_exit(ch);
-	reap_kid(self, pid, &status);
-	EXPECT_TRUE(WIFEXITED(status));
+	end_obedient(_metadata, self, ch, pid);
 
 	expect_final(_metadata, fb, &a, &c);
 	EXPECT_EQ(c.pctr_hwc[0], c.pctr_hwc[FIX_DIV]);
@@ -993,6 +1000,16 @@ static int seize_stopped(pid_t pid)
 	return 0;
 }
 
+/* An obedient child held in a ptrace stop, its channel in *@chp. */
+static pid_t obedient_stopped(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(bind) *self, struct chan **chp)
+{
+	pid_t pid = obedient(_metadata, self, chp, 0);
+
+	ASSERT_EQ(0, seize_stopped(pid));
+	return pid;
+}
+
 /*
  * A target held in a ptrace stop (as a tracer holds a child stopped at
  * its exec: PAPI_attach) cannot set a binding up: EAGAIN, unless the
@@ -1008,12 +1025,11 @@ TEST_F_TIMEOUT(bind, thread_bind_deferred_while_stopped, 60)
 	struct pctrst a, c;
 	struct chan *ch;
 	pid_t pid;
-	int fb, status;
+	int fb;
 
 	TEST_START(1);
-	pid = obedient(_metadata, self, &ch, 0);
+	pid = obedient_stopped(_metadata, self, &ch);
 	fb = new_fd(_metadata, self);
-	ASSERT_EQ(0, seize_stopped(pid));
 	thread_bind_init(&b, pid);
 	b.pb_preset[FIX_DIV] = 1000000;
 	EXPECT_EQ(EAGAIN, do_bind(fb, &b));
@@ -1044,15 +1060,12 @@ TEST_F_TIMEOUT(bind, thread_bind_deferred_while_stopped, 60)
 	ASSERT_EQ(0, interrupt_detach(pid));
 	ASSERT_EQ(0, command(ch, OP_TRY_SET));
 	EXPECT_EQ(EBUSY, ch->err[0]);
-	send_exit(ch);
-	reap_kid(self, pid, &status);
-	EXPECT_TRUE(WIFEXITED(status));
+	end_obedient(_metadata, self, ch, pid);
 	expect_final(_metadata, fb, &c, &a);
 	EXPECT_EQ(0, ioctl(fb, PCIOCRELEASE));
 
 	/* Released while pending: the target is free to count for itself. */
-	pid = obedient(_metadata, self, &ch, 0);
-	ASSERT_EQ(0, seize_stopped(pid));
+	pid = obedient_stopped(_metadata, self, &ch);
 	thread_bind_init(&b, pid);
 	b.pb_flags = PCTR_BF_DEFER;
 	ASSERT_EQ(0, do_bind(fb, &b));
@@ -1065,7 +1078,7 @@ TEST_F_TIMEOUT(bind, thread_bind_deferred_while_stopped, 60)
 	ASSERT_EQ(0, read_text(PCTR_SYSFS "/bindings", list, sizeof(list)));
 	EXPECT_EQ(NULL, strstr(list, "thread"));
 	send_exit(ch);
-	reap_kid(self, pid, &status);
+	reap_kid(self, pid, NULL);
 }
 
 /*

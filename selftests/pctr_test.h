@@ -637,6 +637,33 @@ static inline int run_thread(void *(*fn)(void *), void *arg)
 	return run_threads(1, fn, arg, 0);
 }
 
+/* --- sample rings ------------------------------------------------------ */
+
+/*
+ * The record at *@tail of one CPU's ring data @data (@size bytes, a power
+ * of two), below @head, and *@tail moved past it; NULL at the head or at
+ * a malformed record (its size below 8, not a multiple of 8, or past the
+ * head), which *@bad counts and *@tail skips to the head.
+ */
+static inline struct pctr_sample_rec *ring_next(char *data, uint64_t size,
+						uint64_t *tail, uint64_t head,
+						uint64_t *bad)
+{
+	struct pctr_sample_rec *rec;
+
+	if (*tail >= head)
+		return NULL;
+	rec = (void *)(data + (*tail & (size - 1)));
+	if (rec->sr_size < 8 || rec->sr_size % 8 ||
+	    rec->sr_size > head - *tail) {
+		(*bad)++;
+		*tail = head;
+		return NULL;
+	}
+	*tail += rec->sr_size;
+	return rec;
+}
+
 /* --- a fixture that reloads the module (root) --------------------------- */
 
 /*

@@ -155,21 +155,12 @@ static void cring_drain(struct cring *c, struct tally *t)
 	char *data = c->base + c->ra.ra_ctl_size;
 	uint64_t head = __atomic_load_n(&rc->rc_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = rc->rc_tail;
+	const struct pctr_sample_rec *rec;
 
-	while (tail < head) {
-		const struct pctr_sample_rec *rec = (const void *)
-			(data + (tail & (c->ra.ra_data_size - 1)));
-
-		if (rec->sr_size < 8 || rec->sr_size % 8 ||
-		    rec->sr_size > head - tail) {
-			t->bad++;
-			tail = head;
-			break;
-		}
-		tail += rec->sr_size;
+	while ((rec = ring_next(data, c->ra.ra_data_size, &tail, head,
+				&t->bad)))
 		if (rec->sr_type == PCTR_REC_SAMPLE)
 			tally_rec(t, c, rec);
-	}
 	__atomic_store_n(&rc->rc_tail, tail, __ATOMIC_RELEASE);
 }
 

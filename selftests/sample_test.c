@@ -143,18 +143,10 @@ static void drain(struct ring *r, struct seen *s)
 		char *data = r->base + r->ra.ra_ctl_size + c * r->ra.ra_data_size;
 		uint64_t head = __atomic_load_n(&rc->rc_head, __ATOMIC_ACQUIRE);
 		uint64_t tail = rc->rc_tail;
+		struct pctr_sample_rec *rec;
 
-		while (tail < head) {
-			struct pctr_sample_rec *rec = (void *)
-				(data + (tail & (r->ra.ra_data_size - 1)));
-
-			if (rec->sr_size < 8 || rec->sr_size % 8 ||
-			    rec->sr_size > head - tail) {
-				s->bad++;
-				tail = head;
-				break;
-			}
-			tail += rec->sr_size;
+		while ((rec = ring_next(data, r->ra.ra_data_size, &tail, head,
+					&s->bad))) {
 			if (rec->sr_type == PCTR_REC_PAD)
 				continue;
 			if (rec->sr_type == PCTR_REC_THROTTLE) {

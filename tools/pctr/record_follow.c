@@ -65,17 +65,24 @@ static unsigned int *gen_of(pid_t pid)
 	return &gens[ngens++].gen;
 }
 
+/* /proc/@from/@what for reading, @from "self" or a thread ID, or NULL. */
+static FILE *proc_open(const char *from, const char *what)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%s/%s", from, what);
+	return fopen(path, "re");
+}
+
 /*
  * The file mappings of @from ("self" or a thread ID), as the maps of
  * process @pid in exec generation @gen.
  */
 void snapshot(const char *from, pid_t pid, unsigned int gen)
 {
-	char path[64], line[4096];
-	FILE *f;
+	char line[4096];
+	FILE *f = proc_open(from, "maps");
 
-	snprintf(path, sizeof(path), "/proc/%s/maps", from);
-	f = fopen(path, "r");
 	if (!f)
 		return;
 	fprintf(rec_out, "maps %d %u %llx\n", pid, gen,
@@ -97,11 +104,9 @@ void snapshot(const char *from, pid_t pid, unsigned int gen)
  */
 void comm_snapshot(const char *from, pid_t pid)
 {
-	char path[64], name[64];
-	FILE *f;
+	char name[64];
+	FILE *f = proc_open(from, "comm");
 
-	snprintf(path, sizeof(path), "/proc/%s/comm", from);
-	f = fopen(path, "re");
 	if (!f)
 		return;
 	if (fgets(name, sizeof(name), f)) {
@@ -161,32 +166,54 @@ static unsigned int natts, maxatts;
 
 struct attach_setup attach_setup;
 
-/* Threads traced (PTRACE_SEIZE), attached or not yet. */
-static pid_t *traced;
-static unsigned int ntraced, maxtraced;
+/* A set of thread IDs, in no order. */
+struct pidset {
+	pid_t		*pid;
+	unsigned int	n, max;
+};
 
-static int is_traced(pid_t tid)
+/* Where @tid is in @s, or -1. */
+static int pidset_find(const struct pidset *s, pid_t tid)
 {
 	unsigned int i;
 
-	for (i = 0; i < ntraced; i++)
-		if (traced[i] == tid)
-			return 1;
-	return 0;
+	for (i = 0; i < s->n; i++)
+		if (s->pid[i] == tid)
+			return i;
+	return -1;
 }
 
-static void add_traced(pid_t tid)
+static int pidset_has(const struct pidset *s, pid_t tid)
 {
-	if (is_traced(tid))
+	return pidset_find(s, tid) >= 0;
+}
+
+static void pidset_add(struct pidset *s, pid_t tid)
+{
+	if (pidset_has(s, tid))
 		return;
-	if (ntraced == maxtraced) {
-		maxtraced = maxtraced ? 2 * maxtraced : 64;
-		traced = realloc(traced, maxtraced * sizeof(*traced));
-		if (!traced)
+	if (s->n == s->max) {
+		s->max = s->max ? 2 * s->max : 64;
+		s->pid = realloc(s->pid, s->max * sizeof(*s->pid));
+		if (!s->pid)
 			fail(EXIT_FAIL, "out of memory");
 	}
-	traced[ntraced++] = tid;
+	s->pid[s->n++] = tid;
 }
+
+/* Whether @tid was in @s; it is not any more. */
+static int pidset_take(struct pidset *s, pid_t tid)
+{
+	int i = pidset_find(s, tid);
+
+	if (i < 0)
+		return 0;
+	s->pid[i] = s->pid[--s->n];
+	return 1;
+}
+
+/* Threads traced (PTRACE_SEIZE), attached or not yet. */
+static struct pidset traced;
 
 /* The call attach_thread() failed in, for attach_why(). */
 static int attach_sampling;
@@ -281,7 +308,7 @@ static int seize_process(pid_t pid, long opts)
 			return seen ? 0 : ESRCH;
 		while ((d = readdir(dir))) {
 			tid = atoi(d->d_name);
-			if (tid <= 0 || is_traced(tid))
+			if (tid <= 0 || pidset_has(&traced, tid))
 				continue;
 			if (ptrace(PTRACE_SEIZE, tid, 0, (void *)opts) < 0) {
 				if (errno == ESRCH)
@@ -289,7 +316,7 @@ static int seize_process(pid_t pid, long opts)
 				closedir(dir);
 				return errno;
 			}
-			add_traced(tid);
+			pidset_add(&traced, tid);
 			more = seen = 1;
 		}
 		closedir(dir);
@@ -302,21 +329,7 @@ static int seize_process(pid_t pid, long opts)
  * thread cannot be bound): each is attached once its stop has been
  * reported to us and it runs again (follow_stop()).
  */
-static pid_t *stopped;
-static unsigned int nstopped;
-
-static void stopped_add(pid_t tid)
-{
-	unsigned int i;
-
-	for (i = 0; i < nstopped; i++)
-		if (stopped[i] == tid)
-			return;
-	stopped = realloc(stopped, (nstopped + 1) * sizeof(*stopped));
-	if (!stopped)
-		fail(EXIT_FAIL, "out of memory");
-	stopped[nstopped++] = tid;
-}
+static struct pidset stopped;
 
 /* Whether thread @tid is in a stop (state t or T in /proc). */
 static int thread_stopped(pid_t tid)
@@ -338,28 +351,15 @@ static int thread_stopped(pid_t tid)
 	return p && (p[2] == 't' || p[2] == 'T');
 }
 
-/* Whether @tid was stopped when attached; it is not any more. */
-static int stopped_take(pid_t tid)
-{
-	unsigned int i;
-
-	for (i = 0; i < nstopped; i++)
-		if (stopped[i] == tid) {
-			stopped[i] = stopped[--nstopped];
-			return 1;
-		}
-	return 0;
-}
-
 /* A thread traced since it appeared (clone, fork), or resumed: attach it. */
 static void attach_new(pid_t tid)
 {
 	int err;
 
-	add_traced(tid);
+	pidset_add(&traced, tid);
 	err = attach_thread(tid);
 	if (err == EAGAIN && thread_stopped(tid))
-		stopped_add(tid);	/* left in a group stop (LISTEN) */
+		pidset_add(&stopped, tid);	/* left in a group stop (LISTEN) */
 	else if (err && err != ESRCH)
 		fprintf(stderr, "%s: thread %d is not sampled: %s\n", rec_prog,
 			(int)tid, attach_why(err));
@@ -447,13 +447,13 @@ static void follow_stop(pid_t w, int st, int attached)
 		/* A new tracee's first stop, or a group stop. */
 		if (WSTOPSIG(st) != SIGTRAP)
 			resume = PTRACE_LISTEN;
-		bind = attached && (!is_traced(w) || !live_att(w));
+		bind = attached && (!pidset_has(&traced, w) || !live_att(w));
 		break;
 	default:
 		sig = WSTOPSIG(st);
 	}
 	/* A thread that was stopped when we attached runs again now. */
-	if (attached && resume == PTRACE_CONT && stopped_take(w) &&
+	if (attached && resume == PTRACE_CONT && pidset_take(&stopped, w) &&
 	    (st >> 16) != PTRACE_EVENT_EXIT && !live_att(w))
 		bind = 1;
 	ptrace(resume, w, 0, (void *)sig);
@@ -514,14 +514,14 @@ void record_attach(const pid_t *pids, unsigned int npids, int inherit,
 		snapshot(from, pids[i], 0);
 		comm_snapshot(from, pids[i]);
 	}
-	for (i = 0; i < ntraced; i++) {
-		err = attach_thread(traced[i]);
+	for (i = 0; i < traced.n; i++) {
+		err = attach_thread(traced.pid[i]);
 		/* In a stop (a signal's, an exec's): at its next report. */
-		if (err == EAGAIN && thread_stopped(traced[i]))
-			stopped_add(traced[i]);
+		if (err == EAGAIN && thread_stopped(traced.pid[i]))
+			pidset_add(&stopped, traced.pid[i]);
 		else if (err && err != ESRCH)
 			fail(EXIT_FAIL, "cannot sample thread %d: %s",
-			     (int)traced[i], attach_why(err));
+			     (int)traced.pid[i], attach_why(err));
 	}
 	fflush(rec_out);
 	if (cmd)

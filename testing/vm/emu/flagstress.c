@@ -87,6 +87,25 @@ static uint64_t chain(uint64_t a, uint64_t b, uint64_t *fl)
 }
 
 /*
+ * popf, cmp @src, then @insn on @mem (compare with @hi:@lo, exchange for
+ * 0:7): RFLAGS right after @insn into @flags, then the flags put back
+ * clean.
+ */
+#define CMPXCHG_AFTER_CMP(insn, mem, flags, lo, hi, src)		\
+	__asm__ volatile(						\
+		"pushq $0x202\n\t"					\
+		"popfq\n\t"						\
+		"cmp %[junk], %%rax\n\t"				\
+		insn " %[m]\n\t"					\
+		"pushfq\n\t"						\
+		"popq %[fl]\n\t"					\
+		"pushq $0x202\n\t"					\
+		"popfq\n\t"						\
+		: [fl] "=&r" (flags), [m] "+m" (mem), "+a" (lo), "+d" (hi) \
+		: [junk] "r" (src), "b" (7UL), "c" (0UL)		\
+		: "cc", "memory")
+
+/*
  * cmpxchg16b sets ZF and leaves the other flags as the instruction
  * before it set them.  QEMU's helper for it computes those flags from
  * the lazily kept state: here a block that starts right after popf (so
@@ -104,32 +123,10 @@ static uint64_t cx16(uint64_t junk, int equal)
 
 	m = 5;
 	m8 = 5;
-	__asm__ volatile(
-		"pushq $0x202\n\t"
-		"popfq\n\t"
-		"cmp %[junk], %%rax\n\t"
-		"cmpxchg8b %[m8]\n\t"
-		"pushfq\n\t"
-		"popq %[fl]\n\t"
-		"pushq $0x202\n\t"
-		"popfq\n\t"
-		: [fl] "=&r" (fl8), [m8] "+m" (m8), "+a" (lo), "+d" (hi)
-		: [junk] "r" (junk), "b" (7UL), "c" (0UL)
-		: "cc", "memory");
+	CMPXCHG_AFTER_CMP("cmpxchg8b", m8, fl8, lo, hi, junk);
 	lo = 5;
 	hi = equal ? 0 : 1;
-	__asm__ volatile(
-		"pushq $0x202\n\t"
-		"popfq\n\t"
-		"cmp %[junk], %%rax\n\t"
-		"cmpxchg16b %[m]\n\t"
-		"pushfq\n\t"
-		"popq %[fl]\n\t"
-		"pushq $0x202\n\t"
-		"popfq\n\t"
-		: [fl] "=&r" (fl), [m] "+m" (m), "+a" (lo), "+d" (hi)
-		: [junk] "r" (junk), "b" (7UL), "c" (0UL)
-		: "cc", "memory");
+	CMPXCHG_AFTER_CMP("cmpxchg16b", m, fl, lo, hi, junk);
 	/* the same flags from both, or the difference */
 	return fl | (fl ^ fl8) << 32;
 }
