@@ -225,7 +225,8 @@ static void out_flush(void)
 
 static void out_put(const void *p, size_t len)
 {
-	if (out_len + len > sizeof(out_buf))
+	/* A large span straight from the ring, after what came before it. */
+	if (out_len + len > sizeof(out_buf) || len >= sizeof(out_buf) / 2)
 		out_flush();
 	if (len >= sizeof(out_buf) / 2) {
 		out_write(p, len);
