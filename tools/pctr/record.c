@@ -41,7 +41,10 @@
  *
  * -a samples every thread on some CPUs instead: record_system.c.
  *
- * The file is text, one item a line (pctr-record(1) documents it).
+ * The file (record.h, pctr-record(1)) is binary: a header, then each
+ * ring's records copied as they are, with no work a sample, and the
+ * maps, names and totals between them as text records; --text writes
+ * the text format instead, one item a line, each sample formatted.
  * Exit status: the command's (128 + N for signal N), 126/127 if it could
  * not be run, 1 for pctr's own failures, 2 for usage errors.
  */
@@ -78,7 +81,7 @@ const char *rec_prog = "pctr record";
 static int usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: pctr record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-w BYTES] [-o FILE] [--] COMMAND [ARGS...]\n"
+		"usage: pctr record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-w BYTES] [-o FILE] [--text] [--] COMMAND [ARGS...]\n"
 		"       pctr record [options] -p PID[,PID...] [-i] [-d SECONDS] [-- COMMAND [ARGS...]]\n"
 		"       pctr record [options] -a [-C CPUS] [-d SECONDS] [-- COMMAND [ARGS...]]\n"
 		"  -e EVENT   event to sample, by name (pctr stat -l), a generic name\n"
@@ -89,6 +92,8 @@ static int usage(FILE *f, int status)
 		"  -w BYTES   read a CPU's ring when it holds this much (default: half);\n"
 		"             it is read every 100 ms anyway\n"
 		"  -o FILE    output (default pctr.data)\n"
+		"  --text     write the file as text, one item a line (pctr-record(1)),\n"
+		"             not binary (pctr report --dump prints a binary one so)\n"
 		"  -p PIDS    sample these running processes (all their threads) until ^C,\n"
 		"             -d, COMMAND's end (COMMAND is not sampled) or theirs\n"
 		"  -i         with -p: not the threads and processes they create later\n"
@@ -186,10 +191,134 @@ static void parse_event(int fd, const struct pctr_info *in, char *spec,
 FILE *rec_out;
 
 /*
- * A sample's "s" line, as printf's "%u %u %u %x %llx %llx %u" and " %llx"
- * per frame would write it, formatted here: the recorder shares the
- * CPUs with what it measures, and printf cost it several times more
- * instructions a sample than the interrupt that took it.
+ * The binary file: its header, the rings' records and rec_out's text
+ * records go through one buffer, in the order they come, to out_fd.
+ * rec_out is unbuffered, so that what record_follow.c and
+ * record_system.c print lands between the samples where they print it.
+ */
+static int out_fd = -1, out_errno;
+static char out_buf[1 << 16];
+static size_t out_len;
+
+static void out_write(const char *p, size_t len)
+{
+	ssize_t n;
+
+	while (len && !out_errno) {
+		n = write(out_fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			out_errno = n < 0 ? errno : EIO;
+			return;
+		}
+		p += n;
+		len -= n;
+	}
+}
+
+static void out_flush(void)
+{
+	out_write(out_buf, out_len);
+	out_len = 0;
+}
+
+static void out_put(const void *p, size_t len)
+{
+	/* A large span straight from the ring, after what came before it. */
+	if (out_len + len > sizeof(out_buf) || len >= sizeof(out_buf) / 2)
+		out_flush();
+	if (len >= sizeof(out_buf) / 2) {
+		out_write(p, len);
+		return;
+	}
+	memcpy(out_buf + out_len, p, len);
+	out_len += len;
+}
+
+/* rec_out's writes: as PCTR_FREC_TEXT records of at most 4 KiB. */
+static ssize_t text_write(void *cookie, const char *s, size_t n)
+{
+	static const char zero[8];
+	struct pctr_file_text t = { .ft_type = PCTR_FREC_TEXT };
+	size_t left = n, k;
+
+	while (left) {
+		k = left < 4096 ? left : 4096;
+		t.ft_len = k;
+		t.ft_size = sizeof(t) + ((k + 7) & ~7UL);
+		out_put(&t, sizeof(t));
+		out_put(s, k);
+		out_put(zero, (8 - k % 8) % 8);
+		s += k;
+		left -= k;
+	}
+	if (out_errno) {
+		errno = out_errno;
+		return -1;
+	}
+	return n;
+}
+
+static int text_close(void *cookie)
+{
+	out_flush();
+	if (close(out_fd) && !out_errno)
+		out_errno = errno;
+	if (out_errno) {
+		errno = out_errno;
+		return -1;
+	}
+	return 0;
+}
+
+/* Open @path for the binary file and write its header: rec_out. */
+static FILE *binary_open(const char *path)
+{
+	static const cookie_io_functions_t io = {
+		.write = text_write,
+		.close = text_close,
+	};
+	struct pctr_file_hdr h = {
+		.fh_magic = PCTR_FILE_MAGIC,
+		.fh_version = PCTR_FILE_VERSION,
+		.fh_size = sizeof(h),
+	};
+	FILE *f;
+
+	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (out_fd < 0)
+		return NULL;
+	f = fopencookie(NULL, "w", io);
+	if (!f) {
+		close(out_fd);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IONBF, 0);
+	out_put(&h, sizeof(h));
+	return f;
+}
+
+/* Ring bytes [from, to) of a CPU's @data (@size, a power of two), as they are. */
+static void out_ring(const char *data, uint64_t size, uint64_t from,
+		     uint64_t to)
+{
+	uint64_t off, n;
+
+	while (from < to) {
+		off = from & (size - 1);
+		n = to - from < size - off ? to - from : size - off;
+		out_put(data + off, n);
+		from += n;
+	}
+}
+
+/*
+ * --text: a sample's "s" line, as printf's "%u %u %u %x %llx %llx %u"
+ * and " %llx" per frame would write it, formatted here: the recorder
+ * shares the CPUs with what it measures, and printf cost it several
+ * times more instructions a sample than the interrupt that took it.
+ * Also pctr report --dump's.
  */
 static char *put_dec(char *p, unsigned int v)
 {
@@ -218,11 +347,16 @@ static char *put_hex(char *p, uint64_t v)
 	return p;
 }
 
-static void write_sample(const struct pctr_sample_rec *rec)
+/* record.h; no more frames than the record holds. */
+void write_sample(FILE *f, const struct pctr_sample_rec *rec)
 {
 	char buf[1024], *p = buf;
-	unsigned int i;
+	unsigned int i, nr = rec->sr_nr;
 
+	if (rec->sr_size < sizeof(*rec))
+		return;
+	if (nr > (rec->sr_size - sizeof(*rec)) / sizeof(uint64_t))
+		nr = (rec->sr_size - sizeof(*rec)) / sizeof(uint64_t);
 	*p++ = 's';
 	*p++ = ' ';
 	p = put_dec(p, rec->sr_pid);
@@ -237,18 +371,28 @@ static void write_sample(const struct pctr_sample_rec *rec)
 	*p++ = ' ';
 	p = put_hex(p, rec->sr_ip);
 	*p++ = ' ';
-	p = put_dec(p, rec->sr_nr);
-	for (i = 0; i < rec->sr_nr; i++) {
+	p = put_dec(p, nr);
+	for (i = 0; i < nr; i++) {
 		if (p - buf > (long)sizeof(buf) - 20) {
-			fwrite(buf, 1, p - buf, rec_out);
+			fwrite(buf, 1, p - buf, f);
 			p = buf;
 		}
 		*p++ = ' ';
 		p = put_hex(p, rec->sr_chain[i]);
 	}
 	*p++ = '\n';
-	fwrite(buf, 1, p - buf, rec_out);
+	fwrite(buf, 1, p - buf, f);
 }
+
+void write_throttle(FILE *f, const struct pctr_throttle_rec *t)
+{
+	fprintf(f, "t %u %u %u %x %llx %llu\n", t->tr_pid, t->tr_tid,
+		t->tr_cpu, t->tr_flags, (unsigned long long)t->tr_tsc,
+		(unsigned long long)t->tr_skipped);
+}
+
+/* --text, or the binary file. */
+static int rec_text;
 
 /* Copy every CPU's new records to the file, giving the space back. */
 void drain(struct ring *r)
@@ -261,7 +405,7 @@ void drain(struct ring *r)
 		char *data = r->base + r->ra.ra_ctl_size +
 			     (size_t)c * r->ra.ra_data_size;
 		uint64_t head = __atomic_load_n(&rc->rc_head, __ATOMIC_ACQUIRE);
-		uint64_t tail = rc->rc_tail;
+		uint64_t tail = rc->rc_tail, from = tail;
 
 		while (tail < head) {
 			const struct pctr_sample_rec *rec = (const void *)
@@ -271,7 +415,10 @@ void drain(struct ring *r)
 			    rec->sr_size > head - tail) {
 				fprintf(stderr, "%s: CPU %u's ring is corrupt; its records are skipped\n",
 					rec_prog, c);
-				tail = head;
+				if (!rec_text)
+					out_ring(data, r->ra.ra_data_size,
+						 from, tail);
+				tail = from = head;
 				break;
 			}
 			tail += rec->sr_size;
@@ -279,10 +426,8 @@ void drain(struct ring *r)
 			    rec->sr_size >= sizeof(struct pctr_throttle_rec)) {
 				const struct pctr_throttle_rec *t = (const void *)rec;
 
-				fprintf(rec_out, "t %u %u %u %x %llx %llu\n", t->tr_pid,
-					t->tr_tid, t->tr_cpu, t->tr_flags,
-					(unsigned long long)t->tr_tsc,
-					(unsigned long long)t->tr_skipped);
+				if (rec_text)
+					write_throttle(rec_out, t);
 				if (t->tr_flags & PCTR_TR_END)
 					r->throttled += t->tr_skipped;
 				continue;
@@ -293,11 +438,21 @@ void drain(struct ring *r)
 			/* A CPU's sample: who it interrupted, first (-a). */
 			if ((rec->sr_flags & PCTR_SR_COMM) &&
 			    rec->sr_size >= sizeof(*rec) + PCTR_SR_COMM_LEN +
-					    rec->sr_nr * sizeof(uint64_t))
+					    rec->sr_nr * sizeof(uint64_t)) {
+				/* Its name and maps go before it. */
+				if (!rec_text) {
+					out_ring(data, r->ra.ra_data_size, from,
+						 tail - rec->sr_size);
+					from = tail - rec->sr_size;
+				}
 				system_sample_seen(rec);
-			write_sample(rec);
+			}
+			if (rec_text)
+				write_sample(rec_out, rec);
 			r->samples++;
 		}
+		if (!rec_text)
+			out_ring(data, r->ra.ra_data_size, from, tail);
 		__atomic_store_n(&rc->rc_tail, tail, __ATOMIC_RELEASE);
 		lost += __atomic_load_n(&rc->rc_lost, __ATOMIC_RELAXED);
 		throttles += __atomic_load_n(&rc->rc_throttles,
@@ -405,6 +560,7 @@ struct record_opts {
 	unsigned long long	pages;		/* -m, or 0: the default */
 	unsigned long long	watermark;	/* -w, or 0: half the ring */
 	int			callchain;	/* -g */
+	int			text;		/* --text */
 	pid_t			*pids;		/* -p */
 	unsigned int		npids;
 	int			inherit;	/* not -i */
@@ -507,6 +663,7 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "cpu", required_argument, NULL, 'C' },
+		{ "text", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct number_opt numbers[] = {
@@ -533,6 +690,9 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'g':
 			o->callchain = 1;
+			break;
+		case 'T':
+			o->text = 1;
 			break;
 		case 'i':
 			o->inherit = 0;
@@ -660,10 +820,12 @@ int pctr_record(int argc, char **argv)
 			ring_error(err);
 	}
 
-	rec_out = fopen(o.path, "w");
+	rec_text = o.text;
+	rec_out = rec_text ? fopen(o.path, "w") : binary_open(o.path);
 	if (!rec_out)
 		fail(EXIT_FAIL, "%s: %s", o.path, strerror(errno));
-	fprintf(rec_out, "pctr-record 1\n");
+	if (rec_text)
+		fprintf(rec_out, "pctr-record 1\n");
 	fprintf(rec_out, "event %s period %llu slot %u fn %llx backend %s tsc_khz %llu callchain %d\n",
 		o.event, o.period, slot, (unsigned long long)fn, in.pi_backend,
 		(unsigned long long)in.pi_tsc_khz, o.callchain);
@@ -698,6 +860,8 @@ int pctr_record(int argc, char **argv)
 	if (pipe2(go, O_CLOEXEC) || pipe2(rep, O_CLOEXEC))
 		fail(EXIT_FAIL, "pipe: %s", strerror(errno));
 	fflush(rec_out);
+	if (!rec_text)
+		out_flush();
 	pid = fork();
 	if (pid < 0)
 		fail(EXIT_FAIL, "fork: %s", strerror(errno));

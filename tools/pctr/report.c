@@ -3,7 +3,7 @@
  * pctr report: read what pctr record wrote and say where the events
  * happened (pctr-report(1)).
  *
- *   pctr report [-i FILE] [-g] [-s KEYS] [--folded | --svg]
+ *   pctr report [-i FILE] [-g] [-s KEYS] [--folded | --svg | --dump]
  *
  * The flat profile has one line per symbol, sorted by samples: its
  * percentage, its samples, the symbol and its object.  --sort (-s)
@@ -25,6 +25,9 @@
  * the kernel shows the reader its addresses and the file is of this
  * boot, else "[kernel]"; an address in no saved mapping, or in one
  * without a symbol, is "[unknown]".
+ *
+ * The file is pctr record's binary one (record.h) or the text one
+ * (pctr record --text, and older files); --dump prints either as text.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +41,7 @@
 #include "fail.h"
 #include "flame.h"
 #include "pctr.h"
+#include "record.h"
 #include "symbols.h"
 
 static const char *prog = "pctr report";
@@ -130,20 +134,20 @@ static unsigned int kernel_frame(uint64_t a)
 	return intern(&syms, buf);
 }
 
-/* One "s" line: pid tid cpu flags tsc ip nr chain... @comm: its name. */
-static void add_sample(char *line, unsigned int comm)
+/*
+ * One sample: @rec's pid, tid, flags and ip, and @chain's @nr frames
+ * (the record's own, or a text line's).  @comm: its thread's name.
+ */
+static void add_sample(const struct pctr_sample_rec *rec,
+		       const __u64 *chain, unsigned int nr,
+		       unsigned int comm)
 {
-	unsigned int pid, tid, cpu, flags, nr, i, id, knr;
-	unsigned long long tsc, ip, a;
-	char buf[1024], *p = line;
+	unsigned int flags = rec->sr_flags, i, id, knr;
+	uint64_t a;
+	char buf[1024];
 	struct image *im;
-	int n;
 
-	if (sscanf(p, "%u %u %u %x %llx %llx %u%n", &pid, &tid, &cpu, &flags,
-		   &tsc, &ip, &nr, &n) != 7)
-		return;
-	p += n;
-	im = sym_image(pid, tsc);
+	im = sym_image(rec->sr_pid, rec->sr_tsc);
 	if (nsamples == capsamples) {
 		capsamples = capsamples ? capsamples * 2 : 4096;
 		sample_at = xrealloc(sample_at, capsamples * sizeof(*sample_at));
@@ -151,21 +155,19 @@ static void add_sample(char *line, unsigned int comm)
 		sample_who = xrealloc(sample_who,
 				      capsamples * sizeof(*sample_who));
 	}
-	sample_who[nsamples].pid = pid;
-	sample_who[nsamples].tid = tid;
+	sample_who[nsamples].pid = rec->sr_pid;
+	sample_who[nsamples].tid = rec->sr_tid;
 	sample_who[nsamples].comm = comm;
 	sample_at[nsamples] = nframes;
 	if (flags & PCTR_SR_KERNEL) {
-		add_frame(kernel_frame(ip));
+		add_frame(kernel_frame(rec->sr_ip));
 	} else {
-		sym_user(im, ip, buf, sizeof(buf));
+		sym_user(im, rec->sr_ip, buf, sizeof(buf));
 		add_frame(intern(&syms, buf));
 	}
 	knr = PCTR_SR_KNR(flags);
 	for (i = 0; i < nr; i++) {
-		if (sscanf(p, " %llx%n", &a, &n) != 1)
-			break;
-		p += n;
+		a = chain[i];
 		/*
 		 * A return address is just past its call: look up the call.
 		 * In the kernel, the first user entry is where user mode was
@@ -185,67 +187,236 @@ static void add_sample(char *line, unsigned int comm)
 	nsamples++;
 }
 
-static void read_file(const char *path)
+/* One "s" line: pid tid cpu flags tsc ip nr chain... @comm: its name. */
+static void add_sample_line(char *line, unsigned int comm)
+{
+	static __u64 *chain;
+	static unsigned int cap;
+	struct pctr_sample_rec rec = { 0 };
+	unsigned int pid, tid, cpu, flags, nr, i;
+	unsigned long long tsc, ip, a;
+	char *p = line;
+	int n;
+
+	if (sscanf(p, "%u %u %u %x %llx %llx %u%n", &pid, &tid, &cpu, &flags,
+		   &tsc, &ip, &nr, &n) != 7)
+		return;
+	p += n;
+	for (i = 0; i < nr; i++) {
+		if (sscanf(p, " %llx%n", &a, &n) != 1)
+			break;
+		p += n;
+		if (i == cap) {
+			cap = cap ? cap * 2 : 64;
+			chain = xrealloc(chain, cap * sizeof(*chain));
+		}
+		chain[i] = a;
+	}
+	rec.sr_pid = pid;
+	rec.sr_tid = tid;
+	rec.sr_flags = flags;
+	rec.sr_tsc = tsc;
+	rec.sr_ip = ip;
+	add_sample(&rec, chain, i, comm);
+}
+
+/*
+ * The samples, resolved once every map and exec is known: each a text
+ * line or a binary record, and its thread's name where it was in the
+ * file.
+ */
+static struct pending {
+	char				*line;
+	const struct pctr_sample_rec	*rec;
+	unsigned int			comm;
+} *pend;
+static size_t npend, cappend;
+
+static struct pending *new_pending(int pid, int tid)
+{
+	if (npend == cappend) {
+		cappend = cappend ? cappend * 2 : 4096;
+		pend = xrealloc(pend, cappend * sizeof(*pend));
+	}
+	pend[npend].line = NULL;
+	pend[npend].rec = NULL;
+	pend[npend].comm = comm_of(pid, tid);
+	return &pend[npend++];
+}
+
+/* --dump: print the file as text rather than read it. */
+static int dump;
+
+/* A line of the text format other than "s" (with its newline). */
+static void text_line(char *line, size_t len)
+{
+	unsigned long long n1, n2;
+	int pid, tid;
+
+	if (dump) {
+		fwrite(line, 1, len, stdout);
+		return;
+	}
+	if (!strncmp(line, "s ", 2)) {
+		/* Its thread's name is the one given so far. */
+		pid = tid = 0;
+		sscanf(line + 2, "%d %d", &pid, &tid);
+		new_pending(pid, tid)->line = strdup(line + 2);
+	} else if (sym_line(line, len)) {
+		;
+	} else if (!strncmp(line, "comm ", 5)) {
+		line[strcspn(line, "\n")] = '\0';
+		comm_line(line);
+	} else if (!strncmp(line, "event ", 6)) {
+		snprintf(info[0], sizeof(info[0]), "# %s", line);
+	} else if (!strncmp(line, "lost ", 5)) {
+		snprintf(info[1], sizeof(info[1]), "# %s", line);
+	} else if (sscanf(line, "throttled %llu %llu", &n1, &n2) == 2) {
+		snprintf(info[2], sizeof(info[2]),
+			 "# throttled %llu samples (%llu throttles)\n",
+			 n1, n2);
+	}
+}
+
+static void read_text(FILE *f, const char *path)
 {
 	char *line = NULL;
 	size_t cap = 0;
-	unsigned long long n1, n2;
 	ssize_t len;
-	int saw_header = 0;
+
+	if ((len = getline(&line, &cap, f)) <= 0)
+		fail("%s is empty: did pctr record finish?", path);
+	if (strncmp(line, "pctr-record 1", 13))
+		fail("%s is not a pctr record file", path);
+	if (dump)
+		fwrite(line, 1, len, stdout);
+	while ((len = getline(&line, &cap, f)) > 0)
+		text_line(line, len);
+	free(line);
+}
+
+/* The text of PCTR_FREC_TEXT records, up to its last full line. */
+static char *text;
+static size_t ntext, captext;
+
+static void binary_text(const char *s, size_t len)
+{
+	size_t at = 0, nl;
+	char *e, c;
+
+	if (ntext + len + 1 > captext) {
+		captext = (ntext + len + 1) * 2;
+		text = xrealloc(text, captext);
+	}
+	memcpy(text + ntext, s, len);
+	ntext += len;
+	/* Each line with its newline, ended by a NUL (there is room). */
+	while (at < ntext && (e = memchr(text + at, '\n', ntext - at))) {
+		nl = e - text + 1;
+		c = text[nl];
+		text[nl] = '\0';
+		text_line(text + at, nl - at);
+		text[nl] = c;
+		at = nl;
+	}
+	memmove(text, text + at, ntext - at);
+	ntext -= at;
+}
+
+/* The binary file, @data of @size bytes (kept: the samples point into it). */
+static void read_binary(const char *data, size_t size, const char *path)
+{
+	const struct pctr_file_hdr *h = (const void *)data;
+	const struct pctr_sample_rec *rec;
+	const struct pctr_file_text *t;
+	size_t at;
+
+	if (h->fh_version != PCTR_FILE_VERSION)
+		fail("%s: file version %u (this pctr reads %u and text)%s", path,
+		     h->fh_version, PCTR_FILE_VERSION,
+		     __builtin_bswap32(h->fh_version) == PCTR_FILE_VERSION ?
+		     ": written on a machine of the other byte order" : "");
+	if (h->fh_size < sizeof(*h) || h->fh_size % 8 || h->fh_size > size)
+		fail("%s: a bad header", path);
+	if (dump)
+		printf("pctr-record 1\n");
+	for (at = h->fh_size; at < size; at += rec->sr_size) {
+		rec = (const void *)(data + at);
+		if (size - at < 8 || rec->sr_size < 8 || rec->sr_size % 8 ||
+		    rec->sr_size > size - at) {
+			fprintf(stderr, "%s: %s is cut short or corrupt at byte %zu: the rest is left out\n",
+				prog, path, at);
+			break;
+		}
+		switch (rec->sr_type) {
+		case PCTR_FREC_TEXT:
+			t = (const void *)rec;
+			if (t->ft_len <= rec->sr_size - sizeof(*t))
+				binary_text((const char *)(t + 1), t->ft_len);
+			break;
+		case PCTR_REC_SAMPLE:
+			if (rec->sr_size < sizeof(*rec))
+				break;
+			if (dump)
+				write_sample(stdout, rec);
+			else
+				new_pending(rec->sr_pid, rec->sr_tid)->rec = rec;
+			break;
+		case PCTR_REC_THROTTLE:
+			if (dump && rec->sr_size >= sizeof(struct pctr_throttle_rec))
+				write_throttle(stdout, (const void *)rec);
+			break;
+		}
+		/* Any other type is skipped whole, as the ABI says. */
+	}
+	if (ntext)
+		binary_text("\n", 1);
+}
+
+static void read_file(const char *path)
+{
 	FILE *f = fopen(path, "r");
-	char **slines = NULL;
-	unsigned int *scomm = NULL;
-	size_t ns = 0, capl = 0, i;
-	int spid, stid;
+	char *data = NULL;
+	size_t size = 0, cap = 0, n, i, nr;
+	const struct pctr_sample_rec *rec;
 
 	if (!f)
 		fail("%s: %s%s", path, strerror(errno),
 		     errno == ENOENT ? " (make one with pctr record)" : "");
-	while ((len = getline(&line, &cap, f)) > 0) {
-		if (!saw_header) {
-			if (strncmp(line, "pctr-record 1", 13))
-				fail("%s is not a pctr record file", path);
-			saw_header = 1;
-			continue;
+	/* Text, or binary: the first bytes say. */
+	data = xrealloc(NULL, cap = 1 << 16);
+	size = fread(data, 1, sizeof(struct pctr_file_hdr), f);
+	if (size < sizeof(struct pctr_file_hdr) ||
+	    memcmp(data, PCTR_FILE_MAGIC, 8)) {
+		rewind(f);
+		free(data);
+		data = NULL;
+		read_text(f, path);
+	} else {
+		while ((n = fread(data + size, 1, cap - size, f)) > 0) {
+			size += n;
+			if (size == cap)
+				data = xrealloc(data, cap *= 2);
 		}
-		if (!strncmp(line, "s ", 2)) {
-			/* Resolved once every map and exec is known. */
-			if (ns == capl) {
-				capl = capl ? capl * 2 : 4096;
-				slines = xrealloc(slines, capl * sizeof(*slines));
-				scomm = xrealloc(scomm, capl * sizeof(*scomm));
-			}
-			/* Its thread's name is the one given so far. */
-			spid = stid = 0;
-			sscanf(line + 2, "%d %d", &spid, &stid);
-			scomm[ns] = comm_of(spid, stid);
-			slines[ns++] = strdup(line + 2);
-		} else if (sym_line(line, len)) {
-			;
-		} else if (!strncmp(line, "comm ", 5)) {
-			line[strcspn(line, "\n")] = '\0';
-			comm_line(line);
-		} else if (!strncmp(line, "event ", 6)) {
-			snprintf(info[0], sizeof(info[0]), "# %s", line);
-		} else if (!strncmp(line, "lost ", 5)) {
-			snprintf(info[1], sizeof(info[1]), "# %s", line);
-		} else if (sscanf(line, "throttled %llu %llu", &n1, &n2) == 2) {
-			snprintf(info[2], sizeof(info[2]),
-				 "# throttled %llu samples (%llu throttles)\n",
-				 n1, n2);
-		}
+		if (ferror(f))
+			fail("%s: %s", path, strerror(errno));
+		read_binary(data, size, path);
 	}
-	if (!saw_header)
-		fail("%s is empty: did pctr record finish?", path);
 	fclose(f);
-	free(line);
-	for (i = 0; i < ns; i++) {
-		if (slines[i])
-			add_sample(slines[i], scomm[i]);
-		free(slines[i]);
+	for (i = 0; i < npend; i++) {
+		rec = pend[i].rec;
+		if (pend[i].line) {
+			add_sample_line(pend[i].line, pend[i].comm);
+			free(pend[i].line);
+		} else if (rec) {
+			nr = (rec->sr_size - sizeof(*rec)) / sizeof(uint64_t);
+			if (nr > rec->sr_nr)
+				nr = rec->sr_nr;
+			add_sample(rec, rec->sr_chain, nr, pend[i].comm);
+		}
 	}
-	free(slines);
-	free(scomm);
+	free(pend);
+	free(data);
 }
 
 /* --- output ------------------------------------------------------------ */
@@ -513,13 +684,15 @@ static void print_folded(int svg, const char *path)
 static int usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: pctr report [-i FILE] [-g] [-s KEYS] [--folded | --svg]\n"
+		"usage: pctr report [-i FILE] [-g] [-s KEYS] [--folded | --svg | --dump]\n"
 		"  -i FILE    what pctr record wrote (default pctr.data)\n"
 		"  -g         call graphs: each symbol's callers, as pmcstat -G\n"
 		"  -s, --sort KEYS  a row per value of these, as comm,sym (keys: comm,\n"
 		"             pid, tid, sym; default sym); comm starts --folded's stacks\n"
 		"  --folded   one line per stack, 'outer;...;leaf count', for flame graphs\n"
 		"  --svg      the flame graph itself: an SVG file a browser opens\n"
+		"  --dump     the file as text, one item a line, as pctr record --text\n"
+		"             writes it (pctr-record(1))\n"
 		"See pctr-report(1).\n");
 	return status;
 }
@@ -529,6 +702,7 @@ int pctr_report(int argc, char **argv)
 	static const struct option longs[] = {
 		{ "folded", no_argument, NULL, 'F' },
 		{ "svg", no_argument, NULL, 'S' },
+		{ "dump", no_argument, NULL, 'D' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -550,6 +724,9 @@ int pctr_report(int argc, char **argv)
 		case 'S':
 			svg = 1;
 			break;
+		case 'D':
+			dump = 1;
+			break;
 		case 's':
 			parse_sort(optarg);
 			break;
@@ -559,9 +736,11 @@ int pctr_report(int argc, char **argv)
 			return usage(stderr, 2);
 		}
 	}
-	if (optind != argc || folded + svg > 1)
+	if (optind != argc || folded + svg + dump > 1)
 		return usage(stderr, 2);
 	read_file(path);
+	if (dump)
+		return fflush(stdout) ? 1 : 0;
 	if (!nsamples) {
 		fprintf(stderr, "%s: no samples in %s\n", prog, path);
 		return 1;

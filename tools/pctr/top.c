@@ -6,19 +6,19 @@
  *   pctr top {-p PID[,PID...] | -a} [-e EVENT] [-c PERIOD] [-d SECS]
  *            [-n COUNT] [--sort sym|comm,sym|dso] [--rows N] [--stdio]
  *
- * The sampling is pctr record's own, run in a child: pctr record -p
- * (or -a) with its output, the record stream pctr report reads, into a
- * pseudo-terminal in raw mode (stdio writes a line at a time to a
- * terminal, where into a pipe it would hold some 80 samples back: many
- * seconds of a quiet process).  pctr top reads that stream as it comes,
- * counts each sample in
- * the row of its sort key (top_count.c, with pctr report's symbols) and
- * every -d seconds shows the rows of that interval, sorted by samples,
- * then starts the next.  On a terminal the view takes the whole screen
- * (plain ANSI escapes, the terminal's alternate screen) and q quits;
- * with --stdio, or when the output is not a terminal, each refresh is a
- * block of lines.  ^C, SIGTERM or q ends the recorder (the targets run
- * on, as after pctr record -p) and gives the terminal back as it was.
+ * The sampling is pctr record's own, run in a child: pctr record -p (or
+ * -a) with its output, the record stream pctr report reads, as text
+ * (--text), into a pseudo-terminal in raw mode (stdio writes a line at a
+ * time to a terminal, where into a pipe it would hold some 80 samples
+ * back: many seconds of a quiet process).  pctr top reads that stream as
+ * it comes, counts each sample in the row of its sort key (top_count.c,
+ * with pctr report's symbols) and every -d seconds shows the rows of
+ * that interval, sorted by samples, then starts the next.  On a terminal
+ * the view takes the whole screen (plain ANSI escapes, the terminal's
+ * alternate screen) and q quits; with --stdio, or when the output is not
+ * a terminal, each refresh is a block of lines.  ^C, SIGTERM or q ends
+ * the recorder (the targets run on, as after pctr record -p) and gives
+ * the terminal back as it was.
  *
  * Exit status: 0, 1 if sampling could not start or failed, 2 for usage
  * errors.
@@ -109,6 +109,8 @@ static int parse_options(int argc, char **argv, struct top_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->delay = 1;
 	o->rec[o->nrec++] = "record";
+	/* Lines to read as they come, not the binary file. */
+	o->rec[o->nrec++] = "--text";
 	o->rec[o->nrec++] = "-o";
 	/* Not /dev/stdout: a system without udev's links has none. */
 	o->rec[o->nrec++] = "/proc/self/fd/1";
