@@ -320,7 +320,7 @@ static int usage(FILE *f, int status)
 		"       %s record [-e EVENT] [-c PERIOD] [-g] [-m PAGES] [-o FILE] [--] COMMAND [ARGS...]\n"
 		"       %s record -p PID[,PID...] [-i] [-d SECONDS] [OPTIONS] [-- COMMAND [ARGS...]]\n"
 		"       %s record -a [-C CPUS] [-d SECONDS] [OPTIONS] [-- COMMAND [ARGS...]]\n"
-		"       %s report [-i FILE] [-g] [-s KEYS] [--folded]\n"
+		"       %s report [-i FILE] [-g] [-s KEYS] [--folded | --svg | --dump]\n"
 		"       %s top {-p PID[,PID...] | -a} [-d SECS] [--sort KEY] [--stdio] [OPTIONS]\n"
 		"       %s -s CTR [-f FN] [-k] [-u] [-e] [-i] [-t THR] [-m UMASK] | -l\n"
 		"  info       the backend, the CPU, its counters, the TSC and idle time (default)\n"
