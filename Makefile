@@ -117,7 +117,7 @@ MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
 		   cpc_buf_set:cpc_buf_create cpc_buf_hrtime:cpc_buf_create \
 		   cpc_buf_tick:cpc_buf_create cpc_buf_sub:cpc_buf_create \
 		   cpc_buf_add:cpc_buf_create cpc_buf_copy:cpc_buf_create \
-		   cpc_buf_zero:cpc_buf_create \
+		   cpc_buf_zero:cpc_buf_create cpc_buf_times:cpc_buf_create \
 		   cpc_set_sample:cpc_bind_curlwp cpc_unbind:cpc_bind_curlwp \
 		   cpc_set_restart:cpc_bind_curlwp \
 		   cpc_bind_pctx:cpc_bind_curlwp cpc_bind_cpu:cpc_bind_curlwp \

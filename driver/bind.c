@@ -207,7 +207,7 @@ static struct pctr_ctx *bind_thread_new(const struct pctr_prog *prog)
 
 	if (prog_current_live())
 		return ERR_PTR(-EBUSY);
-	ctx = prog_create(PROG_REMOTE | PROG_COUNT);
+	ctx = prog_create(PROG_REMOTE);
 	if (IS_ERR(ctx))
 		return ctx;
 	ret = prog_load(ctx, prog);
@@ -234,8 +234,6 @@ static int bind_change_here(struct pctr_req *req)
 		return -ESRCH;
 	if (ctx->err)
 		return ctx->err;
-	if (!ctx_valid(ctx))
-		return -EAGAIN;
 	if (!req->ring)
 		return prog_load(ctx, &req->prog);
 	ret = sample_config(ctx, req->ring, &req->sa, req->kaddr);
@@ -393,8 +391,6 @@ static int bind_thread(struct pctr_file *pf, const struct pctr_bind *b,
 	struct pid *pid;
 	int ret;
 
-	if (pctr_ctx_cpu_bindings())
-		return -EAGAIN;
 	pid = find_get_pid(b->pb_id);
 	t = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
 	put_pid(pid);
@@ -437,6 +433,8 @@ struct remote_read {
 	int		err;
 	u64		*fn;
 	u64		*val;
+	u64		*enabled;	/* and running, or NULL */
+	u64		*running;
 };
 
 /* On the CPU the context ran on when the reader looked: still there? */
@@ -447,6 +445,8 @@ static void bind_read_thread_ipi(void *arg)
 	if (READ_ONCE(r->ctx->seq) != r->seq)
 		return;
 	r->err = ctx_values(r->ctx, r->ctx->hw.mask, r->fn, r->val);
+	if (r->enabled)
+		ctx_times(r->ctx, r->ctx->hw.mask, r->enabled, r->running);
 	r->ok = true;
 }
 
@@ -457,12 +457,14 @@ static void bind_read_thread_ipi(void *arg)
  * same stint still runs there), a stopped one directly, retrying if it
  * started meanwhile.  An ended context's sums are final.  A context
  * whose register access failed reads as the error (EIO) for good.
+ * With @enabled and @running, each slot's times too (ctx_times()).
  */
 static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
-			    u32 *mask)
+			    u32 *mask, u64 *enabled, u64 *running)
 {
 	unsigned long m = ctx->hw.mask;
-	struct remote_read r = { .ctx = ctx, .fn = fn, .val = val };
+	struct remote_read r = { .ctx = ctx, .fn = fn, .val = val,
+				 .enabled = enabled, .running = running };
 	unsigned int s;
 	int cpu;
 
@@ -476,11 +478,10 @@ static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 				fn[s] = ctx->fn[s];
 				val[s] = ctx->sum[s];
 			}
+			if (enabled)
+				ctx_times(ctx, m, enabled, running);
 			return 0;
 		}
-		/* Invalidated by a CPU binding, as the thread's own read is. */
-		if (!ctx_valid(ctx))
-			return -EAGAIN;
 		r.seq = READ_ONCE(ctx->seq);
 		smp_rmb();	/* seq before cpu and sums: see ctx_start() */
 		if (r.seq & 1) {
@@ -494,6 +495,8 @@ static int bind_read_thread(struct pctr_ctx *ctx, u64 *fn, u64 *val,
 				fn[s] = ctx->fn[s];
 				val[s] = READ_ONCE(ctx->sum[s]);
 			}
+			if (enabled)
+				ctx_times(ctx, m, enabled, running);
 			smp_rmb();	/* sums before seq again: ctx_stop() */
 			if (READ_ONCE(ctx->seq) == r.seq)
 				return 0;
@@ -818,8 +821,12 @@ int pctr_bind_enable(struct file *file, bool on)
 	return bind_change(pctr_file(file), req);
 }
 
-/* PCIOCRD on a bound descriptor. */
-int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
+/*
+ * PCIOCRD on a bound descriptor; PCIOCRDX's with @enabled and @running
+ * (a thread binding's times; a CPU binding counts all along: zero).
+ */
+int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask,
+		   u64 *enabled, u64 *running)
 {
 	struct pctr_file *pf = pctr_file(file);
 	int ret = 0;
@@ -834,7 +841,8 @@ int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask)
 		bind_read_pending(pf->req, fn, val, mask);
 		ret = 0;
 	} else if (!ret && pf->kind == PCTR_BIND_THREAD) {
-		ret = bind_read_thread(pf->ctx, fn, val, mask);
+		ret = bind_read_thread(pf->ctx, fn, val, mask, enabled,
+				       running);
 	}
 	mutex_unlock(&pf->lock);
 	return ret;

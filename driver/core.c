@@ -207,7 +207,7 @@ static DEVICE_ATTR_RO(starts);
  */
 PCTR_ATTR_RO(failures, "%lu", pctr_ctx_failures());
 
-/* CPU bindings (PCIOCBIND): while non-zero, threads cannot count. */
+/* CPU bindings (PCIOCBIND): each holds its slots from threads. */
 PCTR_ATTR_RO(cpu_bindings, "%u", pctr_ctx_cpu_bindings());
 
 /* Every binding: which slots, whose (bind.c).  Root's to read. */

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * CPU bindings (PCIOCBIND of a CPU): counters that count on one CPU
- * whatever runs there, as Solaris' cpc_bind_cpu() does.  One per CPU;
- * while any exists no thread counts: the engine (cpub.c) invalidates
- * every thread context and refuses new ones.
+ * whatever runs there, as Solaris' cpc_bind_cpu() does.  One per CPU.
+ * Each holds the slots it programs, on every CPU, as hwpmc's
+ * system-scope PMCs hold their rows: no thread may give one of them a
+ * function (EBUSY, prog.c), but a binding may take a slot threads have
+ * already.  A thread context keeps its counters and its values: on a
+ * bound CPU it runs without counting (its other slots too: one CPU's
+ * counters are not shared between a binding and a thread), and its
+ * slots' running time falls short of their enabled time (ctx.c).
  *
  * A binding's sums change only on its CPU, with interrupts off (the IPIs
  * here, the fold timer, the overflow interrupt), so making, reading and
@@ -33,6 +38,18 @@
 static DEFINE_MUTEX(cpu_bind_lock);
 static DEFINE_PER_CPU(struct pctr_cpub *, cpu_bind_of);
 
+/* The slots the bindings hold, @cb's too (if any).  Under cpu_bind_lock. */
+static u32 cpu_bind_held(const struct pctr_cpub *cb)
+{
+	u32 held = cb ? cb->hw.mask : 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (per_cpu(cpu_bind_of, cpu))
+			held |= per_cpu(cpu_bind_of, cpu)->hw.mask;
+	return held;
+}
+
 /* On the CPU: take the counters from whatever thread counts there. */
 static void cpu_bind_install_ipi(void *arg)
 {
@@ -50,7 +67,7 @@ static void cpu_bind_install_ipi(void *arg)
 
 /*
  * Bind @cpu's counters to what @prog programs, taking the PMU (EBUSY)
- * and invalidating every thread context; ENXIO if it is not online.
+ * and the slots from threads; ENXIO if it is not online.
  * Under cpu_bind_lock.
  */
 static struct pctr_cpub *cpu_bind_install(unsigned int cpu,
@@ -82,11 +99,11 @@ static struct pctr_cpub *cpu_bind_install(unsigned int cpu,
 	ret = -ENXIO;
 	if (!cpu_online(cpu))
 		goto unlock;
-	/* The engine refuses threads from here on, then the CPU is taken. */
-	ctx_cpub_begin();
+	/* The engine refuses its slots from here on, then the CPU is taken. */
+	ctx_cpub_begin(cpu_bind_held(cb));
 	ret = smp_call_function_single(cb->cpu, cpu_bind_install_ipi, cb, 1);
 	if (WARN_ON_ONCE(ret))
-		ctx_cpub_end();
+		ctx_cpub_end(cpu_bind_held(NULL));
 unlock:
 	cpus_read_unlock();
 	if (!ret)
@@ -123,7 +140,7 @@ unlock:
 
 static void cpu_bind_remove_ipi(void *arg)
 {
-	ctx_cpub_stop(arg);
+	ctx_cpub_leave(arg);
 }
 
 /* The binding ends: its CPU counts for threads again.  Frees @cb. */
@@ -136,7 +153,7 @@ void cpu_unbind(struct pctr_cpub *cb)
 	if (smp_call_function_single(cb->cpu, cpu_bind_remove_ipi, cb, 1))
 		ctx_cpub_drop(cb);
 	cpus_read_unlock();
-	ctx_cpub_end();
+	ctx_cpub_end(cpu_bind_held(NULL));
 	pctr_pmu_put();
 	sample_free(cb->smp);
 	kfree(cb);

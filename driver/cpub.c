@@ -8,8 +8,9 @@
  *
  * Also here, the state every CPU's counting shares (cpub_private.h):
  * which context or binding counts on the CPU now, the fold timer, and
- * the CPU-binding epoch -- the first binding of a period invalidates
- * every thread context, and while any exists no thread counts.
+ * the slots CPU bindings hold: no thread may give one of those a
+ * function (EBUSY), and a thread context runs on a bound CPU without
+ * counting, its slots' running time short of their enabled time.
  *
  * ctx.c, a thread's counters, sits above this file: it takes a CPU's
  * counters from the thread counting there before cpub_start() (its
@@ -37,47 +38,36 @@ bool pctr_no_keep;
 atomic_long_t ctx_hw_failures = ATOMIC_LONG_INIT(0);
 
 /*
- * CPU bindings.  pctr_epoch moves on when the first binding of a period
- * is made: every thread context of an older epoch is invalid for good.
- * A context made while a binding exists has no counters (pctr_cpu_binds
- * is checked after reading the epoch, and bumped before the epoch).
+ * CPU bindings: how many exist, and the slots any of them holds (on any
+ * CPU: a thread may run on each).  cpu_bind.c serialises the changes.
  */
 static atomic_t pctr_cpu_binds = ATOMIC_INIT(0);
-atomic_long_t pctr_epoch = ATOMIC_LONG_INIT(0);
-
-/*
- * The CPU-binding epoch now, in *@epoch; true while a CPU binding exists
- * and no thread may count.  The count is read after the epoch: see
- * ctx_cpub_begin().
- */
-bool ctx_epoch(unsigned long *epoch)
-{
-	*epoch = atomic_long_read(&pctr_epoch);
-	smp_rmb();	/* pairs with ctx_cpub_begin() */
-	return atomic_read(&pctr_cpu_binds) != 0;
-}
+static u32 pctr_held_slots;
 
 unsigned int pctr_ctx_cpu_bindings(void)
 {
 	return atomic_read(&pctr_cpu_binds);
 }
 
-/*
- * A CPU binding is about to be made (cpu_bind.c serialises them): from
- * now on no thread may count, and every thread context now existing is
- * invalid (the first binding of a period moves the epoch).
- */
-void ctx_cpub_begin(void)
+/* The slots CPU bindings hold now: prog.c refuses them to threads. */
+u32 ctx_held_slots(void)
 {
-	if (atomic_inc_return(&pctr_cpu_binds) == 1) {
-		/* Count before epoch: prog_create() reads them the other way. */
-		smp_mb__after_atomic();
-		atomic_long_inc(&pctr_epoch);
-	}
+	return READ_ONCE(pctr_held_slots);
 }
 
-void ctx_cpub_end(void)
+/*
+ * A CPU binding is about to be made, holding @held with the others, or
+ * one is gone and the others hold @held (cpu_bind.c serialises them).
+ */
+void ctx_cpub_begin(u32 held)
 {
+	atomic_inc(&pctr_cpu_binds);
+	WRITE_ONCE(pctr_held_slots, held);
+}
+
+void ctx_cpub_end(u32 held)
+{
+	WRITE_ONCE(pctr_held_slots, held);
 	atomic_dec(&pctr_cpu_binds);
 }
 
@@ -236,7 +226,8 @@ void cpub_start(struct pctr_cpub *cb)
 
 /*
  * On the CPU, irqs off: if @cb counts here, stop its counters and fold
- * what they counted; the CPU is then free for threads.  True if the
+ * what they counted; the CPU is then free for threads (the one running
+ * here counts again at once: ctx.c's ctx_cpub_leave()).  True if the
  * registers hold what the stop left (no failure, now or before).
  */
 bool ctx_cpub_stop(struct pctr_cpub *cb)

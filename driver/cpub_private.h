@@ -25,6 +25,7 @@ struct pt_regs;
 struct pctr_cpu {
 	struct pctr_ctx	*cur;		/* counting on this CPU now */
 	struct pctr_cpub *cpub;		/* the CPU's binding, if any */
+	struct pctr_ctx	*starving;	/* running here, its counters held */
 	u64		last_id;	/* whose state the registers hold */
 	struct hrtimer	fold;		/* folds while a context runs */
 	struct irq_work	fold_soon;	/* ... at the next tick: a throttle */

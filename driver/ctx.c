@@ -69,7 +69,29 @@ static __always_inline void ctx_fold(struct pctr_ctx *ctx)
 static __always_inline void ctx_publish(struct pctr_ctx *ctx, bool on_cpu)
 {
 	if (ctx->upage)
-		page_publish(ctx, on_cpu && ctx_counts(ctx), ctx_valid(ctx));
+		page_publish(ctx, on_cpu && ctx_counts(ctx));
+}
+
+/*
+ * @ctx would count from TSC @now, running here, but this CPU's binding
+ * holds the counters: its slots' running time stops until it stops.
+ */
+static noinline void ctx_starve(struct pctr_ctx *ctx, struct pctr_cpu *pc,
+				u64 now)
+{
+	ctx->starving = true;
+	ctx->starve_in = now;
+	pc->starving = ctx;
+}
+
+/* ... and no longer, from TSC @now. */
+static noinline void ctx_unstarve(struct pctr_ctx *ctx, struct pctr_cpu *pc,
+				  u64 now)
+{
+	ctx->starved += now - ctx->starve_in;
+	ctx->starving = false;
+	if (pc->starving == ctx)
+		pc->starving = NULL;
 }
 
 /*
@@ -263,9 +285,13 @@ static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 	smp_wmb();	/* cpu before seq: see bind.c's bind_read_thread() */
 	WRITE_ONCE(ctx->seq, ctx->seq + 1);
 	smp_wmb();	/* seq odd before any later fold's sums */
-	/* A CPU binding owns this CPU's counters: no thread counts. */
-	if (ctx_counts(ctx) && !pc->cpub)
-		ctx_hw_on(ctx, pc);
+	/* A CPU binding holds this CPU's counters: the thread starves. */
+	if (ctx_counts(ctx)) {
+		if (likely(!pc->cpub))
+			ctx_hw_on(ctx, pc);
+		else
+			ctx_starve(ctx, pc, ctx->tsc_in);
+	}
 	/*
 	 * The fold timer is pinned here, and its callback runs with
 	 * interrupts off: not queued means not running on this CPU either
@@ -281,12 +307,16 @@ static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 static __always_inline void ctx_stop_(struct pctr_ctx *ctx)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	u64 now;
 
 	lockdep_assert_irqs_disabled();
 	if (!ctx->running)
 		return;
 	ctx->running = false;
-	ctx->vtsc += pctr_arch_tsc() - ctx->tsc_in;
+	now = pctr_arch_tsc();
+	ctx->vtsc += now - ctx->tsc_in;
+	if (unlikely(ctx->starving))
+		ctx_unstarve(ctx, pc, now);
 	if (pc->cur == ctx) {
 		ctx_hw_off(ctx, pc);
 		ctx_rebase_due(ctx);
@@ -630,6 +660,31 @@ int ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn, u64 *val)
 	return 0;
 }
 
+/*
+ * How long each slot of @ctx in @m was enabled (its thread's run time,
+ * in TSC cycles, since the slot's function was set or the values zeroed)
+ * and how long of that it counted (less the time a CPU binding held the
+ * counters of the CPU it ran on).  Irqs off, on the CPU it runs on if
+ * any; a stopped context's as a remote read finds it (bind.c).
+ */
+void ctx_times(const struct pctr_ctx *ctx, unsigned long m, u64 *enabled,
+	       u64 *running)
+{
+	u64 vt = ctx->vtsc, st = ctx->starved, now;
+	unsigned int s;
+
+	if (ctx->running) {
+		now = pctr_arch_tsc();
+		vt += now - ctx->tsc_in;
+		if (ctx->starving)
+			st += now - ctx->starve_in;
+	}
+	for_each_set_bit(s, &m, PCTR_NUM) {
+		enabled[s] = vt - ctx->en_base[s];
+		running[s] = enabled[s] - (st - ctx->st_base[s]);
+	}
+}
+
 /* Starts since load that only re-enabled the counters, and the others. */
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded)
 {
@@ -659,8 +714,8 @@ u64 ctx_new_id(void)
 
 /*
  * On the CPU, irqs off: take the counters from whatever thread counts
- * here (a CPU binding invalidated it; in system mode none does), then
- * start @cb's (cpub.c).  A CPU binding and system mode start alike.
+ * here (it starves from now on; in system mode none counts), then start
+ * @cb's (cpub.c).  A CPU binding and system mode start alike.
  */
 void ctx_cpub_start(struct pctr_cpub *cb)
 {
@@ -669,9 +724,28 @@ void ctx_cpub_start(struct pctr_cpub *cb)
 
 	if (cur) {
 		ctx_hw_off(cur, pc);
+		if (ctx_counts(cur))
+			ctx_starve(cur, pc, pctr_arch_tsc());
 		ctx_publish(cur, pc->cur == cur);
 	}
 	cpub_start(cb);
+}
+
+/*
+ * On the CPU, irqs off: a CPU binding ends here (ctx_cpub_stop()), and
+ * the thread that starved under it counts again at once.
+ */
+void ctx_cpub_leave(struct pctr_cpub *cb)
+{
+	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
+	struct pctr_ctx *ctx;
+
+	ctx_cpub_stop(cb);
+	ctx = pc->starving;
+	if (!ctx || pc->cpub)
+		return;
+	ctx_stop_(ctx);
+	ctx_start_(ctx);
 }
 
 /* --- set-up ---------------------------------------------------------- */

@@ -44,21 +44,13 @@ struct pid;
 struct task_struct;
 
 /*
- * The CPU-binding epoch (cpub.c): the first CPU binding of a period moves
- * it on, and every thread context of an older one is invalid for good.
+ * Does the context count when its thread runs?  (Not on a CPU a CPU
+ * binding holds: ctx.c.)
  */
-extern atomic_long_t pctr_epoch;
-
-static inline bool ctx_valid(const struct pctr_ctx *ctx)
-{
-	return ctx->epoch == (unsigned long)atomic_long_read(&pctr_epoch);
-}
-
-/* Does the context count when its thread runs? */
 static inline bool ctx_counts(const struct pctr_ctx *ctx)
 {
 	return pctr_pmu.ops && ctx->hw.mask && !ctx->frozen &&
-	       !ctx->disabled && !ctx->err && ctx_valid(ctx);
+	       !ctx->disabled && !ctx->err;
 }
 
 /*
@@ -88,14 +80,21 @@ struct pctr_prog {
  * preset and restart.
  */
 #define PCTR_PROG_FIRE		BIT(5)
+/*
+ * Inheritance again: the slots are the creator's, so a slot a CPU
+ * binding holds is copied rather than refused (EBUSY otherwise).
+ */
+#define PCTR_PROG_INHERIT	BIT(6)
 
 /* ctx.c: the engine.  Counting calls: interrupts off, on the CPU. */
-bool ctx_epoch(unsigned long *epoch);		/* cpub.c's, any context */
+u32 ctx_held_slots(void);		/* cpub.c's, any context */
 void ctx_start(struct pctr_ctx *ctx);
 void ctx_stop(struct pctr_ctx *ctx);
 void ctx_update(struct pctr_ctx *ctx);
 bool ctx_check_ovf(struct pctr_ctx *ctx);
 int ctx_values(struct pctr_ctx *ctx, unsigned long m, u64 *fn, u64 *val);
+void ctx_times(const struct pctr_ctx *ctx, unsigned long m, u64 *enabled,
+	       u64 *running);
 
 /* The calling thread's context, or NULL; hooking one to it, unhooking. */
 struct pctr_ctx *ctx_current(void);
@@ -131,10 +130,11 @@ struct pctr_cpub {
  * CPU binding is made, is gone).
  */
 u64 ctx_new_id(void);
-void ctx_cpub_begin(void);
-void ctx_cpub_end(void);
+void ctx_cpub_begin(u32 held);
+void ctx_cpub_end(u32 held);
 void ctx_cpub_start(struct pctr_cpub *cb);
 bool ctx_cpub_stop(struct pctr_cpub *cb);
+void ctx_cpub_leave(struct pctr_cpub *cb);
 bool ctx_cpub_fold(struct pctr_cpub *cb);
 void ctx_cpub_drop(struct pctr_cpub *cb);
 bool ctx_cpub_sample(struct pctr_cpub *cb, struct pctr_sampler *smp,
@@ -164,7 +164,6 @@ void hotplug_exit(void);
  * context: the calling thread's own context, unless said.
  */
 #define PROG_REMOTE	BIT(0)	/* set up for a thread binding's binder */
-#define PROG_COUNT	BIT(1)	/* it will count: not while a CPU binding is */
 struct pctr_ctx *prog_create(unsigned int flags);
 int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog);
 void prog_destroy(struct pctr_ctx *ctx);	/* any but NMI */

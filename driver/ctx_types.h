@@ -42,12 +42,22 @@ struct pctr_ctx {
 	u32		ovf;		/* of which wrapped, until restart */
 	u32		opts;		/* PCTR_O_* */
 	int		signo;		/* the overflow signal */
-	unsigned long	epoch;		/* CPU-binding epoch it belongs to */
 	int		err;		/* a register access failed: -EIO */
 	u32		seq;		/* odd while running: remote reads */
 	int		cpu;		/* where it runs, while seq is odd */
 	u64		vtsc;		/* TSC cycles run up to tsc_in */
 	u64		tsc_in;		/* TSC at the last switch-in */
+	/*
+	 * Of vtsc, the cycles it ran with counters to count but a CPU
+	 * binding held the CPU's (ctx.c): up to starve_in, while starving.
+	 * Each slot's enabled and running times count from its function's
+	 * start (en_base, st_base: vtsc and starved then).
+	 */
+	u64		starved;
+	u64		starve_in;	/* TSC when the span began */
+	bool		starving;	/* its thread runs, counters held */
+	u64		en_base[PCTR_NUM];
+	u64		st_base[PCTR_NUM];
 	struct page	*page;		/* the page user space maps, or NULL */
 	struct pctr_page *upage;	/* its kernel address */
 	u32		published;	/* slots the page describes */

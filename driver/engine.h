@@ -23,6 +23,8 @@ unsigned int pctr_ctx_cpu_bindings(void);
 int pctr_thread_init(void);
 void pctr_thread_exit(void);
 int pctr_thread_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask);
+int pctr_thread_read_times(u64 *fn, u64 *val, u64 *tsc, u32 *mask,
+			   u64 *enabled, u64 *running);
 int pctr_thread_set(unsigned int slot, u64 fn);
 int pctr_thread_set_pcr(const struct pctr_pcr *pcr);
 void pctr_thread_get_pcr(struct pctr_pcr *pcr);
@@ -43,7 +45,8 @@ int pctr_bind_sample(struct file *file, struct pctr_ring *r,
 		     const struct pctr_sample_attr *sa);
 int pctr_bind_ring(struct file *file, struct pctr_ring_attr *ra);
 int pctr_bind_enable(struct file *file, bool on);
-int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask);
+int pctr_bind_read(struct file *file, u64 *fn, u64 *val, u32 *mask,
+		   u64 *enabled, u64 *running);
 void pctr_bind_end(struct file *file);
 void pctr_bind_close(struct file *file);
 ssize_t pctr_bind_show(char *buf);

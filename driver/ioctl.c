@@ -163,13 +163,46 @@ static long ioc_read(struct file *file, const struct pctr_ioc *ioc,
 	int ret;
 
 	if (pctr_file_bound(file)) {
-		ret = pctr_bind_read(file, fn, val, &mask);
+		ret = pctr_bind_read(file, fn, val, &mask, NULL, NULL);
 		tsc = pctr_arch_tsc();
 	} else {
 		ret = INDIRECT_CALL_1(ioc_op(ioc)->read, pctr_thread_read, fn, val,
 				      &tsc, &mask);
 	}
 	return ret ?: ioc_read_out(uarg, fn, val, tsc, mask);
+}
+
+/*
+ * PCIOCRDX: PCIOCRD's, then each slot's enabled and running times (a
+ * thread's, its own or a thread binding's; zero for the counters a CPU
+ * owns, which count all along, and for a free slot).
+ */
+static long ioc_readx(struct file *file, const struct pctr_ioc *ioc,
+		      unsigned int cmd, union pctr_ioc_arg *a,
+		      void __user *uarg)
+{
+	struct pctrstx __user *u = uarg;
+	u64 fn[PCTR_NUM] __uninitialized;
+	u64 val[PCTR_NUM] __uninitialized;
+	u64 en[PCTR_NUM] = {}, run[PCTR_NUM] = {};
+	u64 tsc;
+	u32 mask;
+	int ret;
+
+	if (pctr_file_bound(file)) {
+		ret = pctr_bind_read(file, fn, val, &mask, en, run);
+		tsc = pctr_arch_tsc();
+	} else if (pctr_system) {
+		ret = ioc_op(ioc)->read(fn, val, &tsc, &mask);
+	} else {
+		ret = pctr_thread_read_times(fn, val, &tsc, &mask, en, run);
+	}
+	if (ret)
+		return ret;
+	if (copy_to_user(u->pctr_enabled, en, sizeof(en)) ||
+	    copy_to_user(u->pctr_running, run, sizeof(run)))
+		return -EFAULT;
+	return ioc_read_out(&u->pctr_st, fn, val, tsc, mask);
 }
 
 static long ioc_info(struct file *file, const struct pctr_ioc *ioc,
@@ -391,6 +424,8 @@ static const struct pctr_ioc pctr_iocs[] = {
 	/* Calls that only look, whatever the descriptor is bound to. */
 	IOC(PCIOCRD,		ioc_read,	IOC_BOUND,
 	    .op.read = pctr_thread_read, .sys_op.read = pctr_sys_read),
+	IOC(PCIOCRDX,		ioc_readx,	IOC_BOUND,
+	    .sys_op.read = pctr_sys_read),
 	IOC(PCIOCINFO,		ioc_info,	IOC_BOUND | IOC_COPY),
 	IOC(PCIOCGETPCR,	ioc_getpcr,	IOC_BOUND | IOC_COPY,
 	    .op.get_pcr = pctr_thread_get_pcr, .sys_op.get_pcr = pctr_sys_get_pcr),

@@ -188,13 +188,13 @@ static void page_publish_v2(struct pctr_ctx *ctx, struct pctr_page2 *p2,
 /*
  * Rewrite the thread's counter page (interrupts off, on the thread's CPU,
  * while the thread runs; @live: its counters are in the registers, and
- * count; @valid: no CPU binding invalidated it).  The thread cannot be
+ * count).  The thread cannot be
  * reading it meanwhile: it reads only while it runs, and this runs at
  * its switch-in or interrupts it.  Each layout's sequence tells it to
  * retry a read that straddled an update.  Only slots in use, or just
  * freed, are written.
  */
-void page_publish(struct pctr_ctx *ctx, bool live, bool valid)
+void page_publish(struct pctr_ctx *ctx, bool live)
 {
 	struct pctr_page *pg = ctx->upage;
 	unsigned long running;
@@ -208,7 +208,7 @@ void page_publish(struct pctr_ctx *ctx, bool live, bool valid)
 		flags |= PCTR_PG_FROZEN;
 	if (ctx->disabled)
 		flags |= PCTR_PG_DISABLED;
-	if (!valid || ctx->err)
+	if (ctx->err)
 		flags |= PCTR_PG_INVALID;
 	if (ctx->page_abi & PAGE_ABI_V1)
 		page_publish_v1(ctx, pg, running, flags);

@@ -22,11 +22,8 @@ u64 page_idle_ns(void);
 /* A new page, zeroed: its versions, and no slot readable inline. */
 void page_init(struct pctr_page *pg);
 
-/*
- * @live: its counters are in this CPU's registers and count; @valid: no
- * CPU binding has invalidated it (the engine's epoch).
- */
-void page_publish(struct pctr_ctx *ctx, bool live, bool valid);
+/* @live: its counters are in this CPU's registers and count. */
+void page_publish(struct pctr_ctx *ctx, bool live);
 void page_publish_dead(struct pctr_ctx *ctx);
 
 /*

@@ -45,24 +45,18 @@
 
 /*
  * A context for the calling thread, with no counters yet (and so not
- * holding the PMU).  With PROG_COUNT it is to count, which no thread may
- * while a CPU binding exists (-EAGAIN); a context for the page alone may
- * be made any time.  With PROG_REMOTE it is a thread binding's: only the
+ * holding the PMU).  With PROG_REMOTE it is a thread binding's: only the
  * binder ends it.
  */
 struct pctr_ctx *prog_create(unsigned int flags)
 {
 	struct pctr_ctx *ctx;
-	unsigned long epoch;
 
-	if (ctx_epoch(&epoch) && (flags & PROG_COUNT))
-		return ERR_PTR(-EAGAIN);
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
 	/* Our caller holds a reference through its open file. */
 	__module_get(THIS_MODULE);
-	ctx->epoch = epoch;
 	ctx->signo = SIGIO;
 	ctx->remote = flags & PROG_REMOTE;
 	ctx->pid = get_task_pid(current, PIDTYPE_PID);
@@ -329,13 +323,21 @@ void prog_of(const struct pctr_ctx *ctx, struct pctr_prog *prog)
 }
 
 /* Does @prog give any slot a function (not only free slots)? */
-static bool prog_counts(const struct pctr_prog *prog)
+/*
+ * Does @prog give @ctx a slot a CPU binding holds (cpub.c)?  A slot
+ * that keeps its function keeps it; a new thread's copy of its
+ * creator's slots has them already.
+ */
+static bool prog_takes_held(const struct pctr_ctx *ctx,
+			    const struct pctr_prog *prog)
 {
-	unsigned long m = prog->mask;
+	unsigned long m = prog->mask & ctx_held_slots();
 	unsigned int s;
 
+	if (!m || (prog->flags & PCTR_PROG_INHERIT))
+		return false;
 	for_each_set_bit(s, &m, PCTR_NUM)
-		if (prog->fn[s])
+		if (prog->fn[s] && prog->fn[s] != ctx->fn[s])
 			return true;
 	return false;
 }
@@ -368,6 +370,9 @@ static void prog_functions(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 		ctx->sum[s] = 0;
 		ctx->preset[s] = 0;
 		ctx->ovf &= ~BIT(s);
+		/* Its times start with it: ctx_times(). */
+		ctx->en_base[s] = ctx->vtsc;
+		ctx->st_base[s] = ctx->starved;
 		if (prog->fn[s])
 			ctx->hw.mask |= BIT(s);
 		else
@@ -390,8 +395,13 @@ static void prog_values(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 		ctx->sum[s] = prog->val[s];
 		ctx->preset[s] = prog->val[s];
 	}
-	if (prog->flags & PCTR_PROG_ZERO)
+	if (prog->flags & PCTR_PROG_ZERO) {
 		memset(ctx->sum, 0, sizeof(ctx->sum));
+		for (s = 0; s < PCTR_NUM; s++) {
+			ctx->en_base[s] = ctx->vtsc;
+			ctx->st_base[s] = ctx->starved;
+		}
+	}
 	if (prog->flags & PCTR_PROG_RESTART) {
 		memcpy(ctx->sum, ctx->preset, sizeof(ctx->sum));
 		ctx->ovf = 0;
@@ -414,19 +424,19 @@ static void prog_values(struct pctr_ctx *ctx, const struct pctr_prog *prog)
  * prog->flags asks.  The thread's counters are stopped meanwhile, so the
  * change is one step for the switch hooks, the fold timer and the
  * overflow interrupt, and a notifying slot is armed for its new distance
- * from the wrap.  -EAGAIN if it would give a slot a function while a
- * CPU binding exists; -EBUSY if it needs the PMU and perf holds it.
- * Process context.
+ * from the wrap.  -EBUSY if it would give a slot a function a CPU
+ * binding holds, or if it needs the PMU and perf holds it.  Process
+ * context.
  */
 int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 {
-	unsigned long flags, epoch, m;
+	unsigned long flags, m;
 	bool counts = prog_mask_after(ctx, prog) != 0;
 	unsigned int s;
 	int ret;
 
-	if (ctx_epoch(&epoch) && prog_counts(prog))
-		return -EAGAIN;
+	if (prog_takes_held(ctx, prog))
+		return -EBUSY;
 	ret = prog_check_set(ctx, prog);
 	if (ret)
 		return ret;
@@ -439,8 +449,6 @@ int prog_load(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 	}
 	local_irq_save(flags);
 	ctx_stop(ctx);
-	if (prog->mask)
-		ctx->epoch = epoch;
 	prog_functions(ctx, prog);
 	prog_values(ctx, prog);
 	if (!ctx->ovf)

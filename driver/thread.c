@@ -47,9 +47,9 @@ static void thread_inherit(struct pctr_seed *seed)
 
 	if (ctx_current())
 		return;
-	ctx = prog_create(PROG_COUNT);
+	ctx = prog_create(0);
 	if (IS_ERR(ctx))
-		return;		/* a CPU binding came meanwhile */
+		return;
 	/* Before the slots load: they sample, rather than fire, at once. */
 	if (seed->smp) {
 		sample_attach(ctx, seed->smp);
@@ -86,7 +86,7 @@ static void thread_probe_fork(void *data, struct task_struct *parent,
 		return;
 	ctx = ctx_current();
 	if (!ctx || !(ctx->opts & PCTR_O_INHERIT) || ctx->remote ||
-	    !ctx_valid(ctx) || !ctx->hw.mask)
+	    !ctx->hw.mask)
 		return;
 	seed = kmalloc(sizeof(*seed), GFP_NOWAIT | __GFP_NOWARN);
 	if (!seed) {
@@ -95,6 +95,7 @@ static void thread_probe_fork(void *data, struct task_struct *parent,
 		return;
 	}
 	prog_of(ctx, &seed->prog);
+	seed->prog.flags |= PCTR_PROG_INHERIT;
 	seed->smp = sample_inherit(ctx);
 	if (ctx->smp && !seed->smp) {
 		pr_warn_ratelimited("no memory: thread %d is not sampled\n",
@@ -134,10 +135,11 @@ static struct pctr_ctx *ctx_own(void)
  * *@mask its function and value (the sum plus what the running counter
  * added since the last fold, without folding, so the page need not be
  * rewritten), and the TSC.  Slots outside the mask are free and read as
- * zero.  -EAGAIN if a CPU binding invalidated the context, -EIO if a
- * register access failed and ended its counting.
+ * zero.  -EIO if a register access failed and ended its counting.
+ * With @enabled and @running, each slot's times too (ctx_times()).
  */
-int pctr_thread_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
+static __always_inline int thread_read(u64 *fn, u64 *val, u64 *tsc,
+				       u32 *mask, u64 *enabled, u64 *running)
 {
 	struct pctr_ctx *ctx = ctx_current();
 	unsigned long flags;
@@ -146,26 +148,33 @@ int pctr_thread_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
 	*mask = 0;
 	local_irq_save(flags);
 	if (ctx && pctr_pmu.ops) {
-		if (ctx_valid(ctx)) {
-			ret = ctx_values(ctx, ctx->hw.mask, fn, val);
-			if (!ret)
-				*mask = ctx->hw.mask;
-		} else if (ctx->hw.mask) {
-			ret = -EAGAIN;
-		}
+		ret = ctx_values(ctx, ctx->hw.mask, fn, val);
+		if (!ret)
+			*mask = ctx->hw.mask;
+		if (!ret && enabled)
+			ctx_times(ctx, ctx->hw.mask, enabled, running);
 	}
 	*tsc = pctr_arch_tsc();
 	local_irq_restore(flags);
 	return ret;
 }
 
+int pctr_thread_read(u64 *fn, u64 *val, u64 *tsc, u32 *mask)
+{
+	return thread_read(fn, val, tsc, mask, NULL, NULL);
+}
+
+/* PCIOCRDX: PCIOCRD's, with each slot's enabled and running times. */
+int pctr_thread_read_times(u64 *fn, u64 *val, u64 *tsc, u32 *mask,
+			   u64 *enabled, u64 *running)
+{
+	return thread_read(fn, val, tsc, mask, enabled, running);
+}
+
 /*
  * The calling thread's context for a call that changes its counters.
- * Counters a CPU binding invalidated stay so until released (EAGAIN):
- * taking them up again would, for PCIOCS, silently drop the slots set
- * before the binding.  A context with no counters (a page's) has
- * nothing to lose.  Counters a failed register access ended stay so too
- * (EIO), so the thread learns of it.
+ * Counters a failed register access ended stay so (EIO), so the thread
+ * learns of it.
  */
 static struct pctr_ctx *ctx_for_change(void)
 {
@@ -175,8 +184,6 @@ static struct pctr_ctx *ctx_for_change(void)
 		return ctx;
 	if (ctx->err)
 		return ERR_PTR(ctx->err);
-	if (!ctx_valid(ctx) && ctx->hw.mask)
-		return ERR_PTR(-EAGAIN);
 	return ctx;
 }
 
@@ -191,7 +198,7 @@ static int thread_load(const struct pctr_prog *prog, bool create)
 	if (!ctx) {
 		if (!create)
 			return 0;
-		ctx = prog_create(PROG_COUNT);
+		ctx = prog_create(0);
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 	}
@@ -298,8 +305,6 @@ int pctr_thread_enable(bool on)
 		return -EINVAL;
 	if (ctx->err)
 		return ctx->err;
-	if (!ctx_valid(ctx))
-		return -EAGAIN;
 	return prog_load(ctx, &prog);
 }
 
@@ -364,7 +369,7 @@ int pctr_thread_sample(struct pctr_ring *r, const struct pctr_sample_attr *sa)
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	if (!ctx) {
-		ctx = prog_create(PROG_COUNT);
+		ctx = prog_create(0);
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 	}

@@ -516,8 +516,9 @@ static int pctr_perf_users(char *buf, size_t len)
 }
 
 /*
- * EBUSY: while pctr holds the PMU, another process's binding owns the
- * thread's counters; else whoever holds the PMU, as far as we can see:
+ * EBUSY: while pctr holds the PMU, a CPU binding holds the counter, or
+ * another process's binding owns the thread's counters; else whoever
+ * holds the PMU, as far as we can see:
  * the NMI watchdog, perf events; the simulator's sim_busy.
  */
 static const char *pctr_msg_ebusy(char *msg, size_t len)
@@ -527,8 +528,13 @@ static const char *pctr_msg_ebusy(char *msg, size_t len)
 
 	if (!strcmp(pctr_read_line("/sys/class/misc/pctr/taken", buf,
 				   sizeof(buf)), "1")) {
-		snprintf(msg, len,
-			 "busy: this thread's counters were set up by another process (only it may change them), or the descriptor is bound");
+		if (strcmp(pctr_read_line("/sys/class/misc/pctr/cpu_bindings",
+					  buf, sizeof(buf)), "0"))
+			snprintf(msg, len,
+				 "busy: a CPU binding (cpustat, cpc_bind_cpu) holds that counter (pctr status shows it; use another), or this thread's counters were set up by another process, or the descriptor is bound");
+		else
+			snprintf(msg, len,
+				 "busy: this thread's counters were set up by another process (only it may change them), or the descriptor is bound");
 		return msg;
 	}
 	/* The simulator's counters are its own: only sim_busy takes them. */

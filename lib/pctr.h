@@ -312,7 +312,7 @@ static inline int pctr_view_(pctr_t *p, const volatile struct pctr_page *pg,
 				continue;
 			return 0;
 		}
-		/* Invalidated by a CPU binding: PCIOCRD says EAGAIN. */
+		/* Invalid (EIO; an older module's CPU binding: EAGAIN). */
 		if (pg->pg_flags & PCTR_PG_INVALID)
 			return 0;
 		ok = 1;

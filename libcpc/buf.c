@@ -29,7 +29,7 @@ cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 			"the set was not created with this handle");
 		return NULL;
 	}
-	buf = calloc(1, sizeof(*buf) + set->nreqs * sizeof(buf->val[0]));
+	buf = calloc(1, sizeof(*buf) + 3 * set->nreqs * sizeof(buf->val[0]));
 	if (!buf)
 		return NULL;
 	buf->cpc = cpc;
@@ -66,6 +66,25 @@ int cpc_buf_get(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *val)
 		return -1;
 	}
 	*val = buf->val[index];
+	return 0;
+}
+
+/*
+ * pctr's: how long request @index's counter was enabled, and counting,
+ * at the sample (perf's time_enabled and time_running, in TSC cycles):
+ * a count whose running time is short of its enabled time missed
+ * events.  Both 0 where pctr does not say (LWP and CPU bindings, which
+ * count all along, and a module without PCIOCRDX).
+ */
+int cpc_buf_times(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *enabled,
+		  uint64_t *running)
+{
+	if (index < 0 || (unsigned int)index >= buf->n) {
+		errno = EINVAL;
+		return -1;
+	}
+	*enabled = buf->val[buf->n + index];
+	*running = buf->val[2 * buf->n + index];
 	return 0;
 }
 

@@ -492,13 +492,18 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	    buf->n < set->nreqs)
 		return cpc_err(cpc, __func__, CPC_INVALID_ARGUMENT, EINVAL,
 			       "the buffer was not made for this set");
+	memset(set->enabled, 0, sizeof(set->enabled));
+	memset(set->running, 0, sizeof(set->running));
 	if (kind->sample(cpc, set, vals, &tick))
 		return -1;
 	buf->tick = tick;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	buf->hrtime = (hrtime_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	for (i = 0; i < set->nreqs; i++)
+	for (i = 0; i < set->nreqs; i++) {
 		buf->val[i] = vals[set->reqs[i].slot];
+		buf->val[buf->n + i] = set->enabled[set->reqs[i].slot];
+		buf->val[2 * buf->n + i] = set->running[set->reqs[i].slot];
+	}
 	return 0;
 }
 

@@ -128,6 +128,12 @@ struct __cpc_set {
 	struct __cpc_set *pctx_next;	/* the capture's list of sets */
 	uint64_t	run0;
 	uint64_t	tick;		/* the last tick sampled */
+	/*
+	 * cpc_set_sample(): each slot's enabled and running times, where
+	 * the binding's sample gives them (PCTX, PCIOCRDX); else zero.
+	 */
+	uint64_t	enabled[PCTR_NUM];
+	uint64_t	running[PCTR_NUM];
 };
 
 struct __cpc_buf {
@@ -137,6 +143,7 @@ struct __cpc_buf {
 	unsigned int	n;
 	hrtime_t	hrtime;
 	uint64_t	tick;
+	/* n values, then n enabled and n running times (cpc_buf_times()) */
 	uint64_t	val[];
 };
 

@@ -188,6 +188,9 @@ CPC_API int cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index,
 			uint64_t val);
 CPC_API hrtime_t cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf);
 CPC_API uint64_t cpc_buf_tick(cpc_t *cpc, cpc_buf_t *buf);
+/* pctr's: request @index's enabled and running times at the sample. */
+CPC_API int cpc_buf_times(cpc_t *cpc, cpc_buf_t *buf, int index,
+			  uint64_t *enabled, uint64_t *running);
 CPC_API void cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a,
 			 cpc_buf_t *b);
 CPC_API void cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a,

@@ -434,18 +434,25 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
 }
 
 /*
- * The binding's counts; *@tick the thread's run time since the bind, in
- * TSC cycles (from /proc's schedstat: the last figure once it exited).
+ * The binding's counts, and each slot's enabled and running times
+ * (PCIOCRDX; PCIOCRD on a module without it); *@tick the thread's run
+ * time since the bind, in TSC cycles (from /proc's schedstat: the last
+ * figure once it exited).
  */
 static int cpc_pctx_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
 			   uint64_t *tick)
 {
-	struct pctrst st;
+	struct pctrstx x;
 	uint64_t ns;
 
-	if (ioctl(set->pc.fd, PCIOCRD, &st) < 0)
+	if (ioctl(set->pc.fd, PCIOCRDX, &x) == 0) {
+		memcpy(set->enabled, x.pctr_enabled, sizeof(set->enabled));
+		memcpy(set->running, x.pctr_running, sizeof(set->running));
+	} else if (errno != ENOTTY ||
+		   ioctl(set->pc.fd, PCIOCRD, &x.pctr_st) < 0) {
 		return cpc_sample_err(cpc, "cpc_set_sample", errno);
-	memcpy(vals, st.pctr_hwc, sizeof(st.pctr_hwc));
+	}
+	memcpy(vals, x.pctr_st.pctr_hwc, sizeof(x.pctr_st.pctr_hwc));
 	if (!cpc_run_ns(set->pctx->pid, set->tid, &ns) && ns >= set->run0)
 		set->tick = cpc_ns_to_ticks(cpc, ns - set->run0);
 	*tick = set->tick;

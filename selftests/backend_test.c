@@ -19,7 +19,9 @@
  *   never wraps with the 48-bit register;
  * - a thread moving between CPUs loses and gains nothing;
  * - a CPU binding counts what runs on that CPU; a thread binding counts
- *   its target, another process.
+ *   its target, another process;
+ * - a thread counts beside a CPU binding: exactly on another CPU, not at
+ *   all on the bound one, and its times say so (PCIOCRDX).
  */
 /* A page version 1 program: it reads struct pctr_page through p->page. */
 #define PCTR_PAGE_V1
@@ -468,6 +470,80 @@ TEST_F_TIMEOUT(backend, cpu_binding_counts_what_runs_there, 60)
 	}
 	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
 	close(fd);
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+}
+
+/*
+ * A CPU binding of the last CPU holds slot 0; this thread counts in slot
+ * 1 beside it: its loops on CPU 0 (within the reads' few instructions
+ * on a PMU that counts them exactly), nothing on the bound CPU, where
+ * its running time stops while its enabled time goes on; back on CPU 0
+ * it counts on.  Slot 0 is EBUSY to it meanwhile.
+ */
+TEST_F_TIMEOUT(backend, thread_counts_beside_a_cpu_binding, 60)
+{
+	const struct backend *be = &variant->be;
+	int cpu = self->ncpu - 1, fd, fb;
+	struct pctrstx a, b, c;
+	struct pctr_bind bd;
+	uint64_t d1, d2, v;
+
+	RETURN_IF_SKIPPED();
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU");
+	pin_to_cpu(0);
+	fb = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fb);
+	memset(&bd, 0, sizeof(bd));
+	bd.pb_kind = PCTR_BIND_CPU;
+	bd.pb_id = cpu;
+	bd.pb_fn[0] = FNU(be->insns);
+	ASSERT_EQ(0, ioc(fb, PCIOCBIND, &bd));
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	v = FNU(be->insns);
+	EXPECT_EQ(EBUSY, ioc(fd, PCIOCS64(0), &v));
+	ASSERT_EQ(0, ioc(fd, PCIOCS64(1), &v));
+
+	ASSERT_EQ(0, ioc(fd, PCIOCRDX, &a));
+	run_insns(100000);
+	ASSERT_EQ(0, ioc(fd, PCIOCRDX, &b));
+	run_insns(1100000);
+	ASSERT_EQ(0, ioc(fd, PCIOCRDX, &c));
+	d1 = b.pctr_st.pctr_hwc[1] - a.pctr_st.pctr_hwc[1];
+	d2 = c.pctr_st.pctr_hwc[1] - b.pctr_st.pctr_hwc[1];
+	TH_LOG("%s: CPU 0 beside CPU %d's binding: %llu and %llu for loops of 100000 and 1100000",
+	       be->name, cpu, (unsigned long long)d1, (unsigned long long)d2);
+	/* The reads around the loops cost a few instructions more or less. */
+	if (be->exact) {
+		EXPECT_GE(2000000 + 100, d2 - d1);
+		EXPECT_LE(2000000 - 100, d2 - d1);
+	} else {
+		EXPECT_LT(d1, d2);
+	}
+	EXPECT_EQ(c.pctr_enabled[1], c.pctr_running[1]);
+
+	/* On the bound CPU: nothing counted, running time held. */
+	pin_to_cpu(cpu);
+	ASSERT_EQ(0, ioc(fd, PCIOCRDX, &a));
+	run_insns(1000000);
+	ASSERT_EQ(0, ioc(fd, PCIOCRDX, &b));
+	EXPECT_EQ(a.pctr_st.pctr_hwc[1], b.pctr_st.pctr_hwc[1]);
+	EXPECT_EQ(a.pctr_running[1], b.pctr_running[1]);
+	EXPECT_LT(a.pctr_enabled[1], b.pctr_enabled[1]);
+
+	/* Back on CPU 0, counting again. */
+	pin_to_cpu(0);
+	run_insns(1000000);
+	ASSERT_EQ(0, ioc(fd, PCIOCRDX, &c));
+	if (be->exact) {
+		EXPECT_LE(b.pctr_st.pctr_hwc[1] + 2000000, c.pctr_st.pctr_hwc[1]);
+	} else {
+		EXPECT_LT(b.pctr_st.pctr_hwc[1], c.pctr_st.pctr_hwc[1]);
+	}
+	EXPECT_GT(c.pctr_enabled[1], c.pctr_running[1]);
+	close(fd);
+	close(fb);
 	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * notify_bind_stress_test's CPU binder: a process binding CPUs for a few
- * ms at a time, which invalidates every thread's counters (EAGAIN).
+ * ms at a time, in slots no other part of the test uses: the threads
+ * count on, starving on the bound CPU (nothing is refused them, nor
+ * invalidated, as older modules did).
  */
 #define PCTR_TEST_NO_HARNESS
 #include "pctr_test.h"
@@ -10,7 +12,7 @@
 /*
  * Binds a CPU for 1-5 ms, reads it, lets go (PCIOCRELEASE or close),
  * waits 4-12 ms, and again.  Every call must succeed: it is the only
- * one binding CPUs.  Slot 0 (event 0x01, 24 bits) and fixed counter 0
+ * one binding CPUs.  Slot 2 (event 0x01, 24 bits) and fixed counter 0
  * count every tick, from their presets.
  */
 void cpu_binder(unsigned int seed)
@@ -37,8 +39,8 @@ void cpu_binder(unsigned int seed)
 		memset(&b, 0, sizeof(b));
 		b.pb_kind = PCTR_BIND_CPU;
 		b.pb_id = cpu;
-		b.pb_fn[0] = FN(EV_TICKS);
-		b.pb_preset[0] = p0;
+		b.pb_fn[2] = FN(EV_TICKS);
+		b.pb_preset[2] = p0;
 		b.pb_fn[FIX_TICKS] = FIXFN;
 		b.pb_preset[FIX_TICKS] = pf;
 		e = ioc(fd, PCIOCBIND, &b);
@@ -61,15 +63,15 @@ void cpu_binder(unsigned int seed)
 				}
 				ST(cpu_reads);
 				for (s = 0; s < PCTR_NUM; s++)
-					if (st.pctr_fn[s] != (s == 0 ? FN(EV_TICKS) :
+					if (st.pctr_fn[s] != (s == 2 ? FN(EV_TICKS) :
 							      s == FIX_TICKS ? FIXFN : 0))
 						note("CPU %u slot %u: function %#llx",
 						     cpu, s, ULL(st.pctr_fn[s]));
-				if (st.pctr_hwc[0] - p0 != st.pctr_hwc[FIX_TICKS] - pf)
-					note("CPU %u: slot 0 %llu - %llu != fixed 0 %llu - %llu",
-					     cpu, ULL(st.pctr_hwc[0]), ULL(p0),
+				if (st.pctr_hwc[2] - p0 != st.pctr_hwc[FIX_TICKS] - pf)
+					note("CPU %u: slot 2 %llu - %llu != fixed 0 %llu - %llu",
+					     cpu, ULL(st.pctr_hwc[2]), ULL(p0),
 					     ULL(st.pctr_hwc[FIX_TICKS]), ULL(pf));
-				if (have && (st.pctr_hwc[0] < last.pctr_hwc[0] ||
+				if (have && (st.pctr_hwc[2] < last.pctr_hwc[2] ||
 					     st.pctr_hwc[FIX_TICKS] < last.pctr_hwc[FIX_TICKS]))
 					note("CPU %u: went back", cpu);
 				last = st;

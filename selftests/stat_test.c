@@ -57,6 +57,18 @@ static void __attribute__((constructor)) workload(void)
 	_exit(7);
 }
 
+/* STAT_SPIN_CPU1=MS: spin MS milliseconds on CPU 1, then exit 0. */
+static void __attribute__((constructor)) spin_on_cpu1(void)
+{
+	const char *w = getenv("STAT_SPIN_CPU1");
+
+	if (!w)
+		return;
+	pin_to_cpu(1);
+	spin(strtoul(w, NULL, 10) / 1000.0);
+	_exit(0);
+}
+
 RELOAD_FIXTURE(sim, "pmu=sim sim_div=1000");
 
 #define USER_UID	1000
@@ -514,6 +526,50 @@ TEST_F(sim, attach_counts_a_running_process)
 	EXPECT_LT(0, pt.sum);
 	ASSERT_TRUE(csv_line(out, "threads", f));
 	EXPECT_STREQ("2", f[0]);
+}
+
+/*
+ * A command on CPU 1 while a CPU binding holds CPU 1 for part of its
+ * run (another slot than pctr stat's: the binding takes the CPU, not the
+ * slot): its count is scaled and marked with the share of its enabled
+ * time it counted, as perf stat marks a multiplexed event.
+ */
+TEST_F(sim, starved_count_is_scaled_and_marked)
+{
+	char out[8192], args[4200];
+	struct pctr_bind b = { .pb_kind = PCTR_BIND_CPU, .pb_id = 1 };
+	const char *line;
+	double pct = 0;
+	pid_t pid;
+	int st, fd;
+
+	RETURN_IF_SKIPPED();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU");
+	b.pb_fn[3] = FN(EV_TICKS);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* From 0.3 s into the command's 1.2 s, for 0.5 s. */
+		usleep(300000);
+		fd = open(PCTR_DEV, O_RDWR);
+		if (fd < 0 || ioctl(fd, PCIOCBIND, &b))
+			_exit(1);
+		usleep(500000);
+		_exit(0);
+	}
+	snprintf(args, sizeof(args),
+		 "stat -e sim_ticks -- env STAT_SPIN_CPU1=1200 %s/stat_test 2>&1",
+		 self_dir());
+	EXPECT_EQ(0, run(0, args, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	line = strstr(out, "sim_ticks:u  (");
+	ASSERT_NE(NULL, line) TH_LOG("%s", out);
+	EXPECT_EQ(1, sscanf(line, "sim_ticks:u  (%lf%%)", &pct));
+	TH_LOG("sim_ticks counted %.2f%% of the time", pct);
+	EXPECT_LT(20, pct) TH_LOG("%s", out);
+	EXPECT_GT(90, pct) TH_LOG("%s", out);
 }
 
 /*

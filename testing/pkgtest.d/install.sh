@@ -127,7 +127,8 @@ else
 fi
 
 # The same for libcpc: every function <libcpc.h> and <libpctx.h> declare
-# is marked CPC_API, and libcpc.so exports exactly those, at LIBCPC_1.
+# is marked CPC_API, and libcpc.so exports exactly those, at LIBCPC_1
+# or (added later) LIBCPC_1.1.
 cpch=("$u/include/libcpc.h" "$u/include/libpctx.h")
 unmarked=$(cat "${cpch[@]}" 2>/dev/null |
 	   grep -E '^[a-z_].*\b(cpc|pctx)_[a-z_0-9]*\(' |
@@ -146,12 +147,12 @@ readelf -W --dyn-syms "$u/lib/libcpc.so.1.0.0" |
 	sort -u >"$work/cpc-exported.txt"
 if [ -s "$work/cpc-api.txt" ] &&
    cmp -s <(sed 's/@.*//' "$work/cpc-exported.txt") "$work/cpc-api.txt" &&
-   ! grep -qv '@@LIBCPC_1$' "$work/cpc-exported.txt"; then
-	ok "libcpc.so exports exactly the $(wc -l <"$work/cpc-api.txt") CPC_API functions, at LIBCPC_1"
+   ! grep -qvE '@@LIBCPC_1(\.1)?$' "$work/cpc-exported.txt"; then
+	ok "libcpc.so exports exactly the $(wc -l <"$work/cpc-api.txt") CPC_API functions, at LIBCPC_1 and LIBCPC_1.1"
 else
 	diff <(sed 's/@.*//' "$work/cpc-exported.txt") "$work/cpc-api.txt" | head -n 20
-	grep -v '@@LIBCPC_1$' "$work/cpc-exported.txt" | head -n 5
-	bad "libcpc.so exports exactly the CPC_API functions, at LIBCPC_1"
+	grep -vE '@@LIBCPC_1(\.1)?$' "$work/cpc-exported.txt" | head -n 5
+	bad "libcpc.so exports exactly the CPC_API functions, at LIBCPC_1 and LIBCPC_1.1"
 fi
 
 # The man pages, and the one-line pages that point into them, render

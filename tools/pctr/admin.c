@@ -494,10 +494,11 @@ static void show_slots(unsigned long mask)
 
 /*
  * Who holds the counters: hwpmc's GETPMCINFO in pctr's terms.  A CPU
- * binding holds every CPU's counters for itself (no thread counts while
- * one exists); otherwise each thread context holds them while its
- * thread runs; perf and the NMI watchdog may have them while pctr does
- * not.  Then each binding, from sysfs (root's to read).
+ * binding holds its slots on every CPU and its CPU's counters (threads
+ * keep the other slots, and count on the other CPUs); otherwise each
+ * thread context holds them while its thread runs; perf and the NMI
+ * watchdog may have them while pctr does not.  Then each binding, from
+ * sysfs (root's to read).
  */
 static void show_holders(int taken)
 {
@@ -509,8 +510,8 @@ static void show_holders(int taken)
 	ctxs = atoi(pctr_read_line(SYSDEV "/contexts", buf, sizeof(buf)));
 	cpub = atoi(pctr_read_line(SYSDEV "/cpu_bindings", buf, sizeof(buf)));
 	if (cpub)
-		printf("%-12s held by %d CPU binding(s): no thread counts while one exists\n",
-		       "disposition", cpub);
+		printf("%-12s held by %d CPU binding(s): their slots everywhere, their CPUs' counters; threads the rest (%d context(s))\n",
+		       "disposition", cpub, ctxs);
 	else if (ctxs)
 		printf("%-12s per thread: %d context(s), each holding the counters while its thread runs\n",
 		       "disposition", ctxs);

@@ -234,13 +234,33 @@ done:
 	return 1;
 }
 
+/*
+ * The slots CPU bindings hold (sysfs "bindings": "cpu N slots MASK
+ * ..."): a thread asking for one gets EBUSY, so events go elsewhere.
+ */
+static uint64_t held_slots(void)
+{
+	FILE *f = fopen("/sys/class/misc/pctr/bindings", "r");
+	unsigned int cpu, mask;
+	uint64_t held = 0;
+	char line[160];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu %u slots %x", &cpu, &mask) == 2)
+			held |= mask;
+	fclose(f);
+	return held;
+}
+
 /* Every -e list into @evs; returns how many. */
 static unsigned int parse_events(const struct pctr_info *in, char **lists,
 				 unsigned int nlists, struct ev *evs)
 {
 	const char *deflist = default_events(in->pi_backend_id);
 	unsigned int i, n = 0;
-	uint64_t used = 0;
+	uint64_t used = held_slots();
 	char *copy, *item, *save;
 	int quiet = !nlists;
 
@@ -511,6 +531,7 @@ int pctr_stat(int argc, char **argv)
 			stat_prog);
 
 	count_sum(r.val, &tick);
+	count_scaled(r.val, r.pct);
 	r.rec = count_recs(&nr);
 	r.nrecs = nr;
 	r.nthreads = nr;

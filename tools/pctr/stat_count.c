@@ -136,7 +136,7 @@ static int record(struct lwp *l, int final)
 {
 	struct rec *r;
 	unsigned int i;
-	uint64_t v;
+	uint64_t v, en, run;
 
 	if (!l->bound || l->rec < 0)
 		return 0;
@@ -147,6 +147,10 @@ static int record(struct lwp *l, int final)
 		v = 0;
 		cpc_buf_get(g.cpc, l->buf, i, &v);
 		__atomic_store_n(&r->val[i], v, __ATOMIC_RELAXED);
+		en = run = 0;
+		cpc_buf_times(g.cpc, l->buf, i, &en, &run);
+		__atomic_store_n(&r->en[i], en, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->run[i], run, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&r->tick, cpc_buf_tick(g.cpc, l->buf),
 			 __ATOMIC_RELAXED);
@@ -342,6 +346,32 @@ void count_sum(uint64_t *val, uint64_t *tick)
 						  __ATOMIC_RELAXED);
 		*tick += __atomic_load_n(&g.sh->rec[k].tick,
 					 __ATOMIC_RELAXED);
+	}
+}
+
+void count_scaled(uint64_t *val, double *pct)
+{
+	double en[PCTR_NUM] = { 0 }, run[PCTR_NUM] = { 0 };
+	uint64_t v, e, ru;
+	unsigned int i, k, n;
+
+	count_recs(&n);
+	for (i = 0; i < g.n; i++) {
+		val[i] = 0;
+		for (k = 0; k < n; k++) {
+			v = __atomic_load_n(&g.sh->rec[k].val[i],
+					    __ATOMIC_RELAXED);
+			e = __atomic_load_n(&g.sh->rec[k].en[i],
+					    __ATOMIC_RELAXED);
+			ru = __atomic_load_n(&g.sh->rec[k].run[i],
+					     __ATOMIC_RELAXED);
+			if (ru && ru < e)
+				v = (uint64_t)((long double)v * e / ru);
+			val[i] += v;
+			en[i] += e;
+			run[i] += ru < e ? ru : e;
+		}
+		pct[i] = en[i] > 0 ? 100 * run[i] / en[i] : 100;
 	}
 }
 

@@ -55,6 +55,9 @@ struct rec {
 	int		done;
 	uint64_t	tick;		/* its run time, TSC cycles */
 	uint64_t	val[PCTR_NUM];	/* by event, as evs[] */
+	/* each event's enabled and running times (0: not known) */
+	uint64_t	en[PCTR_NUM];
+	uint64_t	run[PCTR_NUM];
 };
 
 /*
@@ -88,6 +91,13 @@ void count_pctx_errfn(const char *fn, const char *fmt, va_list ap);
 /* The records so far, and how many; the sum of their counts. */
 const struct rec *count_recs(unsigned int *n);
 void count_sum(uint64_t *val, uint64_t *tick);
+/*
+ * Where a thread's counter ran only part of the time it was enabled (a
+ * CPU binding held it), its count scaled up as perf stat does, summed
+ * into @val; each event's share of enabled time it ran, in percent, in
+ * @pct (100 if all, or if not known).
+ */
+void count_scaled(uint64_t *val, double *pct);
 
 /* How it ended. */
 struct count_end {
@@ -112,7 +122,8 @@ struct result {
 	int		have_ipc;
 	double		ipc;
 	unsigned int	nthreads, nprocs, lost;
-	uint64_t	val[PCTR_NUM];	/* the sums */
+	uint64_t	val[PCTR_NUM];	/* the sums, scaled */
+	double		pct[PCTR_NUM];	/* of enabled time counted (100: all) */
 	const struct rec *rec;		/* each thread's, with -t */
 	unsigned int	nrecs;
 };

@@ -206,14 +206,23 @@ void print_human(FILE *f, const struct pctr_info *in, const struct ev *evs,
 		fputc('\n', f);
 	}
 	for (i = 0; i < n; i++) {
-		if (r->have_ipc && (is_named(&evs[i], GENERIC_INSTRUCTIONS) ||
-				    raw_is(in, &evs[i], 0)))
-			fprintf(f, " %20llu      %-32s # %8.2f  insn per cycle\n",
+		/* Counted part of the time only: scaled and marked, as perf. */
+		if (r->pct[i] <= 0)
+			fprintf(f, " %20s      %s\n", "<not counted>",
+				evs[i].label);
+		else if (r->have_ipc &&
+			 (is_named(&evs[i], GENERIC_INSTRUCTIONS) ||
+			  raw_is(in, &evs[i], 0)))
+			fprintf(f, " %20llu      %-32s # %8.2f  insn per cycle",
 				(unsigned long long)r->val[i], evs[i].label,
 				r->ipc);
 		else
-			fprintf(f, " %20llu      %s\n",
+			fprintf(f, " %20llu      %s",
 				(unsigned long long)r->val[i], evs[i].label);
+		if (r->pct[i] > 0 && r->pct[i] < 100)
+			fprintf(f, "  (%.2f%%)", r->pct[i]);
+		if (r->pct[i] > 0)
+			fputc('\n', f);
 	}
 	fprintf(f, "\n %20.9f seconds time elapsed\n", r->elapsed);
 	fprintf(f, " %20.9f seconds on cpu (the threads' virtual TSC)\n",

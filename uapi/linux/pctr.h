@@ -91,13 +91,35 @@ typedef __u64 pctrval;
  *           figure /proc/stat's idle column is made from
  *
  * On a descriptor bound with PCIOCBIND it reads the binding instead.
- * EAGAIN: the thread's context was invalidated by a CPU binding.
+ * (A kernel older than CPU bindings that share: EAGAIN, the thread's
+ * context invalidated by a CPU binding.)
  */
 struct pctrst {
 	__u64	pctr_fn[PCTR_NUM];
 	pctrval	pctr_tsc;
 	pctrval	pctr_hwc[PCTR_NUM];
 	pctrval	pctr_idl;
+};
+
+/*
+ * PCIOCRDX: PCIOCRD's snapshot (528 bytes), then each slot's times, as
+ * perf's time_enabled and time_running (1040 bytes in all), in TSC
+ * cycles:
+ *
+ * pctr_enabled  the thread's run time since the slot's function was set
+ *               (or the values zeroed)
+ * pctr_running  of which the slot's counter was counting for it: less
+ *               the time the thread ran on a CPU whose counters a CPU
+ *               binding held.  Scale a count by enabled / running.
+ *
+ * Zero for a free slot, and for the counters a CPU owns (a CPU binding's,
+ * system mode's), which count all along.  A kernel older than this
+ * header fails it with ENOTTY.
+ */
+struct pctrstx {
+	struct pctrst	pctr_st;
+	__u64	pctr_enabled[PCTR_NUM];
+	__u64	pctr_running[PCTR_NUM];
 };
 
 /*
@@ -431,6 +453,9 @@ struct pctr_bind {
  * than this header fails it with ENOTTY.
  */
 #define PCIOCFLUSH	_IO(PCTR_IOC_MAGIC, 0xbf)
+
+/* PCIOCRD with each slot's enabled and running times (struct pctrstx). */
+#define PCIOCRDX	_IOR(PCTR_IOC_MAGIC, 0xbe, struct pctrstx)
 
 /*
  * Sampling (ioctls 0xd0-0xdf).  A slot in sampling mode counts down a
