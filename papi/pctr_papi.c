@@ -663,6 +663,13 @@ static void pctr_papi_dispatch(int sig, hwd_siginfo_t *si, void *uc)
 			s->acc[i] += v - s->base[i];
 			pctr_preset(c->p, s->slot[i], s->base[i]);
 			vector |= 1LL << i;
+		} else if (s->ovf[i]) {
+			/*
+			 * Another slot's overflow: this one keeps its base
+			 * (2^64 - threshold), so that it still wraps, and
+			 * is told, at its own threshold.
+			 */
+			pctr_preset(c->p, s->slot[i], v);
 		} else {
 			pctr_preset(c->p, s->slot[i], v);
 			s->acc[i] += v - s->base[i];
