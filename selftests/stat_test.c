@@ -57,14 +57,24 @@ static void __attribute__((constructor)) workload(void)
 	_exit(7);
 }
 
-/* STAT_SPIN_CPU1=MS: spin MS milliseconds on CPU 1, then exit 0. */
+/*
+ * STAT_SPIN_CPU1=MS: spin MS milliseconds on CPU 1, then exit 0; with
+ * STAT_SPIN_READY=FILE, make FILE once on CPU 1 and about to spin.
+ */
 static void __attribute__((constructor)) spin_on_cpu1(void)
 {
 	const char *w = getenv("STAT_SPIN_CPU1");
+	const char *ready = getenv("STAT_SPIN_READY");
+	int fd;
 
 	if (!w)
 		return;
 	pin_to_cpu(1);
+	if (ready) {
+		fd = open(ready, O_WRONLY | O_CREAT, 0600);
+		if (fd >= 0)
+			close(fd);
+	}
 	spin(strtoul(w, NULL, 10) / 1000.0);
 	_exit(0);
 }
@@ -532,14 +542,17 @@ TEST_F(sim, attach_counts_a_running_process)
  * A command on CPU 1 while a CPU binding holds CPU 1 for part of its
  * run (another slot than pctr stat's: the binding takes the CPU, not the
  * slot): its count is scaled and marked with the share of its enabled
- * time it counted, as perf stat marks a multiplexed event.
+ * time it counted, as perf stat marks a multiplexed event.  The binder
+ * waits for the command to be spinning (a debug kernel on a loaded host
+ * took longer than a fixed 0.3 s to start pctr stat and the command,
+ * and the binding was over before the command ran).
  */
 TEST_F(sim, starved_count_is_scaled_and_marked)
 {
-	char out[8192], args[4200];
+	char out[8192], args[4300], ready[64];
 	struct pctr_bind b = { .pb_kind = PCTR_BIND_CPU, .pb_id = 1 };
 	const char *line;
-	double pct = 0;
+	double pct = 0, end;
 	pid_t pid;
 	int st, fd;
 
@@ -547,11 +560,16 @@ TEST_F(sim, starved_count_is_scaled_and_marked)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "one CPU");
 	b.pb_fn[3] = FN(EV_TICKS);
+	snprintf(ready, sizeof(ready), "/tmp/stat_spin.%d", (int)getpid());
+	unlink(ready);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		/* From 0.3 s into the command's 1.2 s, for 0.5 s. */
-		usleep(300000);
+		/* From 0.2 s into the command's 1.2 s, for 0.5 s. */
+		end = now_sec() + 60;
+		while (access(ready, F_OK) && now_sec() < end)
+			usleep(10000);
+		usleep(200000);
 		fd = open(PCTR_DEV, O_RDWR);
 		if (fd < 0 || ioctl(fd, PCIOCBIND, &b))
 			_exit(1);
@@ -559,10 +577,11 @@ TEST_F(sim, starved_count_is_scaled_and_marked)
 		_exit(0);
 	}
 	snprintf(args, sizeof(args),
-		 "stat -e sim_ticks -- env STAT_SPIN_CPU1=1200 %s/stat_test 2>&1",
-		 self_dir());
+		 "stat -e sim_ticks -- env STAT_SPIN_CPU1=1200 STAT_SPIN_READY=%s %s/stat_test 2>&1",
+		 ready, self_dir());
 	EXPECT_EQ(0, run(0, args, out, sizeof(out))) TH_LOG("%s", out);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	unlink(ready);
 	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 	line = strstr(out, "sim_ticks:u  (");
 	ASSERT_NE(NULL, line) TH_LOG("%s", out);

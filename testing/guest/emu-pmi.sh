@@ -30,7 +30,7 @@ echo "pmi: unknown nmis $(dmesg | grep -ciE 'uhhuh|dazed|unknown reason')"
 # and global registers; the LVTPC write, one more, goes through the
 # xAPIC's MMIO here and is not traced).
 T=/sys/kernel/tracing
-mountpoint -q $T || mount -t tracefs nodev $T 2>/dev/null
+[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
 if [ -d $T/events/msr/read_msr ]; then
 	echo 0 >$T/tracing_on
 	echo >$T/trace
@@ -42,7 +42,7 @@ if [ -d $T/events/msr/read_msr ]; then
 	echo 0 >$T/tracing_on
 	echo 0 >$T/events/msr/read_msr/enable
 	echo 0 >$T/events/msr/write_msr/enable
-	s=$(grep -c '^s ' m.data)
+	s=$(/pctr/tools/pctr report --dump -i m.data 2>/dev/null | grep -c '^s ')
 	n=$(sed -nE 's/.*(read_msr|write_msr): ([0-9a-f]+),.*/\2/p' $T/trace |
 		grep -cE '^(c[1-8]|4c[1-8]|18[6-9a-d]|30[9a-c]|38[d-f]|390|c001000[0-7]|c00102(0[0-9]|0a|0b)|c000030[0-3])$')
 	echo "pmi: msr accesses $n for $s samples: $(awk -v n="$n" -v s="$s" 'BEGIN { printf "%.2f", s ? n / s : 0 }') per sample"
