@@ -83,6 +83,15 @@ struct pctr_hw {
 	 */
 	bool	thread;
 	/*
+	 * Set by the core, only for a backend with PCTR_PMU_SHARE, while a
+	 * CPU binding's counters and a thread's count on this CPU at once:
+	 * start() and stop() must then touch only the slots in @mask,
+	 * merging their bits into registers the slots share (a global
+	 * enable, a fixed-counter control) and leaving every other counter
+	 * as it is.  Never with @user_read.
+	 */
+	bool	shared;
+	/*
 	 * Set by a backend when a register access failed in start(),
 	 * stop() or read() (-EIO); the backend reports it once, naming the
 	 * register.  The core ends that context's counting with the error.
@@ -95,7 +104,10 @@ struct pctr_hw {
 /*
  * Counters freeze when one has counted 2^width - 1 events since it was
  * started or the overflow last acknowledged, until acknowledged: the core
- * acknowledges after every fold, and then never misses a wrap.
+ * acknowledges after every fold, and then never misses a wrap.  Those
+ * started by one start() freeze together; with hw->shared, another
+ * start()'s counters count on, and the core acknowledges each owner's
+ * slots after its own fold.
  */
 #define PCTR_PMU_FREEZE		(1U << 1)
 /* start() honours hw->left: overflow notification works (PCTR_CAP_NOTIFY). */
@@ -113,6 +125,12 @@ struct pctr_hw {
  * CPU's, a thread binding's its binder's.
  */
 #define PCTR_PMU_USER_ALWAYS	(1U << 4)
+/*
+ * start() and stop() honour hw->shared: a thread counts in its slots on
+ * a CPU whose binding holds others (PCTR_CAP_CPU_SHARE).  Without it,
+ * a thread running on a bound CPU counts nothing there (it starves).
+ */
+#define PCTR_PMU_SHARE		(1U << 5)
 
 /* A named event a backend knows (PCIOCEVENT). */
 struct pctr_event_desc {

@@ -6,9 +6,10 @@
  * system-scope PMCs hold their rows: no thread may give one of them a
  * function (EBUSY, prog.c), but a binding may take a slot threads have
  * already.  A thread context keeps its counters and its values: on a
- * bound CPU it runs without counting (its other slots too: one CPU's
- * counters are not shared between a binding and a thread), and its
- * slots' running time falls short of their enabled time (ctx.c).
+ * bound CPU it counts in its slots beside the binding's, where the
+ * backend starts and stops only the slots asked (PCTR_PMU_SHARE) and
+ * the two hold none in common; else it runs there without counting, and
+ * its slots' running time falls short of their enabled time (ctx.c).
  *
  * A binding's sums change only on its CPU, with interrupts off (the IPIs
  * here, the fold timer, the overflow interrupt), so making, reading and

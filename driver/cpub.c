@@ -9,12 +9,14 @@
  * Also here, the state every CPU's counting shares (cpub_private.h):
  * which context or binding counts on the CPU now, the fold timer, and
  * the slots CPU bindings hold: no thread may give one of those a
- * function (EBUSY), and a thread context runs on a bound CPU without
- * counting, its slots' running time short of their enabled time.
+ * function (EBUSY).  A thread context counts in its other slots on a
+ * bound CPU beside the binding where the backend can (PCTR_PMU_SHARE);
+ * elsewhere it runs there without counting, its slots' running time
+ * short of their enabled time.
  *
- * ctx.c, a thread's counters, sits above this file: it takes a CPU's
- * counters from the thread counting there before cpub_start() (its
- * ctx_cpub_start()); nothing here calls ctx.c.
+ * ctx.c, a thread's counters, sits above this file: it leaves the thread
+ * counting on the CPU its slots, or takes the counters from it, before
+ * cpub_start() (its ctx_cpub_start()); nothing here calls ctx.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,15 +75,15 @@ void ctx_cpub_end(u32 held)
 
 /* --- the registers: all on the CPU, interrupts off -------------------- */
 
-/* Acknowledge whatever overflowed, where the backend flags overflows. */
-void pctr_pmu_ack(void)
+/* Acknowledge what of @slots overflowed, where the backend flags overflows. */
+void pctr_pmu_ack(u32 slots)
 {
 	const struct pctr_pmu_ops *ops = pctr_pmu.ops;
 	u32 status;
 
 	if (!ops->overflow_status || !ops->overflow_ack)
 		return;
-	status = ops->overflow_status(&pctr_pmu);
+	status = ops->overflow_status(&pctr_pmu) & slots;
 	if (status)
 		ops->overflow_ack(&pctr_pmu, status);
 }
@@ -183,7 +185,7 @@ static noinline void cpub_sample_fold(struct pctr_cpub *cb)
 	}
 	wrapped = fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw) &
 		  cb->sampling;
-	ctx_ack();
+	ctx_ack(cb->hw.mask);
 	if (wrapped)
 		sample_wrapped(cb->smp, wrapped, cb->sum, &cb->throttled,
 			       pc->regs);
@@ -207,12 +209,13 @@ void cpub_update(struct pctr_cpub *cb)
 	if (cb->sys)
 		cpub_sys_resets(cb);
 	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
-	ctx_ack();
+	ctx_ack(cb->hw.mask);
 }
 
 /*
  * Start @cb's counters and make it what counts here, the fold timer
- * running; no thread counts here now (ctx_cpub_start()).
+ * running; a thread counts here now only beside it, in other slots
+ * (ctx_cpub_start()).
  */
 void cpub_start(struct pctr_cpub *cb)
 {
@@ -250,7 +253,7 @@ bool ctx_cpub_stop(struct pctr_cpub *cb)
 		fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
 		held = true;
 	}
-	ctx_ack();
+	ctx_ack(cb->hw.mask);
 	/* Its sampling ends here: so do its throttles, said in the ring. */
 	if (cb->throttled)
 		sample_throttles_end(cb->smp, &cb->throttled);
@@ -295,7 +298,7 @@ bool ctx_cpub_sample(struct pctr_cpub *cb, struct pctr_sampler *smp,
 		return false;
 	}
 	fold_sums(cb->hw.mask, cb->sum, cb->prev, &cb->hw);
-	ctx_ack();
+	ctx_ack(cb->hw.mask);
 	cb->hw.ctl[slot] = ctl;
 	cb->sum[slot] = -period;
 	cb->smp = smp;

@@ -70,20 +70,25 @@ static __always_inline u32 fold_sums(unsigned long m, u64 *sum, u64 *prev,
 }
 
 /*
- * cpub.c, for ctx.c, on the CPU with irqs off: acknowledge whatever
- * overflowed, where the backend flags overflows; start @cb's counters,
- * the thread that counted here already stopped; fold a CPU binding's,
- * leaving them run.
+ * cpub.c, for ctx.c, on the CPU with irqs off: acknowledge whatever of
+ * @slots overflowed, where the backend flags overflows; start @cb's
+ * counters, beside a thread's or the thread that counted here stopped;
+ * fold a CPU binding's, leaving them run.
  */
-void pctr_pmu_ack(void);
+void pctr_pmu_ack(u32 slots);
 void cpub_start(struct pctr_cpub *cb);
 void cpub_update(struct pctr_cpub *cb);
 
-/* After a fold: a freezing backend counts on once acknowledged. */
-static inline void ctx_ack(void)
+/*
+ * After a fold of @mine, the slots of one context or binding: a freezing
+ * backend counts on once acknowledged.  Only those: a thread's and a
+ * binding's counting side by side fold apart, and an overflow of the
+ * other's must keep its counters frozen until its own fold.
+ */
+static inline void ctx_ack(u32 mine)
 {
 	if (pctr_pmu.flags & PCTR_PMU_FREEZE)
-		pctr_pmu_ack();
+		pctr_pmu_ack(mine);
 }
 
 #endif /* _PCTR_CPUB_PRIVATE_H */

@@ -25,8 +25,9 @@
  * notify.c signals its thread).  The counters a CPU owns rather than a
  * thread, a CPU binding's (cpu_bind.c) or system mode's (system.c), are
  * cpub.c's, below this file: the fold timer and the overflow interrupt
- * fold them too, and ctx_cpub_start() takes the counters from the thread
- * counting on the CPU before cpub.c starts them.  The engine keeps the
+ * fold them too, and ctx_cpub_start() leaves the thread counting on the
+ * CPU beside them, or takes the counters from it, before cpub.c starts
+ * them.  The engine keeps the
  * counter page (page.c) up to date.  Making, programming and ending contexts is prog.c's; what a
  * thread asks of its own counters, and inheritance, thread.c's;
  * bindings bind.c's.
@@ -92,6 +93,31 @@ static noinline void ctx_unstarve(struct pctr_ctx *ctx, struct pctr_cpu *pc,
 	ctx->starving = false;
 	if (pc->starving == ctx)
 		pc->starving = NULL;
+}
+
+/*
+ * May @ctx count here beside @cb, this CPU's binding?  With a backend
+ * that starts and stops only the slots asked (PCTR_PMU_SHARE), if their
+ * slots are disjoint: prog.c refuses a held slot a new function (EBUSY),
+ * but a context keeps one it had before the binding took it.  Else the
+ * thread starves here.
+ */
+static __always_inline bool ctx_beside(const struct pctr_ctx *ctx,
+				       const struct pctr_cpub *cb)
+{
+	return (pctr_pmu.flags & PCTR_PMU_SHARE) &&
+	       !(ctx->hw.mask & cb->hw.mask);
+}
+
+/*
+ * Would @ctx read its counters in user mode (rdpmc) were it alone here?
+ * Never one a binder programmed, whose counts are the binder's.
+ */
+static __always_inline bool ctx_wants_user_read(const struct pctr_ctx *ctx)
+{
+	return (ctx->page ||
+		((pctr_pmu.flags & PCTR_PMU_USER_ALWAYS) && !ctx->remote)) &&
+	       (pctr_pmu.caps & PCTR_CAP_USER_RDPMC);
 }
 
 /*
@@ -215,13 +241,14 @@ static __always_inline void ctx_hw_on(struct pctr_ctx *ctx,
 	 * rdpmc works in user mode only for a thread that mapped its page
 	 * (or, where the backend says so, any thread counting its own
 	 * events: never one a binder programmed, whose counts are the
-	 * binder's), and only while its own counters are in the registers:
-	 * the backend then leaves every other counter register reading zero.
+	 * binder's), and only while its own counters are alone in the
+	 * registers: the backend then leaves every other counter register
+	 * reading zero.  Beside a CPU binding's counters, which a thread
+	 * must never read, it reads through the ioctl (its page says so),
+	 * and the backend touches only its slots.
 	 */
-	ctx->hw.user_read = (ctx->page ||
-			     ((pctr_pmu.flags & PCTR_PMU_USER_ALWAYS) &&
-			      !ctx->remote)) &&
-			    (pctr_pmu.caps & PCTR_CAP_USER_RDPMC);
+	ctx->hw.shared = !!pc->cpub;
+	ctx->hw.user_read = !pc->cpub && ctx_wants_user_read(ctx);
 	pctr_pmu.ops->start(&pctr_pmu, &ctx->hw);
 	if (unlikely(ctx->hw.err)) {
 		ctx_hw_failed(ctx, pc);
@@ -266,7 +293,7 @@ static __always_inline void ctx_hw_off(struct pctr_ctx *ctx,
 	}
 	ctx_fold(ctx);
 	ctx_check_ovf_(ctx);
-	ctx_ack();
+	ctx_ack(ctx->hw.mask);
 	ctx->last_cpu = smp_processor_id();
 	pc->cur = NULL;
 }
@@ -285,9 +312,12 @@ static __always_inline void ctx_start_(struct pctr_ctx *ctx)
 	smp_wmb();	/* cpu before seq: see bind.c's bind_read_thread() */
 	WRITE_ONCE(ctx->seq, ctx->seq + 1);
 	smp_wmb();	/* seq odd before any later fold's sums */
-	/* A CPU binding holds this CPU's counters: the thread starves. */
+	/*
+	 * A CPU binding holds some of this CPU's counters: the thread's
+	 * count beside them, or (a backend that cannot) it starves.
+	 */
 	if (ctx_counts(ctx)) {
-		if (likely(!pc->cpub))
+		if (likely(!pc->cpub) || ctx_beside(ctx, pc->cpub))
 			ctx_hw_on(ctx, pc);
 		else
 			ctx_starve(ctx, pc, ctx->tsc_in);
@@ -367,7 +397,7 @@ void ctx_update(struct pctr_ctx *ctx)
 			return;
 		}
 		ctx_fold(ctx);
-		ctx_ack();
+		ctx_ack(ctx->hw.mask);
 		if (unlikely(ctx_rebase_due(ctx))) {
 			/* Start the counters from zero again. */
 			ctx_hw_off(ctx, pc);
@@ -490,7 +520,7 @@ void pctr_pmu_interrupt(struct pt_regs *regs)
 		cpub_update(pc->cpub);
 	if (pc->cur)
 		ctx_update(pc->cur);
-	pctr_pmu_ack();
+	pctr_pmu_ack(U32_MAX);
 	pc->regs = outer;
 	sample_irq_exit();
 }
@@ -713,27 +743,43 @@ u64 ctx_new_id(void)
 }
 
 /*
- * On the CPU, irqs off: take the counters from whatever thread counts
- * here (it starves from now on; in system mode none counts), then start
- * @cb's (cpub.c).  A CPU binding and system mode start alike.
+ * On the CPU, irqs off: start @cb's counters (cpub.c) beside those of
+ * whatever thread counts here, or take the CPU's from it (it starves
+ * from now on) where the backend cannot (in system mode none counts).
+ * A thread reading its counters in user mode stops, and starts again
+ * reading through the ioctl: the binding's are in the registers now.
+ * A CPU binding and system mode start alike.
  */
 void ctx_cpub_start(struct pctr_cpub *cb)
 {
 	struct pctr_cpu *pc = this_cpu_ptr(&pctr_cpu);
 	struct pctr_ctx *cur = pc->cur;
 
-	if (cur) {
+	cb->hw.shared = !!(pctr_pmu.flags & PCTR_PMU_SHARE);
+	if (cur && ctx_beside(cur, cb) && !cur->pce) {
+		/* From now on its stop() leaves the binding's slots be. */
+		cur->hw.shared = true;
+		cpub_start(cb);
+		return;
+	}
+	if (cur)
 		ctx_hw_off(cur, pc);
-		if (ctx_counts(cur))
-			ctx_starve(cur, pc, pctr_arch_tsc());
+	cpub_start(cb);
+	if (cur) {
+		if (ctx_counts(cur)) {
+			if (ctx_beside(cur, cb))
+				ctx_hw_on(cur, pc);
+			else
+				ctx_starve(cur, pc, pctr_arch_tsc());
+		}
 		ctx_publish(cur, pc->cur == cur);
 	}
-	cpub_start(cb);
 }
 
 /*
- * On the CPU, irqs off: a CPU binding ends here (ctx_cpub_stop()), and
- * the thread that starved under it counts again at once.
+ * On the CPU, irqs off: a CPU binding ends here (ctx_cpub_stop()).  The
+ * thread that starved under it counts again at once; one that counted
+ * beside it reads in user mode again, if it would alone.
  */
 void ctx_cpub_leave(struct pctr_cpub *cb)
 {
@@ -741,11 +787,21 @@ void ctx_cpub_leave(struct pctr_cpub *cb)
 	struct pctr_ctx *ctx;
 
 	ctx_cpub_stop(cb);
-	ctx = pc->starving;
-	if (!ctx || pc->cpub)
+	if (pc->cpub)
 		return;
-	ctx_stop_(ctx);
-	ctx_start_(ctx);
+	ctx = pc->starving;
+	if (ctx) {
+		ctx_stop_(ctx);
+		ctx_start_(ctx);
+		return;
+	}
+	ctx = pc->cur;
+	if (!ctx || !ctx_wants_user_read(ctx))
+		return;
+	ctx_hw_off(ctx, pc);
+	if (ctx_counts(ctx))
+		ctx_hw_on(ctx, pc);
+	ctx_publish(ctx, pc->cur == ctx);
 }
 
 /* --- set-up ---------------------------------------------------------- */

@@ -124,8 +124,8 @@ struct pctr_cpub {
 
 /*
  * The engine's half of a CPU's own counters (cpub.c; ctx_new_id() and
- * ctx_cpub_start(), which takes the counters from a thread, are
- * ctx.c's), for cpu_bind.c and system.c: irqs off, on the CPU, but
+ * ctx_cpub_start(), which starts them beside a thread's or takes the
+ * counters from it, are ctx.c's), for cpu_bind.c and system.c: irqs off, on the CPU, but
  * ctx_new_id() (any context) and ctx_cpub_begin() and ctx_cpub_end() (a
  * CPU binding is made, is gone).
  */

@@ -15,7 +15,8 @@
  *
  * Overflow: a counter may count at most 2^width - 1 events from the value
  * it had when it was started or its CPU's overflow was last acknowledged
- * (its "base").  When one reaches that limit, every counter of the CPU
+ * (its "base").  When one reaches that limit, every counter started
+ * with it (by the same start(): one context's, or one CPU binding's)
  * freezes, its overflow status bit is set and the emulated interrupt is
  * raised; acknowledging the overflow thaws them.  This is the spirit of
  * Intel's Freeze_PerfMon_On_PMI, and it makes the simulation exact
@@ -24,7 +25,9 @@
  * could pass several wraps before its interrupt is seen.  Between two
  * folds a counter thus never moves by 2^width or more, and the core's
  * plain masked delta is exact.  Time spent frozen is counted by no
- * counter of that CPU: all of them lose it alike.
+ * counter of that start(): all of them lose it alike.  A thread's and a
+ * CPU binding's counters running side by side (hw->shared) thus freeze
+ * and thaw apart, as their owners fold and acknowledge apart.
  *
  * The interrupt is a per-CPU hrtimer that fires in hard-IRQ context on
  * its CPU, armed for the earliest TSC value at which a running counter
@@ -102,6 +105,15 @@ SIM_PARAM(bool, sim_busy, false,
 	  "behave as if the counters were taken (default 0)");
 
 /*
+ * start() and stop() touch only the slots asked, so a thread counts
+ * beside a CPU binding on its CPU (PCTR_PMU_SHARE); sim_share=0 leaves
+ * the flag out, for the core's other path: such a thread starves there,
+ * as on a backend that owns the whole PMU in each start() (SPARC).
+ */
+SIM_PARAM(bool, sim_share, true,
+	  "threads count beside a CPU binding on its CPU (default 1)");
+
+/*
  * Fault injection for the core's failure path: every start() on CPU
  * sim_fail_cpu fails as a faulting counter register write would (a core
  * without that counter, a register firmware took), and says so.
@@ -117,6 +129,7 @@ struct sim_ctr {
 	u64	period;		/* TSC ticks per event, 0 when not counting */
 	u64	wrap;		/* TSC value at which it reaches its limit */
 	u64	left;		/* the core's hw->left: an earlier limit */
+	u32	grp;		/* the slots its start() started: they freeze together */
 };
 
 struct sim_cpu {
@@ -172,10 +185,13 @@ static u64 sim_ctl_period(unsigned int slot, u64 ctl)
 	return sim_period(ctl, sim_pmu.div);
 }
 
-/* The TSC value at which the CPU's counters freeze: the first limit. */
-static u64 sim_freeze_tsc(const struct sim_cpu *sc)
+/*
+ * The TSC value at which the running counters of @grp (one start()'s
+ * slots) freeze: their first limit.
+ */
+static u64 sim_freeze_tsc(const struct sim_cpu *sc, u32 grp)
 {
-	unsigned long running = sc->running;
+	unsigned long running = sc->running & grp;
 	u64 first = U64_MAX;
 	unsigned int s;
 
@@ -184,6 +200,12 @@ static u64 sim_freeze_tsc(const struct sim_cpu *sc)
 	for_each_set_bit(s, &running, SIM_SLOTS)
 		first = min(first, sc->ctr[s].wrap);
 	return first;
+}
+
+/* ... of the counter in @slot. */
+static inline u64 sim_ctr_freeze(const struct sim_cpu *sc, unsigned int slot)
+{
+	return sim_freeze_tsc(sc, sc->ctr[slot].grp);
 }
 
 /* Raw value of counter @c, in @slot, at TSC @t (frozen time included). */
@@ -209,42 +231,44 @@ static void sim_set_wrap(struct sim_ctr *c, unsigned int slot, u64 now)
 }
 
 /*
- * If the CPU's counters froze by TSC sample @now, set the status bits of
- * those that reached their limit, as hardware sets them at the overflow
- * itself however late its interrupt comes.
+ * If counters froze by TSC sample @now, set the status bits of those
+ * that reached their limit, as hardware sets them at the overflow itself
+ * however late its interrupt comes.
  */
 static void sim_latch(struct sim_cpu *sc, u64 now)
 {
 	unsigned long running = sc->running;
-	u64 freeze = sim_freeze_tsc(sc);
 	unsigned int s;
 	u32 hit = 0;
 
-	if (now < freeze)
-		return;
 	for_each_set_bit(s, &running, SIM_SLOTS)
-		if (sc->ctr[s].wrap == freeze)
+		if (now >= sc->ctr[s].wrap &&
+		    sc->ctr[s].wrap == sim_ctr_freeze(sc, s))
 			hit |= BIT(s);
 	sc->pending |= hit & ~sc->ovf;
 	sc->ovf |= hit;
 }
 
 /*
- * The overflow was acknowledged at TSC @now: running counters take the
- * values they froze at as their new bases and count on from @now.
+ * An overflow was acknowledged at TSC @now: the running counters of each
+ * start() none of whose overflows is left unacknowledged, if they froze,
+ * take the values they froze at as their new bases and count on from
+ * @now.
  */
 static void sim_thaw(struct sim_cpu *sc, u64 now)
 {
 	unsigned long running = sc->running;
-	u64 freeze = sim_freeze_tsc(sc);
+	u64 freeze[SIM_SLOTS];
 	unsigned int s;
 
-	if (now < freeze)
-		return;
+	for_each_set_bit(s, &running, SIM_SLOTS)
+		freeze[s] = sim_ctr_freeze(sc, s);
 	for_each_set_bit(s, &running, SIM_SLOTS) {
 		struct sim_ctr *c = &sc->ctr[s];
 
-		c->val = sim_value(c->val, c->t0, freeze, c->period,
+		if ((sc->ovf & c->grp) || now < freeze[s])
+			continue;
+		c->val = sim_value(c->val, c->t0, freeze[s], c->period,
 				   sim_slot_mask(s));
 		c->t0 = now;
 		/* The core's limit was relative to the last start. */
@@ -259,12 +283,19 @@ static void sim_thaw(struct sim_cpu *sc, u64 now)
  */
 static bool sim_next_expiry(struct sim_cpu *sc, u64 now, ktime_t *expires)
 {
-	u64 first = sc->pending ? now : sim_freeze_tsc(sc);
+	unsigned long running = sc->running;
+	u64 first = U64_MAX;
+	unsigned int s;
 
 	if (READ_ONCE(sim_pmu.dying))
 		return false;
 	/* Frozen and signalled: nothing happens until the acknowledgement. */
-	if (!sc->pending && sc->ovf)
+	for_each_set_bit(s, &running, SIM_SLOTS)
+		if (!(sc->ovf & sc->ctr[s].grp))
+			first = min(first, sc->ctr[s].wrap);
+	if (sc->pending)
+		first = now;
+	if (!sim_overflow && !sc->pending)
 		return false;
 	if (first == U64_MAX)
 		return false;
@@ -385,6 +416,10 @@ static struct sim_cpu *sim_this_cpu(u64 *now)
 	return sc;
 }
 
+/*
+ * Every start() and stop() touches only the slots in hw->mask (and the
+ * CPU's overflow state of those): hw->shared needs nothing more.
+ */
 static void sim_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	unsigned long slots = hw->mask & sim_pmu.slots;
@@ -407,8 +442,10 @@ static void sim_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	 */
 	if (unlikely(READ_ONCE(sc->lost))) {
 		WRITE_ONCE(sc->lost, false);
+		/* A counter running beside (hw->shared) was started since. */
 		for (s = 0; s < SIM_SLOTS; s++)
-			sc->ctr[s].val = 0;
+			if (!(sc->running & BIT(s)))
+				sc->ctr[s].val = 0;
 	}
 	for_each_set_bit(s, &slots, SIM_SLOTS) {
 		struct sim_ctr *c = &sc->ctr[s];
@@ -421,6 +458,7 @@ static void sim_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 		if (!(hw->keep & BIT(s)))
 			c->val = hw->val[s] & sim_slot_mask(s);
 		c->ctl = hw->ctl[s];
+		c->grp = slots;
 		c->t0 = now;
 		c->left = hw->left[s];
 		c->period = sim_ctl_period(s, c->ctl);
@@ -441,12 +479,12 @@ static void sim_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 static void sim_values(struct sim_cpu *sc, struct pctr_hw *hw, u64 now)
 {
 	unsigned long slots = hw->mask;
-	u64 t = min(now, sim_freeze_tsc(sc));
 	unsigned int s;
 
 	for_each_set_bit(s, &slots, PCTR_NUM)
 		hw->val[s] = sim_pmu.slots & BIT(s) ?
-			     sim_ctr_value(&sc->ctr[s], s, t) : 0;
+			     sim_ctr_value(&sc->ctr[s], s,
+					   min(now, sim_ctr_freeze(sc, s))) : 0;
 }
 
 static void sim_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
@@ -496,17 +534,21 @@ static u32 sim_overflow_status(const struct pctr_pmu *pmu)
 	return this_cpu_ptr(sim_pmu.cpus)->ovf;
 }
 
-/* Once every overflow is acknowledged, the counters count on. */
+/*
+ * Once each overflow of a start()'s counters is acknowledged, they count
+ * on.  Counters that reached their limit since the status was read stay
+ * frozen, their overflow pending: another owner's acknowledgement (a
+ * thread's beside a CPU binding's) must not thaw them unseen.
+ */
 static void sim_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
 {
-	struct sim_cpu *sc = this_cpu_ptr(sim_pmu.cpus);
-	u64 now = sim_tsc();
+	struct sim_cpu *sc;
+	u64 now;
 
-	lockdep_assert_irqs_disabled();
+	sc = sim_this_cpu(&now);
 	sc->ovf &= ~slots;
 	sc->pending &= ~slots;
-	if (!sc->ovf)
-		sim_thaw(sc, now);
+	sim_thaw(sc, now);
 	sim_update_timer(sc, now);
 }
 
@@ -593,7 +635,7 @@ static void sim_user_page(const struct pctr_pmu *pmu, const struct pctr_hw *hw,
 		ps->ps_sim_t0 = c->t0;
 		ps->ps_sim_val = c->val;
 	}
-	pg->pg_sim_limit = sim_freeze_tsc(sc);
+	pg->pg_sim_limit = sim_freeze_tsc(sc, slots);
 }
 
 static const struct pctr_pmu_ops sim_ops = {
@@ -677,6 +719,10 @@ int pctr_sim_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *id)
 	strscpy(pmu->name, "sim", sizeof(pmu->name));
 	pmu->caps = PCTR_CAP_TSC | PCTR_CAP_COUNTERS | PCTR_CAP_ANYTHREAD;
 	pmu->flags = PCTR_PMU_KEEP;
+	if (sim_share) {
+		pmu->caps |= PCTR_CAP_CPU_SHARE;
+		pmu->flags |= PCTR_PMU_SHARE;
+	}
 	if (sim_overflow) {
 		pmu->caps |= PCTR_CAP_OVERFLOW | PCTR_CAP_NOTIFY;
 		pmu->flags |= PCTR_PMU_FREEZE | PCTR_PMU_NOTIFY;

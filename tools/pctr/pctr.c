@@ -57,6 +57,7 @@ static void print_caps(unsigned int caps)
 	static const char *const names[] = {
 		"tsc", "counters", "global-ctrl", "full-width", "any-thread",
 		"user-rdpmc", "overflow", "notify", "rdpmc-off", "system",
+		"cpu-share",
 	};
 	unsigned int i;
 

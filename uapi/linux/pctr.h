@@ -204,6 +204,12 @@ struct pctr_preset {
  * CPU to everything that runs, PCIOCRD reads the current CPU's counts.
  */
 #define PCTR_CAP_SYSTEM		(1U << 9)
+/*
+ * A thread counts in its slots on a CPU whose binding holds others, as
+ * on any CPU; without it, it counts nothing while it runs there, and its
+ * slots' running time (PCIOCRDX) falls short of their enabled time.
+ */
+#define PCTR_CAP_CPU_SHARE	(1U << 10)
 
 /* PCIOCINFO: what the loaded backend offers. */
 struct pctr_info {
