@@ -149,8 +149,29 @@ efault:
 
 /*
  * The calling thread's counters, or the binding's on a bound descriptor;
- * in system mode the current CPU's.
+ * in system mode the current CPU's.  With @en and @run (PCIOCRDX), each
+ * slot's enabled and running times too: a thread's, its own or a thread
+ * binding's; zero for the counters a CPU owns, which count all along,
+ * and for a free slot.
  */
+static __always_inline int ioc_read_any(struct file *file,
+					const struct pctr_ioc *ioc, u64 *fn,
+					u64 *val, u64 *tsc, u32 *mask,
+					u64 *en, u64 *run)
+{
+	int ret;
+
+	if (pctr_file_bound(file)) {
+		ret = pctr_bind_read(file, fn, val, mask, en, run);
+		*tsc = pctr_arch_tsc();
+		return ret;
+	}
+	if (en && !pctr_system)
+		return pctr_thread_read_times(fn, val, tsc, mask, en, run);
+	return INDIRECT_CALL_1(ioc_op(ioc)->read, pctr_thread_read, fn, val,
+			       tsc, mask);
+}
+
 static long ioc_read(struct file *file, const struct pctr_ioc *ioc,
 		     unsigned int cmd, union pctr_ioc_arg *a,
 		     void __user *uarg)
@@ -162,21 +183,11 @@ static long ioc_read(struct file *file, const struct pctr_ioc *ioc,
 	u32 mask;
 	int ret;
 
-	if (pctr_file_bound(file)) {
-		ret = pctr_bind_read(file, fn, val, &mask, NULL, NULL);
-		tsc = pctr_arch_tsc();
-	} else {
-		ret = INDIRECT_CALL_1(ioc_op(ioc)->read, pctr_thread_read, fn, val,
-				      &tsc, &mask);
-	}
+	ret = ioc_read_any(file, ioc, fn, val, &tsc, &mask, NULL, NULL);
 	return ret ?: ioc_read_out(uarg, fn, val, tsc, mask);
 }
 
-/*
- * PCIOCRDX: PCIOCRD's, then each slot's enabled and running times (a
- * thread's, its own or a thread binding's; zero for the counters a CPU
- * owns, which count all along, and for a free slot).
- */
+/* PCIOCRDX: PCIOCRD's, then each slot's enabled and running times. */
 static long ioc_readx(struct file *file, const struct pctr_ioc *ioc,
 		      unsigned int cmd, union pctr_ioc_arg *a,
 		      void __user *uarg)
@@ -189,14 +200,7 @@ static long ioc_readx(struct file *file, const struct pctr_ioc *ioc,
 	u32 mask;
 	int ret;
 
-	if (pctr_file_bound(file)) {
-		ret = pctr_bind_read(file, fn, val, &mask, en, run);
-		tsc = pctr_arch_tsc();
-	} else if (pctr_system) {
-		ret = ioc_op(ioc)->read(fn, val, &tsc, &mask);
-	} else {
-		ret = pctr_thread_read_times(fn, val, &tsc, &mask, en, run);
-	}
+	ret = ioc_read_any(file, ioc, fn, val, &tsc, &mask, en, run);
 	if (ret)
 		return ret;
 	if (copy_to_user(u->pctr_enabled, en, sizeof(en)) ||

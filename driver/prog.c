@@ -322,7 +322,6 @@ void prog_of(const struct pctr_ctx *ctx, struct pctr_prog *prog)
 	prog->flags = PCTR_PROG_OPTS | PCTR_PROG_FIRE;
 }
 
-/* Does @prog give any slot a function (not only free slots)? */
 /*
  * Does @prog give @ctx a slot a CPU binding holds (cpub.c)?  A slot
  * that keeps its function keeps it; a new thread's copy of its
@@ -356,6 +355,13 @@ static u32 prog_mask_after(const struct pctr_ctx *ctx,
 	return mask;
 }
 
+/* Slot @s's enabled and running times start from now: ctx_times(). */
+static void prog_times_start(struct pctr_ctx *ctx, unsigned int s)
+{
+	ctx->en_base[s] = ctx->vtsc;
+	ctx->st_base[s] = ctx->starved;
+}
+
 /* Slots whose function changes start again from zero, preset too. */
 static void prog_functions(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 {
@@ -370,9 +376,7 @@ static void prog_functions(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 		ctx->sum[s] = 0;
 		ctx->preset[s] = 0;
 		ctx->ovf &= ~BIT(s);
-		/* Its times start with it: ctx_times(). */
-		ctx->en_base[s] = ctx->vtsc;
-		ctx->st_base[s] = ctx->starved;
+		prog_times_start(ctx, s);
 		if (prog->fn[s])
 			ctx->hw.mask |= BIT(s);
 		else
@@ -397,10 +401,8 @@ static void prog_values(struct pctr_ctx *ctx, const struct pctr_prog *prog)
 	}
 	if (prog->flags & PCTR_PROG_ZERO) {
 		memset(ctx->sum, 0, sizeof(ctx->sum));
-		for (s = 0; s < PCTR_NUM; s++) {
-			ctx->en_base[s] = ctx->vtsc;
-			ctx->st_base[s] = ctx->starved;
-		}
+		for (s = 0; s < PCTR_NUM; s++)
+			prog_times_start(ctx, s);
 	}
 	if (prog->flags & PCTR_PROG_RESTART) {
 		memcpy(ctx->sum, ctx->preset, sizeof(ctx->sum));
