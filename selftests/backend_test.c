@@ -425,6 +425,21 @@ static uint64_t worker_delta(struct __test_metadata *_metadata,
 }
 
 /*
+ * A new descriptor, and in @bd a binding of it to @cpu counting @be's
+ * user-mode instructions in slot 0, not yet made (the caller adds to it
+ * and binds).
+ */
+static int open_cpu_binding(struct pctr_bind *bd, const struct backend *be,
+			    int cpu)
+{
+	memset(bd, 0, sizeof(*bd));
+	bd->pb_kind = PCTR_BIND_CPU;
+	bd->pb_id = cpu;
+	bd->pb_fn[0] = FNU(be->insns);
+	return open(PCTR_DEV, O_RDWR);
+}
+
+/*
  * A CPU binding counts the user-mode instructions of whatever runs on
  * that CPU: a worker's loop, to the instruction where nothing else runs
  * there (two CPUs), or at least it where this thread shares the CPU.
@@ -440,12 +455,8 @@ TEST_F_TIMEOUT(backend, cpu_binding_counts_what_runs_there, 60)
 	start_worker(_metadata, self, cpu);
 	if (self->ncpu > 1)
 		pin_to_cpu(0);
-	fd = open(PCTR_DEV, O_RDWR);
+	fd = open_cpu_binding(&bd, be, cpu);
 	ASSERT_LE(0, fd);
-	memset(&bd, 0, sizeof(bd));
-	bd.pb_kind = PCTR_BIND_CPU;
-	bd.pb_id = cpu;
-	bd.pb_fn[0] = FNU(be->insns);
 	if (fix >= 0)
 		bd.pb_fn[fix] = FIXFNU;
 	ASSERT_EQ(0, ioc(fd, PCIOCBIND, &bd));
@@ -501,12 +512,8 @@ TEST_F_TIMEOUT(backend, thread_counts_beside_a_cpu_binding, 60)
 		EXPECT_TRUE(share);
 	}
 	pin_to_cpu(0);
-	fb = open(PCTR_DEV, O_RDWR);
+	fb = open_cpu_binding(&bd, be, cpu);
 	ASSERT_LE(0, fb);
-	memset(&bd, 0, sizeof(bd));
-	bd.pb_kind = PCTR_BIND_CPU;
-	bd.pb_id = cpu;
-	bd.pb_fn[0] = FNU(be->insns);
 	ASSERT_EQ(0, ioc(fb, PCIOCBIND, &bd));
 	fd = open(PCTR_DEV, O_RDWR);
 	ASSERT_LE(0, fd);
