@@ -476,9 +476,18 @@ static __always_inline void sample_record(struct pctr_sampler *smp,
 	memset(rec, 0, sizeof(*rec));
 	rec->sr_type = PCTR_REC_SAMPLE;
 	if (smp->cpu) {
-		/* A CPU's sampler: whoever runs here (rcu: NMI-safe). */
+		/*
+		 * A CPU's sampler: whoever runs here (rcu: NMI-safe).  A
+		 * thread its parent has already reaped, running its last
+		 * instructions in exit, has no pid left to look up: in the
+		 * initial namespace its numbers are still its own.
+		 */
 		rec->sr_pid = task_tgid_nr_ns(current, r->ns);
 		rec->sr_tid = task_pid_nr_ns(current, r->ns);
+		if (!rec->sr_tid && r->ns == &init_pid_ns) {
+			rec->sr_pid = current->tgid;
+			rec->sr_tid = current->pid;
+		}
 	} else {
 		rec->sr_pid = smp->pid;
 		rec->sr_tid = smp->tid;

@@ -624,8 +624,9 @@ struct pctr_ring_cpu {
  * first), then the user return addresses, innermost first, after the
  * user IP (sr_ip, or the user IP at kernel entry when in the kernel,
  * which is then the first user entry).  sr_pid and sr_tid are in the pid
- * namespace of whoever made the ring (0 for a thread outside it);
- * sr_tsc is the TSC.  With PCTR_SR_COMM (a CPU binding's samples) the
+ * namespace of whoever made the ring (0 for a thread outside it, and for
+ * one its parent already reaped that runs its last instructions in exit,
+ * unless the ring's namespace is the initial one); sr_tsc is the TSC.  With PCTR_SR_COMM (a CPU binding's samples) the
  * record's last PCTR_SR_COMM_LEN bytes, after the chain, are the
  * interrupted thread's name (its comm, NUL-padded); a reader that reads
  * sr_nr chain entries and skips by sr_size need not know the flag.
