@@ -210,6 +210,13 @@ PCTR_ATTR_RO(failures, "%lu", pctr_ctx_failures());
 /* CPU bindings (PCIOCBIND): each holds its slots from threads. */
 PCTR_ATTR_RO(cpu_bindings, "%u", pctr_ctx_cpu_bindings());
 
+/*
+ * The slots CPU bindings hold from threads, a hex mask, for anyone:
+ * pctr stat places its events elsewhere (a thread asking learns the
+ * same from EBUSY).  Which CPUs, whose: root's "bindings" below.
+ */
+PCTR_ATTR_RO(held_slots, "%#x", pctr_ctx_held_slots());
+
 /* Every binding: which slots, whose (bind.c).  Root's to read. */
 static ssize_t bindings_show(struct device *dev, struct device_attribute *a,
 			     char *buf)
@@ -225,6 +232,7 @@ static struct attribute *pctr_attrs[] = {
 	&dev_attr_contexts.attr,
 	&dev_attr_cpu_bindings.attr,
 	&dev_attr_bindings.attr,
+	&dev_attr_held_slots.attr,
 	&dev_attr_taken.attr,
 	&dev_attr_starts.attr,
 	&dev_attr_failures.attr,

@@ -57,6 +57,12 @@ u32 ctx_held_slots(void)
 	return READ_ONCE(pctr_held_slots);
 }
 
+/* The same, for sysfs's "held_slots". */
+u32 pctr_ctx_held_slots(void)
+{
+	return ctx_held_slots();
+}
+
 /*
  * A CPU binding is about to be made, holding @held with the others, or
  * one is gone and the others hold @held (cpu_bind.c serialises them).

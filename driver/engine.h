@@ -14,10 +14,11 @@
 struct file;
 struct vm_area_struct;
 
-/* ctx.c: the engine's figures, for sysfs */
+/* ctx.c, cpub.c: the engine's figures, for sysfs */
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
 unsigned long pctr_ctx_failures(void);
 unsigned int pctr_ctx_cpu_bindings(void);
+u32 pctr_ctx_held_slots(void);
 
 /* thread.c: the calling thread's counters; set-up of the engine */
 int pctr_thread_init(void);

@@ -166,6 +166,35 @@ TEST_F(sim, csv_fields_are_the_commands_counts)
 	EXPECT_LE((usr + sys) * 0.5 - 0.05, counted);
 }
 
+/*
+ * Root's CPU binding holds slot 0 (and so every CPU's slot 0 from
+ * threads); uid 1000's pctr stat, whose default events would take it,
+ * places them elsewhere: sysfs "held_slots" is anyone's to read, where
+ * "bindings" is root's (reading that, it got EBUSY); pctr status shows
+ * the mask to uid 1000 too.
+ */
+TEST_F(sim, held_slot_goes_elsewhere_for_any_user)
+{
+	struct pctr_bind b = { .pb_kind = PCTR_BIND_CPU, .pb_id = 0 };
+	char out[8192], st[4096], f[4][64];
+	int fd;
+
+	RETURN_IF_SKIPPED();
+	b.pb_fn[0] = FN(EV_TICKS);
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, PCIOCBIND, &b)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(0, run(USER_UID, "status", st, sizeof(st))) TH_LOG("%s", st);
+	EXPECT_NE(NULL, strstr(st, "held by 1 CPU binding(s): slots mask 0x1 everywhere"))
+		TH_LOG("%s", st);
+	EXPECT_EQ(0, run(USER_UID, "stat -x, -- " BUSY " 2>&1", out, sizeof(out)))
+		TH_LOG("%s", out);
+	close(fd);
+	ASSERT_TRUE(csv_line(out, "sim_ticks:u", f)) TH_LOG("%s", out);
+	EXPECT_STRNE("pmc0", f[2]);
+	EXPECT_LT(0, strtoull(f[0], NULL, 10)) TH_LOG("%s", out);
+}
+
 /* --json: one object with the command, its status and the counters. */
 TEST_F(sim, json_fields)
 {

@@ -502,7 +502,7 @@ static void show_slots(unsigned long mask)
  */
 static void show_holders(int taken)
 {
-	char buf[64], line[256], kind[16], id[16], binder[16];
+	char buf[64], held[32], line[256], kind[16], id[16], binder[16];
 	unsigned long mask, smask;
 	int ctxs, cpub, n = 0;
 	FILE *f;
@@ -510,8 +510,10 @@ static void show_holders(int taken)
 	ctxs = atoi(pctr_read_line(SYSDEV "/contexts", buf, sizeof(buf)));
 	cpub = atoi(pctr_read_line(SYSDEV "/cpu_bindings", buf, sizeof(buf)));
 	if (cpub)
-		printf("%-12s held by %d CPU binding(s): their slots everywhere, their CPUs' counters; threads the rest (%d context(s))\n",
-		       "disposition", cpub, ctxs);
+		printf("%-12s held by %d CPU binding(s): slots mask %s everywhere, their CPUs' counters; threads the rest (%d context(s))\n",
+		       "disposition", cpub,
+		       pctr_read_line(SYSDEV "/held_slots", held, sizeof(held)),
+		       ctxs);
 	else if (ctxs)
 		printf("%-12s per thread: %d context(s), each holding the counters while its thread runs\n",
 		       "disposition", ctxs);

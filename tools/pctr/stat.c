@@ -235,23 +235,20 @@ done:
 }
 
 /*
- * The slots CPU bindings hold (sysfs "bindings": "cpu N slots MASK
- * ..."): a thread asking for one gets EBUSY, so events go elsewhere.
+ * The slots CPU bindings hold (sysfs "held_slots", anyone's to read): a
+ * thread asking for one gets EBUSY, so events go elsewhere.
  */
 static uint64_t held_slots(void)
 {
-	FILE *f = fopen("/sys/class/misc/pctr/bindings", "r");
-	unsigned int cpu, mask;
-	uint64_t held = 0;
-	char line[160];
+	FILE *f = fopen("/sys/class/misc/pctr/held_slots", "r");
+	unsigned int mask = 0;
 
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "cpu %u slots %x", &cpu, &mask) == 2)
-			held |= mask;
+	if (fscanf(f, "%x", &mask) != 1)
+		mask = 0;
 	fclose(f);
-	return held;
+	return mask;
 }
 
 /* Every -e list into @evs; returns how many. */
