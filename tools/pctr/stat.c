@@ -527,8 +527,7 @@ int pctr_stat(int argc, char **argv)
 		fprintf(stderr, "%s: counting failed for some threads\n",
 			stat_prog);
 
-	count_sum(r.val, &tick);
-	count_scaled(r.val, r.pct);
+	count_sum(r.val, &tick, r.pct);
 	r.rec = count_recs(&nr);
 	r.nrecs = nr;
 	r.nthreads = nr;

@@ -332,47 +332,40 @@ const struct rec *count_recs(unsigned int *n)
 	return g.sh->rec;
 }
 
-/* Sum every record into @val; the run time in *@tick. */
-void count_sum(uint64_t *val, uint64_t *tick)
+/* Sum every record into @val (scaled, with @pct); the run time in *@tick. */
+void count_sum(uint64_t *val, uint64_t *tick, double *pct)
 {
-	unsigned int i, k, n;
-
-	count_recs(&n);
-	memset(val, 0, PCTR_NUM * sizeof(*val));
-	*tick = 0;
-	for (k = 0; k < n; k++) {
-		for (i = 0; i < g.n; i++)
-			val[i] += __atomic_load_n(&g.sh->rec[k].val[i],
-						  __ATOMIC_RELAXED);
-		*tick += __atomic_load_n(&g.sh->rec[k].tick,
-					 __ATOMIC_RELAXED);
-	}
-}
-
-void count_scaled(uint64_t *val, double *pct)
-{
-	double en[PCTR_NUM] = { 0 }, run[PCTR_NUM] = { 0 };
 	uint64_t v, e, ru;
+	double en, run;
 	unsigned int i, k, n;
 
 	count_recs(&n);
+	*tick = 0;
+	for (k = 0; k < n; k++)
+		*tick += __atomic_load_n(&g.sh->rec[k].tick, __ATOMIC_RELAXED);
 	for (i = 0; i < g.n; i++) {
 		val[i] = 0;
+		en = run = 0;
 		for (k = 0; k < n; k++) {
 			v = __atomic_load_n(&g.sh->rec[k].val[i],
 					    __ATOMIC_RELAXED);
-			e = __atomic_load_n(&g.sh->rec[k].en[i],
-					    __ATOMIC_RELAXED);
-			ru = __atomic_load_n(&g.sh->rec[k].run[i],
-					     __ATOMIC_RELAXED);
-			if (ru && ru < e)
-				v = (uint64_t)((long double)v * e / ru);
+			if (pct) {
+				e = __atomic_load_n(&g.sh->rec[k].en[i],
+						    __ATOMIC_RELAXED);
+				ru = __atomic_load_n(&g.sh->rec[k].run[i],
+						     __ATOMIC_RELAXED);
+				if (ru && ru < e)
+					v = (uint64_t)((long double)v * e / ru);
+				en += e;
+				run += ru < e ? ru : e;
+			}
 			val[i] += v;
-			en[i] += e;
-			run[i] += ru < e ? ru : e;
 		}
-		pct[i] = en[i] > 0 ? 100 * run[i] / en[i] : 100;
+		if (pct)
+			pct[i] = en > 0 ? 100 * run / en : 100;
 	}
+	for (; i < PCTR_NUM; i++)
+		val[i] = 0;
 }
 
 void count_end(struct count_end *e)

@@ -88,16 +88,15 @@ void count_cpc_errfn(const char *fn, int subcode, const char *fmt,
 		     va_list ap);
 void count_pctx_errfn(const char *fn, const char *fmt, va_list ap);
 
-/* The records so far, and how many; the sum of their counts. */
-const struct rec *count_recs(unsigned int *n);
-void count_sum(uint64_t *val, uint64_t *tick);
 /*
- * Where a thread's counter ran only part of the time it was enabled (a
- * CPU binding held it), its count scaled up as perf stat does, summed
- * into @val; each event's share of enabled time it ran, in percent, in
- * @pct (100 if all, or if not known).
+ * The records so far, and how many; the sum of their counts in @val,
+ * of their run times in *@tick.  With @pct, a thread's count whose
+ * counter ran only part of the time it was enabled (a CPU binding held
+ * it) is scaled up as perf stat does, and each event's share of enabled
+ * time it ran, in percent, goes in @pct (100 if all, or if not known).
  */
-void count_scaled(uint64_t *val, double *pct);
+const struct rec *count_recs(unsigned int *n);
+void count_sum(uint64_t *val, uint64_t *tick, double *pct);
 
 /* How it ended. */
 struct count_end {

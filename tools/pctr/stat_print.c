@@ -497,7 +497,7 @@ void print_interval(struct interval *iv)
 	json_object *o;
 	unsigned int i;
 
-	count_sum(val, &tick);
+	count_sum(val, &tick, NULL);
 	if (iv->textfile) {
 		write_textfile(iv->textfile, iv->in, iv->evs, iv->n, val, tick,
 			       t, !atomic_load(&iv->stop));
