@@ -609,6 +609,17 @@ static int rdx(int fd, struct pctrstx *x)
 	return err;
 }
 
+/* Binding @fb closed (gone once CPU_BINDINGS is 0), spin @secs on this CPU: its PCIOCRDX. */
+static int unbind_spin_rdx(FIXTURE_DATA(bind) *self, int fb, double secs,
+			   struct pctrstx *x)
+{
+	close_fd(self, fb);
+	if (wait_zero(CPU_BINDINGS))
+		return -1;
+	spin_cpu(secs);
+	return rdx(self->m.fd, x);
+}
+
 /*
  * A CPU binding holds the slots it programs (slot 0 and fixed counter 0
  * here), as hwpmc's system-scope PMCs hold their rows: a thread asking
@@ -625,7 +636,7 @@ TEST_F_TIMEOUT(bind, cpu_binding_holds_its_slots, 60)
 	struct fresh f;
 	struct chan *ch;
 	pid_t pid;
-	int fb, fc, fd, status;
+	int fb, fc, fd;
 	void *m;
 
 	TEST_START(2);
@@ -698,9 +709,7 @@ TEST_F_TIMEOUT(bind, cpu_binding_holds_its_slots, 60)
 			_exit(13);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, wait_exit(pid));
 
 	/* The binding gone, its slots are free again. */
 	close_fd(self, fb);
@@ -764,10 +773,7 @@ TEST_F_TIMEOUT(bind, thread_counts_beside_the_binding, 60)
 	EXPECT_LT(b1.pctr_hwc[FIX_TICKS], b2.pctr_hwc[FIX_TICKS]);
 
 	/* Unbound while it runs: it counts on. */
-	close_fd(self, fb);
-	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
-	spin_cpu(0.05);
-	ASSERT_EQ(0, rdx(self->m.fd, &x1));
+	ASSERT_EQ(0, unbind_spin_rdx(self, fb, 0.05, &x1));
 	EXPECT_LT(x2.pctr_st.pctr_hwc[1], x1.pctr_st.pctr_hwc[1]);
 	EXPECT_EQ(x1.pctr_enabled[1], x1.pctr_running[1]);
 
@@ -835,10 +841,7 @@ TEST_F_TIMEOUT(bind, starved_slots_say_so, 60)
 	EXPECT_EQ(x2.pctr_st.pctr_hwc[1], st.pctr_hwc[1]);
 
 	/* Unbound: counting again at once, the shortfall kept. */
-	close_fd(self, fb);
-	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
-	spin_cpu(0.1);
-	ASSERT_EQ(0, rdx(self->m.fd, &x2));
+	ASSERT_EQ(0, unbind_spin_rdx(self, fb, 0.1, &x2));
 	EXPECT_LT(x1.pctr_st.pctr_hwc[1], x2.pctr_st.pctr_hwc[1]);
 	EXPECT_LT(x2.pctr_running[1], x2.pctr_enabled[1]);
 	ratio = (double)x2.pctr_running[1] / x2.pctr_enabled[1];
@@ -922,9 +925,7 @@ TEST_F(bind, cpu_bind_needs_privilege)
 			_exit(14);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, wait_exit(pid));
 
 	/* CAP_PERFMON alone is enough, and so is CAP_SYS_ADMIN. */
 	for (int i = 0; i < 2; i++) {
@@ -1413,9 +1414,7 @@ TEST_F_TIMEOUT(bind, thread_bind_unprivileged, 60)
 		waitpid(gpid, NULL, 0);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status))
+	EXPECT_EQ(0, wait_exit(pid))
 		TH_LOG("10 setuid, 11 traced root, 12 open, 13 bound root, 15 ptrace, 16 bind, 17-19 reading");
 }
 
