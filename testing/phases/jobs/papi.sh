@@ -14,7 +14,8 @@
 # the simulated one, each on the newest and the oldest kernel), each
 # running testing/papi/all.sh: PAPI's tools and papi_loop as uid 1000
 # (testing/papi/guest.sh), then PAPI's own tests against the pctr build
-# and against Debian's libpapi (perf_event) as root
+# and, where pctr's run does not pass (or with PCTR_PAPI_REFERENCE=all,
+# always), against Debian's libpapi (perf_event) as root
 # (testing/papi/ctests.sh): the long list (PCTR_PAPI_CTESTS: ctests,
 # ftests, validation_tests) in the first guest, a short one
 # (PCTR_PAPI_SHORT; PCTR_PAPI_SIM on the sim, where PAPI has no presets)
@@ -86,6 +87,10 @@ run_guest() {
 	case $tests in
 	*ftests/*) args+=(--add "$share/ftests/strtest") ;;
 	esac
+	if [ "${PCTR_PAPI_REFERENCE-}" = all ]; then
+		: >"$papi/reference-all"
+		args+=(--add "$papi/reference-all")
+	fi
 	t=$(date +%s)
 	# shellcheck disable=SC2086 # the tests' names, split on purpose
 	testing/vm/run "$@" --smp 1 --timeout 2400 "${args[@]}" --add "$deb" \
