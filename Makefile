@@ -296,7 +296,8 @@ PCTR_SRCS	:= tools/pctr/pctr.c tools/pctr/events.c \
 		   tools/pctr/selfcheck.c tools/pctr/selfcheck_measure.c \
 		   tools/pctr/selfcheck_perf.c tools/pctr/selfcheck_backends.c \
 		   tools/pctr/stat.c tools/pctr/stat_count.c tools/pctr/stat_print.c \
-		   tools/pctr/record.c tools/pctr/record_follow.c \
+		   tools/pctr/record.c tools/pctr/record_file.c \
+		   tools/pctr/record_follow.c \
 		   tools/pctr/record_system.c tools/pctr/report.c \
 		   tools/pctr/flame.c \
 		   tools/pctr/symbols.c tools/pctr/top.c tools/pctr/top_count.c

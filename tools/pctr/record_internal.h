@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pctr record's own parts (record.c: the command line, the events, the
- * ring and the command; record_follow.c: what is mapped, attaching to
+ * ring and the command; record_file.c: the file and draining the rings
+ * into it; record_follow.c: what is mapped, attaching to
  * running processes and following the tracees with ptrace;
  * record_system.c: every thread on some CPUs, -a).
  */
@@ -33,8 +34,10 @@ struct ring {
 	uint64_t		throttled;	/* samples not taken for it */
 };
 
-/* The file being written. */
+/* The file being written (record_file.c). */
 extern FILE *rec_out;
+FILE *rec_file_open(const char *path, int text);
+void rec_file_flush(void);
 
 /* What every attached thread (-p) or CPU (-a) samples. */
 struct attach_setup {
