@@ -436,25 +436,34 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
 /*
  * The binding's counts, and each slot's enabled and running times
  * (PCIOCRDX; PCIOCRD on a module without it); *@tick the thread's run
- * time since the bind, in TSC cycles (from /proc's schedstat: the last
- * figure once it exited).
+ * time since the bind, in TSC cycles: its slots' enabled time, which the
+ * driver takes at the same moment as the counts (the thread runs on
+ * while a loaded binder reads /proc: a third of a 480 ms tick once);
+ * from /proc's schedstat on a module without PCIOCRDX (the last figure
+ * once it exited).
  */
 static int cpc_pctx_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
 			   uint64_t *tick)
 {
 	struct pctrstx x;
-	uint64_t ns;
+	uint64_t ns, en = 0;
+	unsigned int s;
 
 	if (ioctl(set->pc.fd, PCIOCRDX, &x) == 0) {
 		memcpy(set->enabled, x.pctr_enabled, sizeof(set->enabled));
 		memcpy(set->running, x.pctr_running, sizeof(set->running));
+		for (s = 0; s < PCTR_NUM; s++)
+			if (x.pctr_enabled[s] > en)
+				en = x.pctr_enabled[s];
+		set->tick = en;
 	} else if (errno != ENOTTY ||
 		   ioctl(set->pc.fd, PCIOCRD, &x.pctr_st) < 0) {
 		return cpc_sample_err(cpc, "cpc_set_sample", errno);
+	} else if (!cpc_run_ns(set->pctx->pid, set->tid, &ns) &&
+		   ns >= set->run0) {
+		set->tick = cpc_ns_to_ticks(cpc, ns - set->run0);
 	}
 	memcpy(vals, x.pctr_st.pctr_hwc, sizeof(x.pctr_st.pctr_hwc));
-	if (!cpc_run_ns(set->pctx->pid, set->tid, &ns) && ns >= set->run0)
-		set->tick = cpc_ns_to_ticks(cpc, ns - set->run0);
 	*tick = set->tick;
 	return 0;
 }
