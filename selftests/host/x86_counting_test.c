@@ -205,10 +205,11 @@ static void snap(struct x86_model *m, u64 *before)
 {
 	unsigned int s;
 
+	memset(before, 0, PCTR_NUM * sizeof(*before));
 	for (s = 0; s < PCTR_FIXED_BASE && s < MODEL_MAX_GENERAL; s++)
 		before[s] = m->ctr[s];
-	for (s = PCTR_FIXED_BASE; s < PCTR_NUM; s++)
-		before[s] = m->fixed_ctr[s - PCTR_FIXED_BASE];
+	for (s = 0; s < X86_MAX_FIXED && s < MODEL_MAX_FIXED; s++)
+		before[PCTR_FIXED_BASE + s] = m->fixed_ctr[s];
 }
 
 /*

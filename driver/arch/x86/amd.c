@@ -163,8 +163,7 @@ static void amd_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	u32 armed = pctr_x86_armed() & hw->mask;
 	unsigned int i;
 
-	pctr_x86_stop(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL,
-		      hw->mask & pctr_x86_general_slots(pmu));
+	pctr_x86_stop(pmu, hw, MSR_PCTR_AMD_GLOBAL_CTL);
 	if (!armed)
 		return;
 	/* An armed counter overflowed: its PMI may come after this. */

@@ -275,8 +275,7 @@ static void intel_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	u32 armed = pctr_x86_armed() & hw->mask;
 
 	/* Fixed counters exist from version 2 on: GLOBAL_CTRL stops them. */
-	pctr_x86_stop(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL,
-		      intel_global_bits(pmu, hw->mask));
+	pctr_x86_stop(pmu, hw, MSR_PCTR_INTEL_GLOBAL_CTRL);
 	/* An armed counter overflowed: its PMI may come after this. */
 	if (armed) {
 		if (intel_overflow_status(pmu) & armed)

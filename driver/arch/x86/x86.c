@@ -277,21 +277,46 @@ u64 pctr_x86_read_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 }
 
 /*
+ * The bits of @slots in the global control register: Intel's layout,
+ * the general counters from bit 0 and the fixed ones from bit 32; AMD's
+ * PerfMonV2 has the general ones alone (and no fixed slots).
+ */
+u64 pctr_x86_global_bits(const struct pctr_pmu *pmu, u32 slots)
+{
+	const struct pctr_x86 *x = pmu->priv;
+
+	return (slots & pctr_x86_general_slots(pmu)) |
+	       (u64)((slots >> PCTR_FIXED_BASE) & x->fixed_mask) << 32;
+}
+
+/* stop() beside another owner's counters: only @hw's are stopped. */
+static noinline void pctr_x86_stop_shared(const struct pctr_pmu *pmu,
+					  struct pctr_hw *hw, u32 global_ctrl)
+{
+	if (pmu->version >= 2)
+		pctr_x86_global_merge(hw, global_ctrl,
+				      pctr_x86_global_bits(pmu, hw->mask),
+				      false);
+	else
+		pctr_x86_stop_general(pmu, hw);
+}
+
+/*
  * stop(): stop @hw's counters (@global_ctrl: the vendor's global control
- * register, where @hw's are @own) and read them into hw->val.  The
- * registers hold those values until the next start() (held).  Beside
- * another owner's counters (hw->shared) only @own are cleared there;
- * alone, one write of 0 stops them all.
+ * register) and read them into hw->val.  The registers hold those values
+ * until the next start() (held).  Beside another owner's counters
+ * (hw->shared) only @hw's bits are cleared there; alone, one write of 0
+ * stops them all.
  */
 void pctr_x86_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw,
-		   u32 global_ctrl, u64 own)
+		   u32 global_ctrl)
 {
 	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
 	unsigned int s;
 	u32 m;
 
-	if (pmu->version >= 2 && unlikely(hw->shared))
-		pctr_x86_global_merge(hw, global_ctrl, own, false);
+	if (unlikely(hw->shared))
+		pctr_x86_stop_shared(pmu, hw, global_ctrl);
 	else if (pmu->version >= 2)
 		pctr_x86_wrmsr(hw, global_ctrl, 0);
 	else
