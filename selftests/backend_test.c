@@ -20,8 +20,9 @@
  * - a thread moving between CPUs loses and gains nothing;
  * - a CPU binding counts what runs on that CPU; a thread binding counts
  *   its target, another process;
- * - a thread counts beside a CPU binding: exactly on another CPU, not at
- *   all on the bound one, and its times say so (PCIOCRDX).
+ * - a thread counts beside a CPU binding: exactly on another CPU, and on
+ *   the bound one where the backend can (else not at all, its times
+ *   saying so: PCIOCRDX), the binding's count there as exact as alone.
  */
 /* A page version 1 program: it reads struct pctr_page through p->page. */
 #define PCTR_PAGE_V1
@@ -489,10 +490,10 @@ TEST_F_TIMEOUT(backend, cpu_binding_counts_what_runs_there, 60)
  * 1 beside it: its loops on CPU 0 (within the reads' few instructions
  * on a PMU that counts them exactly); on the bound CPU the same, its
  * running time its enabled time, where the backend can
- * (PCTR_CAP_CPU_SHARE: the sim), while the binding counts the loop too;
- * else nothing there, its running time stopping while its enabled time
- * goes on.  Back on CPU 0 it counts on.  Slot 0 is EBUSY to it
- * meanwhile.
+ * (PCTR_CAP_CPU_SHARE: the sim, Intel and AMD all can), while the
+ * binding counts the loop too; else nothing there, its running time
+ * stopping while its enabled time goes on.  Back on CPU 0 it counts on.
+ * Slot 0 is EBUSY to it meanwhile.
  */
 TEST_F_TIMEOUT(backend, thread_counts_beside_a_cpu_binding, 60)
 {
@@ -508,9 +509,7 @@ TEST_F_TIMEOUT(backend, thread_counts_beside_a_cpu_binding, 60)
 	if (self->ncpu < 2)
 		SKIP(return, "one CPU");
 	share = !!(pctr_caps(self->m.fd) & PCTR_CAP_CPU_SHARE);
-	if (be->id == PCTR_BACKEND_SIM) {
-		EXPECT_TRUE(share);
-	}
+	EXPECT_TRUE(share);
 	pin_to_cpu(0);
 	fb = open_cpu_binding(&bd, be, cpu);
 	ASSERT_LE(0, fb);
@@ -587,6 +586,101 @@ TEST_F_TIMEOUT(backend, thread_counts_beside_a_cpu_binding, 60)
 	} else {
 		EXPECT_GT(a.pctr_enabled[1], a.pctr_running[1]);
 	}
+	close(fd);
+	close(fb);
+	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));
+}
+
+/*
+ * A CPU binding of the last CPU counts exactly what it would alone while
+ * this thread, on that CPU, counts beside it (PCTR_CAP_CPU_SHARE): the
+ * binding holds slot 0 and the fixed counter of instructions, the thread
+ * slot 1 and another fixed counter, whose control field shares a
+ * register with the binding's on Intel.  Neither's start or stop (the
+ * thread sleeps before each loop) may stop or rewrite the other's
+ * counters: the binding's two counters agree, and both owners count two
+ * loop lengths 2000000 apart exactly (within the reads' few
+ * instructions).
+ */
+TEST_F_TIMEOUT(backend, cpu_binding_counts_on_beside_a_thread, 60)
+{
+	const struct backend *be = &variant->be;
+	int cpu = self->ncpu - 1, fix = be->fix_insns, tfix, fd, fb, i;
+	uint64_t d[2], f[2], t[2], c[2], v;
+	struct pctrst b[3];
+	struct pctrstx x[3];
+	struct pctr_bind bd;
+
+	RETURN_IF_SKIPPED();
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU");
+	EXPECT_TRUE(pctr_caps(self->m.fd) & PCTR_CAP_CPU_SHARE);
+	tfix = fix == PCTR_FIXED(0) ? PCTR_FIXED(1) : PCTR_FIXED(0);
+	pin_to_cpu(cpu);
+	fb = open_cpu_binding(&bd, be, cpu);
+	ASSERT_LE(0, fb);
+	if (fix >= 0)
+		bd.pb_fn[fix] = FIXFNU;
+	ASSERT_EQ(0, ioc(fb, PCIOCBIND, &bd));
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	v = FNU(be->insns);
+	ASSERT_EQ(0, ioc(fd, PCIOCS64(1), &v));
+	if (fix >= 0) {
+		v = FIXFNU;
+		ASSERT_EQ(0, ioc(fd, PCIOCS64(tfix), &v));
+	}
+	/* Once first: usleep()'s symbol bound, the pages touched in. */
+	usleep(1000);
+	run_insns(1000);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ioc(fb, PCIOCRD, &b[i]));
+		ASSERT_EQ(0, ioc(fd, PCIOCRDX, &x[i]));
+		if (i == 2)
+			break;
+		/* Switched out and in: each stop and start beside the other. */
+		usleep(1000);
+		run_insns(i ? 1100000 : 100000);
+	}
+	memset(f, 0, sizeof(f));
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 2; i++) {
+		d[i] = b[i + 1].pctr_hwc[0] - b[i].pctr_hwc[0];
+		t[i] = x[i + 1].pctr_st.pctr_hwc[1] - x[i].pctr_st.pctr_hwc[1];
+		if (fix >= 0) {
+			f[i] = b[i + 1].pctr_hwc[fix] - b[i].pctr_hwc[fix];
+			c[i] = x[i + 1].pctr_st.pctr_hwc[tfix] -
+			       x[i].pctr_st.pctr_hwc[tfix];
+		}
+	}
+	TH_LOG("%s: CPU %d's binding %llu and %llu (fixed %llu, %llu), the thread beside it %llu and %llu (fixed %llu, %llu) for loops of 100000 and 1100000",
+	       be->name, cpu, (unsigned long long)d[0],
+	       (unsigned long long)d[1], (unsigned long long)f[0],
+	       (unsigned long long)f[1], (unsigned long long)t[0],
+	       (unsigned long long)t[1], (unsigned long long)c[0],
+	       (unsigned long long)c[1]);
+	if (be->exact) {
+		EXPECT_GE(2000000 + 100, d[1] - d[0]);
+		EXPECT_LE(2000000 - 100, d[1] - d[0]);
+		EXPECT_GE(2000000 + 100, t[1] - t[0]);
+		EXPECT_LE(2000000 - 100, t[1] - t[0]);
+		if (fix >= 0) {
+			EXPECT_EQ(d[1] - d[0], f[1] - f[0]);
+		}
+	} else {
+		/* The sim's binding counts the CPU's time, sleeps too. */
+		EXPECT_LT(0, d[0]);
+		EXPECT_LT(0, d[1]);
+		EXPECT_LT(t[0], t[1]);
+		if (fix >= 0) {
+			EXPECT_EQ(d[1] - d[0], f[1] - f[0]);
+		}
+	}
+	if (fix >= 0) {
+		EXPECT_LT(0, c[0]);
+		EXPECT_LT(c[0], c[1]);
+	}
+	EXPECT_EQ(x[2].pctr_enabled[1], x[2].pctr_running[1]);
 	close(fd);
 	close(fb);
 	EXPECT_EQ(0, wait_zero(CPU_BINDINGS));

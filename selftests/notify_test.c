@@ -689,6 +689,79 @@ TEST_F_TIMEOUT(be, signals_count_instructions, 120)
 	ASSERT_EQ(0, set(self->m.fd, 1, 0));
 }
 
+/*
+ * The same signals on a CPU whose binding samples (what pctr record -a
+ * does), the thread counting beside the binding (PCTR_CAP_CPU_SHARE):
+ * the overflow interrupts of both on one CPU go each to its owner.  The
+ * binding holds slot 0, sampling every PB of the CPU's user-mode
+ * instructions into its ring; the thread's slot 1 signals every P.  Both
+ * exact (within one, and a few for the signal handler's instructions
+ * the binding counts too).
+ */
+TEST_F_TIMEOUT(be, signals_beside_a_sampling_binding, 120)
+{
+	const struct backend *be = &variant->be;
+	const uint64_t P = 200000, PB = 50000, N = 10000000;
+	int cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1, want = N / P, fb;
+	struct pctr_bind b = { .pb_kind = PCTR_BIND_CPU };
+	struct pctr_sample_attr sa = { .sa_slot = 0, .sa_period = PB };
+	struct pctr_ring_attr ra = { .ra_pages = 64 };
+	const struct pctr_sample_rec *rec;
+	struct pctr_ring_cpu *rc;
+	uint64_t head, tail, bad = 0, nsamp = 0;
+	char *base;
+
+	RETURN_IF_SKIPPED();
+	if (!be->exact)
+		SKIP(return, "the %s backend counts time, not instructions",
+		     be->name);
+	if (cpu < 1)
+		SKIP(return, "one CPU");
+	EXPECT_TRUE(pctr_caps(self->m.fd) & PCTR_CAP_CPU_SHARE);
+	pin_to_cpu(cpu);
+	fb = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fb);
+	b.pb_id = cpu;
+	b.pb_fn[0] = be_fn(be);
+	sa.sa_fn = be_fn(be);
+	ASSERT_EQ(0, ioctl(fb, PCIOCBIND, &b));
+	ASSERT_EQ(0, ioctl(fb, PCIOCRING, &ra));
+	base = mmap(NULL, ra.ra_mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fb, PCTR_RING_OFFSET);
+	ASSERT_NE(MAP_FAILED, base);
+	rc = (struct pctr_ring_cpu *)(base + sizeof(struct pctr_ring_ctl));
+	ASSERT_EQ(0, ioctl(fb, PCIOCSAMPLE, &sa));
+
+	ASSERT_EQ(0, on_signal(SIGIO));
+	nsig = 0;
+	restart_left = 1 << 30;
+	ASSERT_EQ(0, set(self->m.fd, 1, be_fn(be) | PCTR_INT));
+	ASSERT_EQ(0, preset(self->m.fd, 1, -P));
+	EXPECT_EQ(-1, set(self->m.fd, 0, be_fn(be)));
+	EXPECT_EQ(EBUSY, errno);
+	tail = __atomic_load_n(&rc->rc_head, __ATOMIC_ACQUIRE);
+	rc->rc_tail = tail;
+	run_insns(N / 2);
+	restart_left = 0;
+	head = __atomic_load_n(&rc->rc_head, __ATOMIC_ACQUIRE);
+	while ((rec = ring_next(base + ra.ra_ctl_size, ra.ra_data_size,
+				&tail, head, &bad)))
+		if (rec->sr_type == PCTR_REC_SAMPLE && rec->sr_cpu == cpu)
+			nsamp++;
+	TH_LOG("%s on CPU %d beside its binding: %d signals at period %llu, the binding %llu samples at period %llu, for %llu instructions",
+	       be->name, cpu, nsig, (unsigned long long)P,
+	       (unsigned long long)nsamp, (unsigned long long)PB,
+	       (unsigned long long)N);
+	EXPECT_GE(nsig, want - 1);
+	EXPECT_LE(nsig, want + 1);
+	EXPECT_GE(nsamp, N / PB - 1);
+	EXPECT_LE(nsamp, N / PB + 5);
+	EXPECT_EQ(0, bad);
+	ASSERT_EQ(0, set(self->m.fd, 1, 0));
+	munmap(base, ra.ra_mmap_size);
+	close(fb);
+}
+
 /* The page shows a frozen context, with exact sums at the freeze. */
 TEST_F_TIMEOUT(be, page_shows_frozen, 120)
 {

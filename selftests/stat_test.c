@@ -82,7 +82,7 @@ static void __attribute__((constructor)) spin_on_cpu1(void)
 RELOAD_FIXTURE(sim, "pmu=sim sim_div=1000");
 /*
  * A thread on a bound CPU counts nothing there (sim_share=0), as on the
- * hardware backends: its count is starved.
+ * SPARC backend: its count is starved.
  */
 RELOAD_FIXTURE(simstarve, "pmu=sim sim_div=1000 sim_share=0");
 

@@ -188,6 +188,106 @@ TEST_F(x86, global_ctrl_gating)
 	self->ops->stop(&self->pmu, &hw);
 }
 
+/* Add what each counter of @slots counted since @before. */
+static void counted(struct x86_model *m, const u64 *before, u32 slots,
+		    u64 *out)
+{
+	unsigned int s;
+
+	for (s = 0; s < PCTR_NUM; s++)
+		if (slots & (1U << s))
+			out[s] = (s < PCTR_FIXED_BASE ?
+				  m->ctr[s] : m->fixed_ctr[s - PCTR_FIXED_BASE]) -
+				 before[s];
+}
+
+static void snap(struct x86_model *m, u64 *before)
+{
+	unsigned int s;
+
+	memset(before, 0, PCTR_NUM * sizeof(*before));
+	for (s = 0; s < PCTR_FIXED_BASE && s < MODEL_MAX_GENERAL; s++)
+		before[s] = m->ctr[s];
+	for (s = 0; s < X86_MAX_FIXED && s < MODEL_MAX_FIXED; s++)
+		before[PCTR_FIXED_BASE + s] = m->fixed_ctr[s];
+}
+
+/*
+ * Two owners on one CPU (hw->shared, PCTR_PMU_SHARE: a CPU binding and
+ * a thread beside it): each start() and stop() leaves the other's
+ * counters counting, its global enable bits, its FIXED_CTR_CTRL field
+ * and its armed slots as they were.  The binding has general counter 0
+ * and the first fixed counter, the thread the last general counter and
+ * the second fixed counter, each armed where there are overflow
+ * interrupts.
+ */
+TEST_F(x86, shared_owners_leave_each_other_counting)
+{
+	struct pctr_hw b = { 0 }, t = { 0 };
+	u64 before[PCTR_NUM], got[PCTR_NUM];
+	u32 bs, ts, event, umask;
+	unsigned int gt, f, s, nfix = 0, step;
+	u64 want;
+
+	X86_START(need_pmu);
+	EXPECT_TRUE(self->pmu.flags & PCTR_PMU_SHARE);
+	if (v->ngeneral < 2)
+		SKIP(return, "one general counter");
+	gt = v->ngeneral - 1;
+	ASSERT_EQ(0, set_slot(&self->pmu, &b, 0, PCTR_FN(0x10, 0, UKE), 100));
+	ASSERT_EQ(0, set_slot(&self->pmu, &t, gt, PCTR_FN(0x11, 0, UKE), 200));
+	for (f = 0; f < X86_MAX_FIXED && nfix < 2; f++)
+		if (v->fixed_mask & (1U << f))
+			ASSERT_EQ(0, set_slot(&self->pmu, nfix++ ? &t : &b,
+					      PCTR_FIXED(f), UKE, 300));
+	if (has_notify(v)) {
+		b.left[0] = 1000;
+		t.left[gt] = 1000;
+	}
+	b.shared = true;
+	t.shared = true;
+	bs = b.mask;
+	ts = t.mask;
+
+	/* Both, then the binding alone, then the thread alone. */
+	for (step = 0; step < 3; step++) {
+		if (step == 0) {
+			self->ops->start(&self->pmu, &b);
+			self->ops->start(&self->pmu, &t);
+		} else if (step == 1) {
+			self->ops->stop(&self->pmu, &t);
+		} else {
+			self->ops->start(&self->pmu, &t);
+			self->ops->stop(&self->pmu, &b);
+		}
+		if (has_notify(v))
+			EXPECT_EQ((step < 2 ? 1U : 0) |
+				  (step != 1 ? 1U << gt : 0), pctr_x86_armed())
+				TH_LOG("step %u", step);
+		snap(m, before);
+		for (s = 0; s < PCTR_NUM; s++)
+			if ((bs | ts) & (1U << s)) {
+				slot_event(s, s < PCTR_FIXED_BASE ?
+					   (s ? t.ctl[s] : b.ctl[s]) : 0,
+					   &event, &umask);
+				model_retire(m, event, umask, 5 + s);
+			}
+		counted(m, before, bs | ts, got);
+		for (s = 0; s < PCTR_NUM; s++) {
+			if (!((bs | ts) & (1U << s)))
+				continue;
+			want = ((bs & (1U << s)) && step < 2) ||
+			       ((ts & (1U << s)) && step != 1) ? 5 + s : 0;
+			EXPECT_EQ(want, got[s])
+				TH_LOG("step %u, slot %u", step, s);
+		}
+	}
+	self->ops->stop(&self->pmu, &t);
+	/* Other bits (the reset value's) are left as they were. */
+	if (v->caps & PCTR_CAP_GLOBAL_CTRL)
+		EXPECT_EQ(0, m->global_ctrl & global_bits(bs | ts));
+}
+
 /*
  * Slots in hw->keep (PCTR_PMU_KEEP) are not rewritten: their registers
  * still hold what stop() read, even a value a 32-bit write could not

@@ -40,7 +40,9 @@ TEST_F(x86, probe)
 	EXPECT_EQ(v->nfixed, pmu->nfixed);
 	EXPECT_EQ(v->fixed_width, pmu->fixed_width);
 	EXPECT_EQ(PCTR_CAP_TSC | PCTR_CAP_COUNTERS | PCTR_CAP_USER_RDPMC |
-		  (has_notify(v) ? PCTR_CAP_NOTIFY : 0) | v->caps, pmu->caps);
+		  PCTR_CAP_CPU_SHARE | (has_notify(v) ? PCTR_CAP_NOTIFY : 0) |
+		  v->caps, pmu->caps);
+	EXPECT_TRUE(pmu->flags & PCTR_PMU_SHARE);
 	ASSERT_NE(NULL, self->x);
 	EXPECT_EQ(v->fixed_mask, self->x->fixed_mask);
 	EXPECT_NE(NULL, pmu->events);

@@ -88,7 +88,12 @@ static void amd_rearm(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	}
 }
 
-/* start() in full: scrub, load, arm, write the controls that changed. */
+/*
+ * start() in full: scrub, load, arm, write the controls that changed.
+ * Beside another owner's counters (hw->shared, never with user reads, so
+ * the scrub writes nothing), PerfMonV2's GLOBAL_CTL and the armed set
+ * keep the other's bits; before it each counter has its own enable.
+ */
 static noinline void amd_start_all(const struct pctr_pmu *pmu,
 				   struct pctr_hw *hw)
 {
@@ -116,6 +121,14 @@ static noinline void amd_start_all(const struct pctr_pmu *pmu,
 	if (armed && pmu->version >= 2)
 		pctr_x86_wrmsr(hw, MSR_PCTR_AMD_GLOBAL_STATUS_CLR, armed);
 	pctr_x86_write_ctls(pmu, hw, general, armed);
+	if (unlikely(hw->shared)) {
+		/* Beside another owner: its slots armed and enabled too. */
+		pctr_x86_set_armed((pctr_x86_armed() & ~hw->mask) | armed);
+		if (pmu->version >= 2)
+			pctr_x86_global_merge(hw, MSR_PCTR_AMD_GLOBAL_CTL,
+					      general, true);
+		return;
+	}
 	pctr_x86_set_armed(armed);
 
 	if (pmu->version >= 2)
@@ -131,7 +144,7 @@ static void amd_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 {
 	u32 general = hw->mask & pctr_x86_general_slots(pmu);
 
-	if (pmu->version < 2 ||
+	if (pmu->version < 2 || unlikely(hw->shared) ||
 	    !pctr_x86_start_held(pmu, hw, general, 0, MSR_PCTR_AMD_GLOBAL_CTL,
 				 general))
 		amd_start_all(pmu, hw);
@@ -206,7 +219,9 @@ static void amd_setup(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
 	unsigned int i;
 
 	pmu->ops = &pctr_amd_ops;
-	pmu->flags |= PCTR_PMU_KEEP;
+	/* With hw->shared start() and stop() touch only the slots asked. */
+	pmu->flags |= PCTR_PMU_KEEP | PCTR_PMU_SHARE;
+	pmu->caps |= PCTR_CAP_CPU_SHARE;
 	/* Overflow notification, where a local APIC delivers the PMI. */
 	if (pctr_x86_pmi_available()) {
 		pmu->flags |= PCTR_PMU_NOTIFY;

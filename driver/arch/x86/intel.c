@@ -87,7 +87,30 @@ static u64 intel_counter_value(const struct pctr_pmu *pmu, u64 val)
 	return val & pctr_width_mask(pmu->width);
 }
 
-/* start() in full: scrub, load, arm, write the controls that changed. */
+/*
+ * Beside another owner's counters (hw->shared): the fields of
+ * FIXED_CTR_CTRL that are not those of @hw's fixed slots @fixed, to keep
+ * as they are.
+ */
+static u64 intel_fixed_others(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+			      u32 fixed)
+{
+	u64 own = 0;
+	u32 m;
+
+	for (m = fixed; m; m &= m - 1)
+		own |= pctr_width_mask(INTEL_FIXED_BITS) <<
+		       (INTEL_FIXED_BITS * (__ffs(m) - PCTR_FIXED_BASE));
+	return pctr_x86_read_ctl(pmu, hw, PCTR_FIXED_BASE,
+				 MSR_PCTR_INTEL_FIXED_CTRL) & ~own;
+}
+
+/*
+ * start() in full: scrub, load, arm, write the controls that changed.
+ * Beside another owner's counters (hw->shared, never with user reads, so
+ * the scrub writes nothing), every register the slots share is merged:
+ * FIXED_CTR_CTRL, GLOBAL_CTRL and the armed set keep the other's bits.
+ */
 static noinline void intel_start_all(const struct pctr_pmu *pmu,
 				     struct pctr_hw *hw)
 {
@@ -143,9 +166,20 @@ static noinline void intel_start_all(const struct pctr_pmu *pmu,
 		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_OVF,
 			       intel_global_bits(pmu, armed));
 	pctr_x86_write_ctls(pmu, hw, general, armed);
+	if (fixed && unlikely(hw->shared))
+		fctrl |= intel_fixed_others(pmu, hw, fixed);
 	if (fixed)
 		pctr_x86_write_ctl(pmu, hw, PCTR_FIXED_BASE,
 				   MSR_PCTR_INTEL_FIXED_CTRL, fctrl);
+	if (unlikely(hw->shared)) {
+		/* Beside another owner: its slots armed and enabled too. */
+		pctr_x86_set_armed((pctr_x86_armed() & ~hw->mask) | armed);
+		if (pmu->version >= 2)
+			pctr_x86_global_merge(hw, MSR_PCTR_INTEL_GLOBAL_CTRL,
+					      intel_global_bits(pmu, general |
+								fixed), true);
+		return;
+	}
 	pctr_x86_set_armed(armed);
 
 	if (pmu->version >= 2)
@@ -172,7 +206,7 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 		fctrl |= hw->ctl[s] <<
 			 (INTEL_FIXED_BITS * (s - PCTR_FIXED_BASE));
 	}
-	if (pmu->version < 2 ||
+	if (pmu->version < 2 || unlikely(hw->shared) ||
 	    !pctr_x86_start_held(pmu, hw, general, fctrl,
 				 MSR_PCTR_INTEL_GLOBAL_CTRL, general |
 				 (u64)(fixed >> PCTR_FIXED_BASE) <<
@@ -323,7 +357,13 @@ static void intel_setup(struct pctr_pmu *pmu, struct pctr_x86 *x)
 	unsigned int i;
 
 	pmu->ops = &pctr_intel_v1_ops;
-	pmu->flags |= PCTR_PMU_KEEP;
+	/*
+	 * With hw->shared start() and stop() touch only the slots asked
+	 * (before version 2 each general counter has its own enable): a
+	 * thread counts beside a CPU binding.
+	 */
+	pmu->flags |= PCTR_PMU_KEEP | PCTR_PMU_SHARE;
+	pmu->caps |= PCTR_CAP_CPU_SHARE;
 	/*
 	 * Overflow notification: an interrupt at a given count needs the
 	 * overflow status of version 2 and a local APIC to deliver it.

@@ -240,9 +240,73 @@ static void pctr_x86_stop_general(const struct pctr_pmu *pmu,
 }
 
 /*
+ * Beside another owner's counters (hw->shared): set (@on) or clear @hw's
+ * bits @bits in the global control register @msr, leaving the others'
+ * as they are.  A read and a write, only on a shared CPU.
+ */
+void pctr_x86_global_merge(struct pctr_hw *hw, u32 msr, u64 bits, bool on)
+{
+	u64 val;
+
+	if (unlikely(pctr_rdmsr(msr, &val))) {
+		pctr_x86_failed(hw, msr, false);
+		return;
+	}
+	pctr_x86_wrmsr(hw, msr, on ? val | bits : val & ~bits);
+}
+
+/*
+ * What control register @msr of @slot (an event select, or Intel's
+ * FIXED_CTR_CTRL for PCTR_FIXED_BASE) holds: as last written, or read.
+ * For a start() beside another owner's counters, which merges its
+ * fields into the fixed counters' one control.
+ */
+u64 pctr_x86_read_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+		      unsigned int slot, u32 msr)
+{
+	struct pctr_x86_cpu *c = pctr_x86_this_cpu(pmu);
+	u64 val;
+
+	if (c->ctl_known & BIT(slot))
+		return slot < PCTR_FIXED_BASE ? c->ctl[slot] : c->fixed_ctrl;
+	if (unlikely(pctr_rdmsr(msr, &val))) {
+		pctr_x86_failed(hw, msr, false);
+		return 0;
+	}
+	return val;
+}
+
+/*
+ * The bits of @slots in the global control register: Intel's layout,
+ * the general counters from bit 0 and the fixed ones from bit 32; AMD's
+ * PerfMonV2 has the general ones alone (and no fixed slots).
+ */
+u64 pctr_x86_global_bits(const struct pctr_pmu *pmu, u32 slots)
+{
+	const struct pctr_x86 *x = pmu->priv;
+
+	return (slots & pctr_x86_general_slots(pmu)) |
+	       (u64)((slots >> PCTR_FIXED_BASE) & x->fixed_mask) << 32;
+}
+
+/* stop() beside another owner's counters: only @hw's are stopped. */
+static noinline void pctr_x86_stop_shared(const struct pctr_pmu *pmu,
+					  struct pctr_hw *hw, u32 global_ctrl)
+{
+	if (pmu->version >= 2)
+		pctr_x86_global_merge(hw, global_ctrl,
+				      pctr_x86_global_bits(pmu, hw->mask),
+				      false);
+	else
+		pctr_x86_stop_general(pmu, hw);
+}
+
+/*
  * stop(): stop @hw's counters (@global_ctrl: the vendor's global control
  * register) and read them into hw->val.  The registers hold those values
- * until the next start() (held).
+ * until the next start() (held).  Beside another owner's counters
+ * (hw->shared) only @hw's bits are cleared there; alone, one write of 0
+ * stops them all.
  */
 void pctr_x86_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		   u32 global_ctrl)
@@ -251,7 +315,9 @@ void pctr_x86_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	unsigned int s;
 	u32 m;
 
-	if (pmu->version >= 2)
+	if (unlikely(hw->shared))
+		pctr_x86_stop_shared(pmu, hw, global_ctrl);
+	else if (pmu->version >= 2)
 		pctr_x86_wrmsr(hw, global_ctrl, 0);
 	else
 		pctr_x86_stop_general(pmu, hw);

@@ -167,6 +167,10 @@ bool pctr_x86_start_held(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 			 u32 general, u64 fixed_ctrl, u32 global_ctrl, u64 on);
 void pctr_x86_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		   u32 global_ctrl);
+u64 pctr_x86_global_bits(const struct pctr_pmu *pmu, u32 slots);
+void pctr_x86_global_merge(struct pctr_hw *hw, u32 msr, u64 bits, bool on);
+u64 pctr_x86_read_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
+		      unsigned int slot, u32 msr);
 void pctr_x86_load(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		   unsigned int slot, u32 have, u64 val);
 void pctr_x86_write_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
