@@ -101,7 +101,7 @@ MAN8		:= $(wildcard Documentation/man/*.8)
 # Function names documented in another page: "name:page" for a one-line
 # ".so" page, as man-pages links them.
 MAN3_LINKS	:= pctr_close:pctr_open pctr_map:pctr_open pctr_release:pctr_open \
-		   pctr_read_n:pctr_read pctr_vtsc:pctr_read \
+		   pctr_read_n:pctr_read pctr_vtsc:pctr_read pctr_read_times:pctr_read \
 		   pctr_read_all:pctr_read pctr_set_event:pctr_set \
 		   pctr_event_fn:pctr_set pctr_zero:pctr_set \
 		   pctr_preset:pctr_set rdtsc:rdpmc rdtscp:rdpmc \

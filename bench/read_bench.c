@@ -121,6 +121,20 @@ SUM_LOOP(loop_read_nc, pctr_read(b->p, 0))
 
 SUM_LOOP(loop_read, pctr_read(b->p, 0))
 
+/* The value and its two times (pctr_read_times()): all three summed. */
+static __attribute__((noinline)) uint64_t loop_read_times(struct bench *b,
+							  long n)
+{
+	uint64_t e, r, sum = 0;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		sum += pctr_read_times(b->p, 0, &e, &r);
+		sum += e + r;
+	}
+	return sum;
+}
+
 static __attribute__((noinline)) uint64_t loop_read_n(struct bench *b, long n)
 {
 	uint64_t vals[PCTR_NUM], sum = 0;
@@ -194,6 +208,8 @@ static const struct {
 			    loop_read, PCTR_PART },
 	[M_READ_NC]	= { "pctr_read without thread check", "pctr_read_nc",
 			    loop_read_nc, PCTR_PART },
+	[M_READ_TIMES]	= { "pctr_read_times slot 0 (inline)", "pctr_read_times",
+			    loop_read_times, PCTR_PART },
 	[M_READ_N]	= { "pctr_read_n, N slots (inline)", "pctr_read_n",
 			    loop_read_n, PCTR_PART },
 	[M_READ_ALL]	= { "pctr_read_all, N slots", "pctr_read_all",

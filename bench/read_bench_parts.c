@@ -378,7 +378,7 @@ int what_runs(struct bench *b, int hw, int sim, const struct pctr_event *ev,
 	if (err) {
 		snprintf(why_page, sizeof(why_page), "pctr page not available");
 		why[M_VTSC] = why[M_READ] = why[M_READ_N] = why_page;
-		why[M_VTSC_NC] = why[M_READ_NC] = why_page;
+		why[M_VTSC_NC] = why[M_READ_NC] = why[M_READ_TIMES] = why_page;
 	}
 	if (!slot0_rdpmc(b))
 		why[M_RDPMC] = sim ? "no rdpmc: the sim computes slots from the TSC" :

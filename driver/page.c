@@ -11,7 +11,8 @@
  * pctr_page2 at PCTR_PAGE2_START), where a counting slot is one offset
  * plus rdpmc.  For version 2 the raw counter must not wrap between two
  * updates of the page: the engine restarts it from zero (page_rebase_due)
- * long before it could.
+ * long before it could.  Between them, the times block (struct
+ * pctr_page_times) is kept with either, in the same update.
  */
 #include <linux/bits.h>
 #include <linux/build_bug.h>
@@ -27,7 +28,9 @@
 #include "ctx_types.h"
 #include "page.h"
 
-static_assert(sizeof(struct pctr_page) <= PCTR_PAGE2_START);
+static_assert(sizeof(struct pctr_page) <= PCTR_PAGE_TIMES_START);
+static_assert(PCTR_PAGE_TIMES_START + sizeof(struct pctr_page_times) <=
+	      PCTR_PAGE2_START);
 static_assert(PCTR_PAGE2_START + sizeof(struct pctr_page2) <= PCTR_PAGE_SIZE);
 
 /*
@@ -76,6 +79,27 @@ static struct pctr_page2 *page2_of(struct pctr_page *pg)
 	return (struct pctr_page2 *)((char *)pg + PCTR_PAGE2_START);
 }
 
+static struct pctr_page_times *page_times_of(struct pctr_page *pg)
+{
+	return (struct pctr_page_times *)((char *)pg + PCTR_PAGE_TIMES_START);
+}
+
+/*
+ * Slot @s's times as offsets from the virtual TSC (ctx.c's ctx_times()
+ * while the thread runs and does not starve: the only time a reader
+ * uses them).  Changed only where the page is rewritten after: a
+ * function set or the values zeroed (en_base, st_base), a starving span
+ * ended (starved).
+ */
+static __always_inline void page_times(const struct pctr_ctx *ctx,
+				       struct pctr_page_times *pt,
+				       unsigned int s)
+{
+	pt->pt_enabled_off[s] = -ctx->en_base[s];
+	pt->pt_running_off[s] = ctx->st_base[s] - ctx->starved -
+				ctx->en_base[s];
+}
+
 void page_init(struct pctr_page *pg)
 {
 	struct pctr_page2 *p2 = page2_of(pg);
@@ -112,6 +136,7 @@ static void page_publish_v1(struct pctr_ctx *ctx, struct pctr_page *pg,
 			    unsigned long running, u32 flags)
 {
 	unsigned long touch = ctx->hw.mask | ctx->published;
+	struct pctr_page_times *pt = page_times_of(pg);
 	struct pctr_page_slot *ps;
 	unsigned int s;
 	int idx;
@@ -127,6 +152,7 @@ static void page_publish_v1(struct pctr_ctx *ctx, struct pctr_page *pg,
 		ps = &pg->pg_slot[s];
 		memset(ps, 0, sizeof(*ps));
 		ps->ps_sum = ctx->sum[s];
+		page_times(ctx, pt, s);
 		if (!(running & BIT(s)))
 			continue;
 		ps->ps_prev = ctx->prev[s];
@@ -149,7 +175,8 @@ static void page_publish_v1(struct pctr_ctx *ctx, struct pctr_page *pg,
  * from the sum's low bits: neither is read inline.
  */
 static void page_publish_v2(struct pctr_ctx *ctx, struct pctr_page2 *p2,
-			    unsigned long running, u32 flags)
+			    struct pctr_page_times *pt, unsigned long running,
+			    u32 flags)
 {
 	unsigned long touch = ctx->hw.mask | ctx->published, inl = 0;
 	struct pctr_page2_slot *ps;
@@ -180,6 +207,7 @@ static void page_publish_v2(struct pctr_ctx *ctx, struct pctr_page2 *p2,
 					 ctx->sum[s];
 		ps->p2s_index = idx >= 0 ? idx : -1;
 		p2->p2_fn[s] = ctx->hw.mask & BIT(s) ? ctx->fn[s] : 0;
+		page_times(ctx, pt, s);
 	}
 	barrier();
 	WRITE_ONCE(p2->p2_seq_end, seq);
@@ -192,7 +220,9 @@ static void page_publish_v2(struct pctr_ctx *ctx, struct pctr_page2 *p2,
  * reading it meanwhile: it reads only while it runs, and this runs at
  * its switch-in or interrupts it.  Each layout's sequence tells it to
  * retry a read that straddled an update.  Only slots in use, or just
- * freed, are written.
+ * freed, are written.  The times block, which both layouts' readers
+ * read, is written inside each mapped layout's sequence (twice when both
+ * are mapped), so that either sequence covers it.
  */
 void page_publish(struct pctr_ctx *ctx, bool live)
 {
@@ -203,7 +233,8 @@ void page_publish(struct pctr_ctx *ctx, bool live)
 	if (!pg)
 		return;
 	running = live ? ctx->hw.mask : 0;
-	flags = PCTR_PG_RUNNING | (ctx->pce ? PCTR_PG_RDPMC : 0);
+	flags = PCTR_PG_RUNNING | PCTR_PG_TIMES |
+		(ctx->pce ? PCTR_PG_RDPMC : 0);
 	if (ctx->frozen)
 		flags |= PCTR_PG_FROZEN;
 	if (ctx->disabled)
@@ -213,7 +244,8 @@ void page_publish(struct pctr_ctx *ctx, bool live)
 	if (ctx->page_abi & PAGE_ABI_V1)
 		page_publish_v1(ctx, pg, running, flags);
 	if (ctx->page_abi & PAGE_ABI_V2)
-		page_publish_v2(ctx, page2_of(pg), running, flags);
+		page_publish_v2(ctx, page2_of(pg), page_times_of(pg), running,
+				flags);
 	ctx->published = ctx->hw.mask;
 }
 

@@ -274,6 +274,53 @@ uint64_t pctr_vtsc_slow2_(pctr_t *p)
 }
 
 /*
+ * pctr_read_times() again, retrying an update it straddled, then by
+ * PCIOCRDX; EINVAL for a handle another thread mapped when this one has
+ * no page.
+ */
+uint64_t pctr_read_times_slow2_(pctr_t *p, unsigned int i, uint64_t *enabled,
+				uint64_t *running)
+{
+	const volatile struct pctr_page2 *pg = pctr_page2_;
+	const volatile struct pctr_page_times *pt;
+	uint64_t v, t;
+	uint32_t seq;
+	int32_t idx;
+
+	if (i >= PCTR_NUM) {
+		errno = EINVAL;
+		return (uint64_t)-1;
+	}
+	if (pg == &pctr_nopage2_) {
+		if (p->page && p->owner != pctr_thread_id_) {
+			errno = EINVAL;
+			return (uint64_t)-1;
+		}
+		return pctr_read_times_slow_(p, i, enabled, running);
+	}
+	pt = pctr_times_of_((const volatile char *)pg - PCTR_PAGE2_START);
+	for (;;) {
+		seq = pg->p2_seq;
+		pctr_barrier2_(pg);
+		/* A dead page has no times. */
+		if (!(pg->p2_flags & PCTR_PG_TIMES))
+			break;
+		idx = pg->p2_slot[i].p2s_index;
+		if (idx < 0)
+			break;
+		v = pg->p2_slot[i].p2s_off + rdpmc(idx);
+		t = pg->p2_vtsc_off + rdtsc();
+		*enabled = t + pt->pt_enabled_off[i];
+		*running = t + pt->pt_running_off[i];
+		pctr_barrier2_(pg);
+		if (pg->p2_seq_end == seq)
+			return v;
+		p->retries++;
+	}
+	return pctr_read_times_slow_(p, i, enabled, running);
+}
+
+/*
  * From the page when this thread mapped the handle and every programmed
  * slot is read inline; the free slots are zeroed once, the programmed
  * ones walked.

@@ -223,6 +223,32 @@ static inline int pctr_read_slow_(pctr_t *p, uint64_t *vals, unsigned int i,
 	return 0;
 }
 
+/*
+ * PCIOCRDX, for the times the page cannot give: slot @i's value, its
+ * times in *enabled and *running.  pctr_read_times()'s fallback.
+ */
+static inline uint64_t pctr_read_times_slow_(pctr_t *p, unsigned int i,
+					     uint64_t *enabled,
+					     uint64_t *running)
+{
+	struct pctrstx st;
+
+	if (i >= PCTR_NUM) {
+		errno = EINVAL;
+		return (uint64_t)-1;
+	}
+	p->fallbacks++;
+	if (ioctl(p->fd, PCIOCRDX, &st) < 0)
+		return (uint64_t)-1;
+	*enabled = st.pctr_enabled[i];
+	*running = st.pctr_running[i];
+	return st.pctr_st.pctr_hwc[i];
+}
+
+/* The times block of the page whose version 1 layout is at @pg. */
+#define pctr_times_of_(pg) ((const volatile struct pctr_page_times *) \
+	((const volatile char *)(pg) + PCTR_PAGE_TIMES_START))
+
 #ifdef PCTR_PAGE_V1
 
 /*
@@ -423,6 +449,60 @@ static inline uint64_t pctr_vtsc(pctr_t *p)
 	return pctr_vtsc_view_(p, pg);
 }
 
+/*
+ * The calling thread's 64-bit virtual value of slot @i, with the slot's
+ * enabled and running times (PCIOCRDX's: TSC cycles) in *enabled and
+ * *running: from the page, with no system call, when the slot is read
+ * inline there (it counts now); by PCIOCRDX otherwise (a slot with no
+ * recipe, a starving or stopped one, a module older than the page's
+ * times).  (uint64_t)-1 with errno set on error, as pctr_read(); ENOTTY
+ * from a module older than PCIOCRDX.
+ */
+static inline uint64_t pctr_read_times(pctr_t *p, unsigned int i,
+				       uint64_t *enabled, uint64_t *running)
+{
+	const volatile struct pctr_page *pg = p->page;
+	const volatile struct pctr_page_slot *ps;
+	uint64_t v, t, tsc;
+	uint32_t seq;
+	int ok;
+
+	if (pg && i < PCTR_NUM) {
+		if (!pctr_mine_(p)) {
+			errno = EINVAL;
+			return (uint64_t)-1;
+		}
+		ps = &pg->pg_slot[i];
+		for (;;) {
+			seq = pg->pg_seq;
+			pctr_barrier_(pg);
+			if (seq & 1) {
+				if (pctr_seq_busy_(p))
+					continue;
+				break;
+			}
+			if ((pg->pg_flags & (PCTR_PG_TIMES | PCTR_PG_INVALID)) !=
+			    PCTR_PG_TIMES || !ps->ps_mask)
+				break;
+			ok = 1;
+			tsc = 0;
+			v = pctr_slot_(pg, ps, &ok, &tsc);
+			/* A simulated slot's TSC sample serves the times too. */
+			t = pg->pg_vtsc_off + (tsc ? tsc : rdtsc());
+			*enabled = t + pctr_times_of_(pg)->pt_enabled_off[i];
+			*running = t + pctr_times_of_(pg)->pt_running_off[i];
+			pctr_barrier_(pg);
+			if (pg->pg_seq == seq) {
+				if (ok)
+					return v;
+				break;
+			}
+			p->retries++;
+		}
+	}
+	return pctr_read_times_slow_(p, i, enabled, running);
+}
+
 #else /* page version 2 */
 
 /*
@@ -494,6 +574,9 @@ PCTR_API uint64_t pctr_read_slow2_(pctr_t *p, unsigned int i)
 PCTR_API int pctr_read_n_slow2_(pctr_t *p, uint64_t *vals, unsigned int n)
 	__attribute__((cold, noinline));
 PCTR_API uint64_t pctr_vtsc_slow2_(pctr_t *p)
+	__attribute__((cold, noinline));
+PCTR_API uint64_t pctr_read_times_slow2_(pctr_t *p, unsigned int i,
+					 uint64_t *enabled, uint64_t *running)
 	__attribute__((cold, noinline));
 
 /*
@@ -570,6 +653,43 @@ static inline uint64_t pctr_vtsc(pctr_t *p)
 	if (__builtin_expect(pg->p2_seq_end == seq, 1))
 		return v;
 	return pctr_vtsc_slow2_(p);
+}
+
+/*
+ * The calling thread's 64-bit virtual value of slot @i, with the slot's
+ * enabled and running times (PCIOCRDX's: TSC cycles) in *enabled and
+ * *running: from the page when the slot is read inline there (one
+ * offset plus rdpmc, the virtual TSC plus one offset each), by PCIOCRDX
+ * otherwise (a slot not read inline, a module older than the page's
+ * times).  (uint64_t)-1 with errno set on error, as pctr_read(); ENOTTY
+ * from a module older than PCIOCRDX.
+ */
+static inline uint64_t pctr_read_times(pctr_t *p, unsigned int i,
+				       uint64_t *enabled, uint64_t *running)
+{
+	const volatile struct pctr_page2 *pg = pctr_page2_;
+	const volatile struct pctr_page_times *pt;
+	uint64_t v, t;
+	uint32_t seq;
+	int32_t idx;
+
+	if (__builtin_expect(i < PCTR_NUM, 1)) {
+		seq = pg->p2_seq;
+		idx = pg->p2_slot[i].p2s_index;
+		/* The library's page for a thread with none has no times. */
+		if (__builtin_expect(idx >= 0 &&
+				     (pg->p2_flags & PCTR_PG_TIMES), 1)) {
+			pt = pctr_times_of_((const volatile char *)pg -
+					    PCTR_PAGE2_START);
+			v = pg->p2_slot[i].p2s_off + pctr_rdpmc2_(pg, idx);
+			t = pg->p2_vtsc_off + pctr_rdtsc2_(pg);
+			*enabled = t + pt->pt_enabled_off[i];
+			*running = t + pt->pt_running_off[i];
+			if (__builtin_expect(pg->p2_seq_end == seq, 1))
+				return v;
+		}
+	}
+	return pctr_read_times_slow2_(p, i, enabled, running);
 }
 
 #endif /* PCTR_PAGE_V1 */

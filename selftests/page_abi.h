@@ -286,6 +286,151 @@ TEST_F(pg, a_forked_child_has_no_page)
 	EXPECT_EQ(0, wait_exit(pid));
 }
 
+/*
+ * Slot 0's enabled and running times through pctr_read_times(), from the
+ * page's times block (PCTR_PG_TIMES): bracketed by PCIOCRDX's before and
+ * after, always growing, across switches and migrations; an unstarved
+ * slot's running time is its enabled time.  Wherever the value is read
+ * inline (rdpmc, or the sim's version 1 recipe) so are the times: no
+ * system call.  A free slot reads zero times, a bad one EINVAL.
+ */
+TEST_F(pg, times_from_the_page_bracket_pciocrdx)
+{
+	const volatile struct pctr_page *v1;
+	const volatile struct pctr_page2 *v2;
+	uint64_t v, e, r, last_e = 0;
+	int i, ncpu = sysconf(_SC_NPROCESSORS_ONLN), hops = 0, inl;
+	struct pctrstx a, b;
+	unsigned long fb;
+	cpu_set_t old;
+
+	sched_getaffinity(0, sizeof(old), &old);
+	ASSERT_EQ(0, pctr_map(self->p));
+	v1 = self->p->page;
+	v2 = (const volatile void *)((const char *)v1 + PCTR_PAGE2_START);
+#ifdef PCTR_PAGE_V1
+	(void)v2;
+	EXPECT_TRUE(v1->pg_flags & PCTR_PG_TIMES);
+	inl = self->rdpmc ||
+	      self->p->info.pi_backend_id == PCTR_BACKEND_SIM;
+#else
+	(void)v1;
+	EXPECT_TRUE(v2->p2_flags & PCTR_PG_TIMES);
+	inl = self->rdpmc;
+#endif
+	fb = self->p->fallbacks;
+	for (i = 0; i < 4000; i++) {
+		ASSERT_EQ(0, ioctl(self->p->fd, PCIOCRDX, &a));
+		v = pctr_read_times(self->p, 0, &e, &r);
+		ASSERT_EQ(0, ioctl(self->p->fd, PCIOCRDX, &b));
+		ASSERT_NE((uint64_t)-1, v);
+		ASSERT_LE(a.pctr_st.pctr_hwc[0], v) TH_LOG("read %d", i);
+		ASSERT_LE(v, b.pctr_st.pctr_hwc[0]) TH_LOG("read %d", i);
+		ASSERT_LE(a.pctr_enabled[0], e) TH_LOG("read %d", i);
+		ASSERT_LE(e, b.pctr_enabled[0]) TH_LOG("read %d", i);
+		ASSERT_EQ(e, r) TH_LOG("read %d", i);
+		ASSERT_EQ(a.pctr_enabled[0], a.pctr_running[0]);
+		ASSERT_LT(last_e, e) TH_LOG("read %d", i);
+		last_e = e;
+		if (i % 64 == 0)
+			sched_yield();
+		if (ncpu > 1 && i % 500 == 0)
+			hop(++hops);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	TH_LOG("v%d: %lu of 4000 reads of the times by the ioctl, %d migrations",
+	       VERSION, self->p->fallbacks - fb, hops);
+	if (inl)
+		EXPECT_EQ(fb, self->p->fallbacks);
+	e = r = 1;
+	EXPECT_EQ(0, pctr_read_times(self->p, 1, &e, &r));
+	EXPECT_EQ(0, e);
+	EXPECT_EQ(0, r);
+	errno = 0;
+	EXPECT_EQ((uint64_t)-1, pctr_read_times(self->p, PCTR_NUM, &e, &r));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* A thread on a bound CPU counts nothing there: its slots starve. */
+RELOAD_FIXTURE(starve, "pmu=sim sim_div=1000 sim_share=0");
+
+/*
+ * A CPU binding takes the thread's CPU's counters: the page (which has
+ * the times, PCTR_PG_TIMES) says its slot is not read inline, and
+ * pctr_read_times() takes PCIOCRDX's figures: running stands still while
+ * enabled grows.  Unbound, the slot is read inline again (version 1 on
+ * the sim), the shortfall kept: running < enabled, as PCIOCRDX says.
+ */
+TEST_F_TIMEOUT(starve, a_starving_slot_is_read_by_pciocrdx, 60)
+{
+	const volatile struct pctr_page *v1;
+	const volatile struct pctr_page2 *v2;
+	uint64_t va, ea, ra, vb, eb, rb, starving;
+	unsigned long fb;
+	struct pctr_bind b;
+	struct pctrstx x;
+	pctr_t *p;
+	int fd;
+
+	RETURN_IF_SKIPPED();
+	pin_to_cpu(0);
+	p = pctr_open(O_RDWR);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, pctr_set(p, 0, FN(EV_DIV)));
+	ASSERT_EQ(0, pctr_map(p));
+	v1 = p->page;
+	v2 = (const volatile void *)((const char *)v1 + PCTR_PAGE2_START);
+	spin_cpu(0.05);
+	va = pctr_read_times(p, 0, &ea, &ra);
+	EXPECT_NE(0, va);
+	EXPECT_EQ(ea, ra);
+
+	fd = open(PCTR_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	memset(&b, 0, sizeof(b));
+	b.pb_kind = PCTR_BIND_CPU;
+	b.pb_id = 0;
+	b.pb_fn[1] = FN(EV_TICKS);
+	ASSERT_EQ(0, ioctl(fd, PCIOCBIND, &b));
+#ifdef PCTR_PAGE_V1
+	(void)v2;
+	EXPECT_TRUE(v1->pg_flags & PCTR_PG_TIMES);
+	EXPECT_EQ(0, v1->pg_slot[0].ps_mask);
+#else
+	EXPECT_TRUE(v2->p2_flags & PCTR_PG_TIMES);
+	EXPECT_GT(0, v2->p2_slot[0].p2s_index);
+#endif
+	fb = p->fallbacks;
+	va = pctr_read_times(p, 0, &ea, &ra);
+	spin_cpu(0.05);
+	vb = pctr_read_times(p, 0, &eb, &rb);
+	EXPECT_EQ(fb + 2, p->fallbacks);
+	EXPECT_EQ(va, vb);
+	EXPECT_EQ(ra, rb);
+	EXPECT_LT(ea, eb);
+	EXPECT_LT(rb, eb);
+	starving = eb - ea;
+
+	EXPECT_EQ(0, ioctl(fd, PCIOCRELEASE));
+	close(fd);
+	ASSERT_EQ(0, wait_zero(CPU_BINDINGS));
+	spin_cpu(0.05);
+	ASSERT_EQ(0, ioctl(p->fd, PCIOCRDX, &x));
+	fb = p->fallbacks;
+	vb = pctr_read_times(p, 0, &eb, &rb);
+	if (VERSION == 1)
+		EXPECT_EQ(fb, p->fallbacks);
+	EXPECT_LT(va, vb);
+	EXPECT_LE(x.pctr_enabled[0], eb);
+	EXPECT_LE(x.pctr_running[0], rb);
+	EXPECT_LT(rb, eb);
+	/* The shortfall is the starving span's, whichever way read. */
+	EXPECT_EQ(x.pctr_enabled[0] - x.pctr_running[0], eb - rb);
+	EXPECT_LE(starving, eb - rb);
+	pctr_release(p);
+	pctr_close(p);
+}
+
 #ifndef PCTR_PAGE_V1
 /*
  * Version 2's offset plus rdpmc needs a counter that does not wrap

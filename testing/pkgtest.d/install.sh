@@ -110,7 +110,7 @@ fi
 
 # Exported: exactly what the installed header marks PCTR_API (its
 # functions, and the inline reads' thread id and page, TLS variables), at
-# version LIBPCTR_1 or LIBPCTR_1.1 (page version 2).
+# version LIBPCTR_1, LIBPCTR_1.1 (page version 2) or LIBPCTR_1.2 (its times).
 sed -En -e 's/^PCTR_API .*[ *](pctr_[a-z_0-9]*)\(.*/\1/p' \
 	-e 's/^PCTR_API extern .*[ *](pctr_[a-z_0-9]*)$/\1/p' \
 	"$u/include/pctr.h" | sort >"$work/api.txt"
@@ -118,12 +118,12 @@ readelf -W --dyn-syms "$u/lib/libpctr.so.1.0.0" |
 	awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && $7 != "ABS" && $5 != "LOCAL" { print $8 }' |
 	sort -u >"$work/exported.txt"
 if [ -s "$work/api.txt" ] && cmp -s <(sed 's/@.*//' "$work/exported.txt" | sort) "$work/api.txt" &&
-   ! grep -qvE '@@LIBPCTR_1(\.1)?$' "$work/exported.txt"; then
-	ok "libpctr.so exports exactly the $(wc -l <"$work/api.txt") PCTR_API symbols, at LIBPCTR_1 and 1.1"
+   ! grep -qvE '@@LIBPCTR_1(\.[12])?$' "$work/exported.txt"; then
+	ok "libpctr.so exports exactly the $(wc -l <"$work/api.txt") PCTR_API symbols, at LIBPCTR_1, 1.1 and 1.2"
 else
 	diff <(sed 's/@.*//' "$work/exported.txt" | sort) "$work/api.txt" | head -n 20
 	grep -vE '@@LIBPCTR_1(\.1)?$' "$work/exported.txt" | head -n 5
-	bad "libpctr.so exports exactly the PCTR_API symbols, at LIBPCTR_1 and 1.1"
+	bad "libpctr.so exports exactly the PCTR_API symbols, at LIBPCTR_1, 1.1 and 1.2"
 fi
 
 # The same for libcpc: every function <libcpc.h> and <libpctx.h> declare

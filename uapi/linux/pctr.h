@@ -114,7 +114,8 @@ struct pctrst {
  *
  * Zero for a free slot, and for the counters a CPU owns (a CPU binding's,
  * system mode's), which count all along.  A kernel older than this
- * header fails it with ENOTTY.
+ * header fails it with ENOTTY.  The counter page carries them too, for
+ * a slot read inline (struct pctr_page_times, PCTR_PG_TIMES).
  */
 struct pctrstx {
 	struct pctrst	pctr_st;
@@ -281,6 +282,7 @@ struct pctr_event {
 #define PCTR_PG_FROZEN		(1U << 3)	/* stopped by an overflow */
 #define PCTR_PG_INVALID		(1U << 4)	/* invalidated: use PCIOCRD */
 #define PCTR_PG_DISABLED	(1U << 5)	/* stopped by PCIOCDISABLE */
+#define PCTR_PG_TIMES		(1U << 6)	/* the times block is kept */
 
 struct pctr_page_slot {
 	__u64	ps_sum;			/* 64-bit value at the last fold */
@@ -352,6 +354,34 @@ struct pctr_page2 {
 	__u64	p2_reserved[3];
 	struct pctr_page2_slot p2_slot[PCTR_NUM];
 	__u64	p2_fn[PCTR_NUM];
+};
+
+/*
+ * The times block: each slot's enabled and running times (as PCIOCRDX's
+ * pctr_enabled and pctr_running, TSC cycles), at byte
+ * PCTR_PAGE_TIMES_START of the same page, between the two layouts.  The
+ * kernel keeps it with whichever layout was mapped, in the same update
+ * and under that layout's sequence (pg_seq for version 1, p2_seq and
+ * p2_seq_end for version 2), and says so with PCTR_PG_TIMES in
+ * pg_flags / p2_flags (a kernel older than this header never sets it).
+ * Like perf's time_enabled and time_running, each is the virtual TSC
+ * plus an offset:
+ *
+ *	enabled = vtsc + pt_enabled_off[i]
+ *	running = vtsc + pt_running_off[i]
+ *
+ * read in the same pass as the slot's value and vtsc, and right only for
+ * a slot read inline (p2s_index >= 0; version 1: ps_mask != 0 with
+ * ps_rdpmc or ps_sim_period): it counts now, so both times grow with the
+ * thread's run time.  For any other slot (a starving one among them:
+ * its running time stands still) read the times with PCIOCRDX.
+ * <pctr.h>'s pctr_read_times() does both.
+ */
+#define PCTR_PAGE_TIMES_START	2048
+
+struct pctr_page_times {
+	__u64	pt_enabled_off[PCTR_NUM];	/* enabled time minus vtsc */
+	__u64	pt_running_off[PCTR_NUM];	/* running time minus vtsc */
 };
 
 /*
