@@ -310,6 +310,24 @@ static inline int pctr_seq_busy_(pctr_t *p)
 	return 1;
 }
 
+/*
+ * Version 1's sequence at the start of a read, into *@seq: 1 once it is
+ * even (no update under way), 0 if the page is dead (read by ioctl).
+ */
+static inline int pctr_seq_begin_(pctr_t *p,
+				  const volatile struct pctr_page *pg,
+				  uint32_t *seq)
+{
+	for (;;) {
+		*seq = pg->pg_seq;
+		pctr_barrier_(pg);
+		if (!(*seq & 1))
+			return 1;
+		if (!pctr_seq_busy_(p))
+			return 0;
+	}
+}
+
 /* Is the handle's page the calling thread's?  One thread-local load. */
 static inline int pctr_mine_(const pctr_t *p)
 {
@@ -331,13 +349,8 @@ static inline int pctr_view_(pctr_t *p, const volatile struct pctr_page *pg,
 	int ok;
 
 	for (;;) {
-		seq = pg->pg_seq;
-		pctr_barrier_(pg);
-		if (seq & 1) {
-			if (pctr_seq_busy_(p))
-				continue;
+		if (!pctr_seq_begin_(p, pg, &seq))
 			return 0;
-		}
 		/* Invalid (EIO; an older module's CPU binding: EAGAIN). */
 		if (pg->pg_flags & PCTR_PG_INVALID)
 			return 0;
@@ -474,13 +487,8 @@ static inline uint64_t pctr_read_times(pctr_t *p, unsigned int i,
 		}
 		ps = &pg->pg_slot[i];
 		for (;;) {
-			seq = pg->pg_seq;
-			pctr_barrier_(pg);
-			if (seq & 1) {
-				if (pctr_seq_busy_(p))
-					continue;
+			if (!pctr_seq_begin_(p, pg, &seq))
 				break;
-			}
 			if ((pg->pg_flags & (PCTR_PG_TIMES | PCTR_PG_INVALID)) !=
 			    PCTR_PG_TIMES || !ps->ps_mask)
 				break;
