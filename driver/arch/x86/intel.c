@@ -37,21 +37,9 @@
 /* A FIXED_CTR_CTRL field is four bits, as GETPCR has it (backend.h). */
 #define INTEL_FIXED_BITS	4
 
-#define INTEL_GLOBAL_FIXED0	32
-
 static u32 intel_fixed_slots(const struct pctr_x86 *x)
 {
 	return x->fixed_mask << PCTR_FIXED_BASE;
-}
-
-/* GLOBAL_CTRL bits of a set of slots. */
-static u64 intel_global_bits(const struct pctr_pmu *pmu, u32 slots)
-{
-	const struct pctr_x86 *x = pmu->priv;
-
-	return (slots & pctr_x86_general_slots(pmu)) |
-	       ((u64)((slots >> PCTR_FIXED_BASE) & x->fixed_mask) <<
-		INTEL_GLOBAL_FIXED0);
 }
 
 static int intel_encode(const struct pctr_pmu *pmu, unsigned int slot,
@@ -164,7 +152,7 @@ static noinline void intel_start_all(const struct pctr_pmu *pmu,
 	/* No stale overflow of an armed counter: its PMI is what counts. */
 	if (armed)
 		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_OVF,
-			       intel_global_bits(pmu, armed));
+			       pctr_x86_global_bits(pmu, armed));
 	pctr_x86_write_ctls(pmu, hw, general, armed);
 	if (fixed && unlikely(hw->shared))
 		fctrl |= intel_fixed_others(pmu, hw, fixed);
@@ -176,15 +164,16 @@ static noinline void intel_start_all(const struct pctr_pmu *pmu,
 		pctr_x86_set_armed((pctr_x86_armed() & ~hw->mask) | armed);
 		if (pmu->version >= 2)
 			pctr_x86_global_merge(hw, MSR_PCTR_INTEL_GLOBAL_CTRL,
-					      intel_global_bits(pmu, general |
-								fixed), true);
+					      pctr_x86_global_bits(pmu,
+								   general | fixed),
+					      true);
 		return;
 	}
 	pctr_x86_set_armed(armed);
 
 	if (pmu->version >= 2)
 		pctr_x86_wrmsr(hw, MSR_PCTR_INTEL_GLOBAL_CTRL,
-			       intel_global_bits(pmu, general | fixed));
+			       pctr_x86_global_bits(pmu, general | fixed));
 }
 
 /*
@@ -210,7 +199,7 @@ static void intel_start(const struct pctr_pmu *pmu, struct pctr_hw *hw)
 	    !pctr_x86_start_held(pmu, hw, general, fctrl,
 				 MSR_PCTR_INTEL_GLOBAL_CTRL, general |
 				 (u64)(fixed >> PCTR_FIXED_BASE) <<
-				 INTEL_GLOBAL_FIXED0))
+				 PCTR_X86_GLOBAL_FIXED0))
 		intel_start_all(pmu, hw);
 }
 
@@ -233,13 +222,13 @@ static u32 intel_overflow_status(const struct pctr_pmu *pmu)
 	if (pctr_rdmsr(MSR_PCTR_INTEL_GLOBAL_STATUS, &st))
 		return 0;
 	return (st & pctr_x86_general_slots(pmu)) |
-	       (u32)((st >> INTEL_GLOBAL_FIXED0) & x->fixed_mask) <<
+	       (u32)((st >> PCTR_X86_GLOBAL_FIXED0) & x->fixed_mask) <<
 	       PCTR_FIXED_BASE;
 }
 
 static void intel_overflow_ack(const struct pctr_pmu *pmu, u32 slots)
 {
-	pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_OVF, intel_global_bits(pmu, slots));
+	pctr_wrmsr(MSR_PCTR_INTEL_GLOBAL_OVF, pctr_x86_global_bits(pmu, slots));
 }
 
 /*

@@ -276,19 +276,6 @@ u64 pctr_x86_read_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 	return val;
 }
 
-/*
- * The bits of @slots in the global control register: Intel's layout,
- * the general counters from bit 0 and the fixed ones from bit 32; AMD's
- * PerfMonV2 has the general ones alone (and no fixed slots).
- */
-u64 pctr_x86_global_bits(const struct pctr_pmu *pmu, u32 slots)
-{
-	const struct pctr_x86 *x = pmu->priv;
-
-	return (slots & pctr_x86_general_slots(pmu)) |
-	       (u64)((slots >> PCTR_FIXED_BASE) & x->fixed_mask) << 32;
-}
-
 /* stop() beside another owner's counters: only @hw's are stopped. */
 static noinline void pctr_x86_stop_shared(const struct pctr_pmu *pmu,
 					  struct pctr_hw *hw, u32 global_ctrl)

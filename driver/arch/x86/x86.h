@@ -67,6 +67,24 @@ static inline u32 pctr_x86_general_slots(const struct pctr_pmu *pmu)
 	return (u32)pctr_width_mask(pmu->ngeneral);
 }
 
+/* Bit of the first fixed counter in Intel's global registers. */
+#define PCTR_X86_GLOBAL_FIXED0	32
+
+/*
+ * The bits of @slots in the global registers (control, status, overflow
+ * reset): Intel's layout, the general counters from bit 0 and the fixed
+ * ones from bit 32; AMD's PerfMonV2 has the general ones alone (and no
+ * fixed slots).
+ */
+static inline u64 pctr_x86_global_bits(const struct pctr_pmu *pmu, u32 slots)
+{
+	const struct pctr_x86 *x = pmu->priv;
+
+	return (slots & pctr_x86_general_slots(pmu)) |
+	       (u64)((slots >> PCTR_FIXED_BASE) & x->fixed_mask) <<
+	       PCTR_X86_GLOBAL_FIXED0;
+}
+
 void pctr_x86_failed(struct pctr_hw *hw, u32 msr, bool write);
 
 /*
@@ -167,7 +185,6 @@ bool pctr_x86_start_held(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 			 u32 general, u64 fixed_ctrl, u32 global_ctrl, u64 on);
 void pctr_x86_stop(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		   u32 global_ctrl);
-u64 pctr_x86_global_bits(const struct pctr_pmu *pmu, u32 slots);
 void pctr_x86_global_merge(struct pctr_hw *hw, u32 msr, u64 bits, bool on);
 u64 pctr_x86_read_ctl(const struct pctr_pmu *pmu, struct pctr_hw *hw,
 		      unsigned int slot, u32 msr);
