@@ -51,16 +51,13 @@ unsigned int pctr_ctx_cpu_bindings(void)
 	return atomic_read(&pctr_cpu_binds);
 }
 
-/* The slots CPU bindings hold now: prog.c refuses them to threads. */
-u32 ctx_held_slots(void)
-{
-	return READ_ONCE(pctr_held_slots);
-}
-
-/* The same, for sysfs's "held_slots". */
+/*
+ * The slots CPU bindings hold now: prog.c refuses them to threads, and
+ * sysfs's "held_slots" shows them.  Any context.
+ */
 u32 pctr_ctx_held_slots(void)
 {
-	return ctx_held_slots();
+	return READ_ONCE(pctr_held_slots);
 }
 
 /*

@@ -87,7 +87,6 @@ struct pctr_prog {
 #define PCTR_PROG_INHERIT	BIT(6)
 
 /* ctx.c: the engine.  Counting calls: interrupts off, on the CPU. */
-u32 ctx_held_slots(void);		/* cpub.c's, any context */
 void ctx_start(struct pctr_ctx *ctx);
 void ctx_stop(struct pctr_ctx *ctx);
 void ctx_update(struct pctr_ctx *ctx);

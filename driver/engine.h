@@ -14,7 +14,7 @@
 struct file;
 struct vm_area_struct;
 
-/* ctx.c, cpub.c: the engine's figures, for sysfs */
+/* ctx.c, cpub.c: the engine's figures, for sysfs (held slots: prog.c too) */
 void pctr_ctx_starts(unsigned long *kept, unsigned long *loaded);
 unsigned long pctr_ctx_failures(void);
 unsigned int pctr_ctx_cpu_bindings(void);

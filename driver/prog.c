@@ -37,6 +37,7 @@
 
 #include "backend.h"
 #include "ctx.h"
+#include "engine.h"
 #include "page.h"
 #include "pmu_owner.h"
 #include "sample.h"
@@ -330,7 +331,7 @@ void prog_of(const struct pctr_ctx *ctx, struct pctr_prog *prog)
 static bool prog_takes_held(const struct pctr_ctx *ctx,
 			    const struct pctr_prog *prog)
 {
-	unsigned long m = prog->mask & ctx_held_slots();
+	unsigned long m = prog->mask & pctr_ctx_held_slots();
 	unsigned int s;
 
 	if (!m || (prog->flags & PCTR_PROG_INHERIT))
