@@ -113,7 +113,7 @@ __attribute__((constructor)) static void target_main(void)
 	pthread_join(th[1], NULL);
 	kid = fork();
 	if (kid == 0) {
-		spin_ms(10);
+		spin_ms(60);
 		_exit(0);
 	}
 	/* EINTR: the sparc64 guest restarts no call a stop interrupted. */
@@ -530,12 +530,17 @@ TEST_F_TIMEOUT(libpctx, follow_fork, 120)
 		else if (rec->e[i].ev == EV_EXIT && ex < 0)
 			ex = i;
 	}
-	/* The child (it spun 10 ms) counted from init_lwp to its exit. */
+	/*
+	 * The child (it spun 60 ms of CPU time) counted from init_lwp to
+	 * its exit: at least half, in user mode.  Its first copy-on-write
+	 * faults are kernel time of its CPU time: 7 ms of a 10 ms spin on
+	 * the sparc64 guest of a loaded builder (2.6 ms counted).
+	 */
 	ASSERT_LE(0, init);
 	ASSERT_LT(init, fini);
 	ASSERT_LT(fini, ex);
 	EXPECT_EQ(1, rec->e[init].lwp);
-	EXPECT_LE(5 * khz, rec->e[fini].val);
+	EXPECT_LE(30 * khz, rec->e[fini].val);
 	EXPECT_EQ(0, rec->e[ex].arg);
 	/* And the parent went on to its exec and exit 7. */
 	i = find(0, EV_EXIT, 0);
