@@ -18,7 +18,7 @@ mkdir -p "$bench"
 s_pids=()
 for k in "${kernels[@]}"; do
 	testing/vm/run --kernel "$k" --param pmu=sim --smp 2 \
-		--add testing/sample-check --add testing/sample-attach --add testing/sample-system --add testing/sample-unpriv \
+		--add testing/sample-check --add testing/sample-kernel --add testing/sample-attach --add testing/sample-system --add testing/sample-unpriv \
 		"${top_check_adds[@]}" \
 		-- sh ./sample-check >"$bench/sample-$k.log" 2>&1 &
 	s_pids+=($!)

@@ -81,8 +81,8 @@ suite_args() {
 	# Sampling on every kernel (issue 12): 6.1's guests run its parts
 	# 0-7 (testing/sample-check says why); the rest on 6.12.
 	case $k in
-	6.1.*) what=("sample07_$v") extra=(--add testing/sample-check --add testing/sample-unpriv) ;;
-	*)	what=("sample_$v") extra=(--add testing/sample-check --add testing/sample-attach --add testing/sample-system --add testing/sample-unpriv
+	6.1.*) what=("sample07_$v") extra=(--add testing/sample-check --add testing/sample-kernel --add testing/sample-unpriv) ;;
+	*)	what=("sample_$v") extra=(--add testing/sample-check --add testing/sample-kernel --add testing/sample-attach --add testing/sample-system --add testing/sample-unpriv
 			"${top_check_adds[@]}") ;;
 	esac
 	# QEMU's flags under PMIs (issue 26 point 10), on every kernel.
