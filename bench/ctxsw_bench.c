@@ -106,7 +106,35 @@ struct side {
 	int		err;
 	const char	*why;	/* what failed, for err */
 	pthread_barrier_t *go;
+	pid_t		tid;	/* set by the side's thread */
 };
+
+/*
+ * The times thread @tid was switched out (voluntary or not), from
+ * /proc; -1 if unknown.  The MSR counts are a switch of the two sides'
+ * own: another task preempting a counting side costs the counting its
+ * switch too, and would otherwise be charged to the ping-pong's.
+ */
+static double switches_of(pid_t tid)
+{
+	char path[64], line[128];
+	double n = 0, v;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %lf", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %lf", &v) == 1) {
+			n += v;
+			found++;
+		}
+	fclose(f);
+	return found == 2 ? n : -1;
+}
 
 static const char *mode_name(enum mode m)
 {
@@ -295,6 +323,7 @@ static void *pong(void *arg)
 	char c;
 	long i;
 
+	s->tid = syscall(SYS_gettid);
 	s->err = counters_on(s);
 	pthread_barrier_wait(s->go);
 	for (i = 0; i < s->trips && !s->err; i++) {
@@ -304,6 +333,14 @@ static void *pong(void *arg)
 		if (write(s->wfd, &c, 1) != 1)
 			break;
 	}
+	/*
+	 * Stay switched out, counters on, until run() has taken its last
+	 * MSR snapshot and closed the pipe: this side's counters_off() and
+	 * exit would otherwise fall inside the counted window (pinned to
+	 * the same CPU, they run before the other side reads the counts).
+	 */
+	while (read(s->rfd, &c, 1) > 0)
+		;
 	if (!s->err)
 		s->err = counted_all(s);
 	counters_off(s);
@@ -336,6 +373,7 @@ static double run(enum mode mode, long trips, int pctr_fd, const char **why,
 		  struct bench_counts *cnt)
 {
 	struct bench_counts c0, c1;
+	double sw0 = -1, sw1 = -1;
 	pthread_barrier_t go;
 	struct side other;
 	struct side me;
@@ -358,8 +396,11 @@ static double run(enum mode mode, long trips, int pctr_fd, const char **why,
 	pthread_create(&t, NULL, pong, &other);
 	me.err = counters_on(&me);
 	pthread_barrier_wait(&go);
-	if (cnt)
+	me.tid = syscall(SYS_gettid);
+	if (cnt) {
+		sw0 = switches_of(me.tid) + switches_of(other.tid);
 		bench_count_read(&c0);
+	}
 	t0 = bench_now_ns();
 	for (i = 0; i < trips && !me.err && !other.err; i++) {
 		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
@@ -369,7 +410,10 @@ static double run(enum mode mode, long trips, int pctr_fd, const char **why,
 	t1 = bench_now_ns();
 	if (cnt) {
 		bench_count_read(&c1);
-		bench_count_diff(&c0, &c1, 2.0 * trips, cnt);
+		sw1 = switches_of(me.tid) + switches_of(other.tid);
+		/* 2 * trips: the switches, if /proc cannot say */
+		bench_count_diff(&c0, &c1, sw0 >= 0 && sw1 > sw0 ?
+				 sw1 - sw0 : 2.0 * trips, cnt);
 	}
 	/* Let the other side go if it is waiting. */
 	close(ab[1]);
@@ -513,7 +557,8 @@ int main(int argc, char **argv)
 		       "figures are instructions executed (exact, repeatable)\n");
 	printf("added: median over the rounds of (mode - that round's baseline);\n"
 	       "rdmsr, wrmsr, rdpmc: the kernel's MSR accesses a switch, over the\n"
-	       "baseline's (msr tracepoints, a run of their own); CR4 writes are not\n"
+	       "baseline's (msr tracepoints, a run of their own; a switch: one of the\n"
+	       "two threads' own, as /proc counts them); CR4 writes are not\n"
 	       "countable here (Documentation/benchmarks.rst)\n\n");
 	printf("%-20s %14s %12s %6s %6s %6s\n", "mode",
 	       icount ? "insns/switch" : "ns/switch",
@@ -550,7 +595,7 @@ int main(int argc, char **argv)
 		if (m != BASELINE)
 			bench_at("@fig ctxsw.add.%s %.1f %s added per switch: %s\n",
 			       modes[m].key, add[m], unit, mode_name(m));
-		bench_at("@cnt ctxsw.%s %.2f %.2f %.2f\n", modes[m].key,
+		bench_at("@cnt ctxsw.%s %.4f %.4f %.4f\n", modes[m].key,
 			 cnt[m].n[BENCH_RDMSR], cnt[m].n[BENCH_WRMSR],
 			 cnt[m].n[BENCH_RDPMC]);
 	}
