@@ -150,6 +150,18 @@ $(B)/lib/libpctx.a:
 
 all: module userspace
 
+# $(call cc_prog,FLAGS,SOURCES,LINK-ARGS): each source compiled alone into
+# $(B)/obj/PROGRAM/, then linked with LINK-ARGS into the program: a
+# compiler cache (make check's ccache, testing/check) keeps compiles, and
+# cannot keep a compile-and-link.
+prog_obj = $(B)/obj/$(patsubst $(B)/%,%,$@)
+define cc_prog
+@mkdir -p $(prog_obj)
+set -e; for s in $(2); do \
+	$(CC) $(1) -c -o $(prog_obj)/$$(basename $$s .c).o $$s; done
+$(CC) $(1) -o $@ $(patsubst %.c,$(prog_obj)/%.o,$(notdir $(2))) $(3)
+endef
+
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
 
@@ -266,8 +278,8 @@ examples: $(EXAMPLES)
 
 $(B)/examples/%: examples/%.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CPC_INC) $(CFLAGS) -o $@ $< \
-		$(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
+	$(call cc_prog,$(CPPFLAGS) $(CPC_INC) $(CFLAGS),$<,\
+		$(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS))
 
 tools: $(TOOLS)
 
@@ -275,14 +287,14 @@ benches: $(BENCHES)
 
 $(B)/bench/%: bench/%.c bench/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< $(B)/lib/libpctr.a
+	$(call cc_prog,$(CPPFLAGS) $(CFLAGS) -pthread,$<,$(B)/lib/libpctr.a)
 
 # read_bench: the reads and their table, and the parts of a round.
 $(B)/bench/read_bench: bench/read_bench.c bench/read_bench_parts.c bench/read_bench.h \
 		bench/bench.h $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ bench/read_bench.c \
-		bench/read_bench_parts.c $(B)/lib/libpctr.a
+	$(call cc_prog,$(CPPFLAGS) $(CFLAGS) -pthread,bench/read_bench.c \
+		bench/read_bench_parts.c,$(B)/lib/libpctr.a)
 
 # pctr load, unload and status (tools/pctr/admin.c): through libkmod.
 ADMIN_SRCS	:= tools/pctr/admin.c tools/pctr/admin.h lib/pctr_internal.h
@@ -311,9 +323,9 @@ $(B)/tools/pctr: $(PCTR_SRCS) $(PCTR_HDRS) $(ADMIN_SRCS) \
 		 $(B)/lib/libcpc.a $(CPC_HDRS) \
 		 $(B)/lib/libpctr.a lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ $(PCTR_SRCS) \
-		$(filter %.c,$(ADMIN_SRCS)) $(B)/lib/libcpc.a $(B)/lib/libpctr.a \
-		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf -ljson-c
+	$(call cc_prog,$(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread,$(PCTR_SRCS) \
+		$(filter %.c,$(ADMIN_SRCS)),$(B)/lib/libcpc.a $(B)/lib/libpctr.a \
+		$(LDFLAGS) $(CPC_LDLIBS) $(ADMIN_LDLIBS) -ldw -lelf -ljson-c)
 
 # pmdapctr (tools/pmdapctr/), the PCP agent, when PCP's agent headers are
 # installed (libpcp-pmda3-dev); PMDA=0 leaves it out.  Built into
@@ -342,8 +354,8 @@ endif
 $(PMDA_DIR)/pmdapctr: $(PMDA_SRCS) $(PMDA_HDRS) $(B)/lib/libpctr.a lib/pctr.h \
 		      uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(PMDA_SRCS) $(B)/lib/libpctr.a \
-		$(LDFLAGS) -lpcp_pmda -lpcp
+	$(call cc_prog,$(CPPFLAGS) $(CFLAGS),$(PMDA_SRCS),$(B)/lib/libpctr.a \
+		$(LDFLAGS) -lpcp_pmda -lpcp)
 
 $(PMDA_DIR)/help.dir: tools/pmdapctr/help tools/pmdapctr/root \
 		      tools/pmdapctr/pmns tools/pmdapctr/domain.h
@@ -358,8 +370,9 @@ $(B)/tools/cputrack $(B)/tools/cpustat: $(B)/tools/%: tools/cpc/%.c \
 		 $(B)/lib/libcpc.a \
 		 $(B)/lib/libpctr.a $(CPC_HDRS) lib/pctr.h uapi/linux/pctr.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread -o $@ $< \
-		tools/cpc/cpcspec.c tools/cpc/cpctool.c $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(LDFLAGS) $(CPC_LDLIBS)
+	$(call cc_prog,$(CPPFLAGS) $(CPC_CPPFLAGS) $(CFLAGS) -pthread,$< \
+		tools/cpc/cpcspec.c tools/cpc/cpctool.c,$(B)/lib/libcpc.a \
+		$(B)/lib/libpctr.a $(LDFLAGS) $(CPC_LDLIBS))
 
 selftests: $(SELFTESTS)
 
@@ -368,8 +381,8 @@ selftests: $(SELFTESTS)
 $(B)/selftests/%: selftests/%.c selftests/pctr_test.h $(B)/lib/libpctr.a uapi/linux/pctr.h
 	@test -n "$(KSFT)" || { echo "kselftest harness not found: run testing/vm/install-deps" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread -o $@ \
-		$(filter %.c,$^) $(B)/lib/libpctr.a
+	$(call cc_prog,$(CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread,\
+		$(filter %.c,$^),$(B)/lib/libpctr.a)
 
 CPC_TESTS	:= $(B)/selftests/cpc_test $(B)/selftests/cpc_inherit_test \
 		   $(B)/selftests/cpc_bind_test
@@ -381,8 +394,8 @@ $(B)/selftests/pctx_test: $(B)/selftests/%: \
 			 uapi/linux/pctr.h
 	@test -n "$(KSFT)" || { echo "kselftest harness not found: run testing/vm/install-deps" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare -Wno-clobbered -pthread \
-		-o $@ $< $(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS)
+	$(call cc_prog,$(CPPFLAGS) $(CPC_CPPFLAGS) -I$(KSFT) $(CFLAGS) -Wno-sign-compare \
+		-Wno-clobbered -pthread,$<,$(B)/lib/libcpc.a $(B)/lib/libpctr.a $(CPC_LDLIBS))
 
 # Two builds of one test: page versions 2 and 1.
 $(B)/selftests/page_abi_test $(B)/selftests/page_abi_v1_test: selftests/page_abi.h
@@ -420,8 +433,8 @@ selftests: $(OBSD_PCTR)
 $(OBSD_PCTR): selftests/openbsd/obsd_pctr.c $(COMPAT_OBSD_HDRS) lib/pctr.h \
 	      uapi/linux/pctr.h $(B)/lib/libpctr.a
 	@mkdir -p $(dir $@)
-	$(CC) -I$(CURDIR)/compat/openbsd -I$(CURDIR)/lib -I$(CURDIR)/uapi \
-		$(CFLAGS) -Werror -o $@ $< $(B)/lib/libpctr.a
+	$(call cc_prog,-I$(CURDIR)/compat/openbsd -I$(CURDIR)/lib -I$(CURDIR)/uapi \
+		$(CFLAGS) -Werror,$<,$(B)/lib/libpctr.a)
 
 # make run: plain TCG first (no PMU: pctr says so and offers the TSC),
 # then the Intel backend counting a program on the bench's EMULATED PMU

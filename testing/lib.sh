@@ -29,6 +29,23 @@ if [[ $self == [0-9][0-9]-*.sh ]] && [ -z "${PCTR_CHECK_RESULTS:-}" ]; then
 	exec "$top/testing/check" "${self%.sh}"
 fi
 
+# The project's own compiles go through ccache (testing/vm/install-deps
+# installs it), its cache outside the clone like the other caches
+# (PCTR_CACHE): a warm check compiles only what changed, and the
+# compilers' warnings are kept with the objects and printed again, so
+# the quality checks still see them.  Paths are hashed relative to the
+# tree, so clones at one path share it.  What builds a cache of its own
+# (QEMU, the kernels, busybox, PAPI) runs with CCACHE_DISABLE
+# (no_ccache).  PCTR_CCACHE=0 leaves ccache out.
+if [ "${PCTR_CCACHE:-1}" != 0 ] && [ -z "${CCACHE_DIR:-}" ] &&
+   mkdir -p "${PCTR_CACHE:-/var/cache/pctr}/ccache" 2>/dev/null &&
+   [ -w "${PCTR_CACHE:-/var/cache/pctr}/ccache" ]; then
+	export CCACHE_DIR=${PCTR_CACHE:-/var/cache/pctr}/ccache
+	export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G
+	export PATH=/usr/lib/ccache:$PATH
+fi
+no_ccache() { CCACHE_DISABLE=1 "$@"; }
+
 pass=0 fail=0 skip=0
 failed=()
 

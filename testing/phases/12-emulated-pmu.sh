@@ -22,7 +22,7 @@ emu=$logdir/emu
 mkdir -p "$emu"
 rm -f "$emu"/hybrid[.-]*
 t0=$(date +%s)
-if testing/vm/qemu/build >"$emu/qemu-build.log" 2>&1; then
+if no_ccache testing/vm/qemu/build >"$emu/qemu-build.log" 2>&1; then
 	echo "check: QEMU with the emulated PMU: $(grep -o 'built in [0-9]*s' "$emu/qemu-build.log" || echo cached), phase $(($(date +%s) - t0))s"
 	emu_ok=1
 else

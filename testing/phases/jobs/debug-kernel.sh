@@ -25,7 +25,7 @@ dbg=$logdir/debug
 rm -rf "$dbg"
 mkdir -p "$dbg"
 t=$(date +%s)
-ktree=$(testing/vm/kernel/build-debug debug 2>"$dbg/build.log") || exit 0
+ktree=$(no_ccache testing/vm/kernel/build-debug debug 2>"$dbg/build.log") || exit 0
 echo "$ktree" >"$dbg/ktree"
 echo $(($(date +%s) - t)) >"$dbg/ready.secs"
 testing/vm/build-module debug W=1 >"$dbg/module.log" 2>&1

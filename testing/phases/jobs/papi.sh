@@ -31,7 +31,7 @@ papi=$logdir/papi
 rm -rf "$papi"
 mkdir -p "$papi"
 t0=$(date +%s)
-testing/papi/build >"$papi/prefix" 2>"$papi/build.log"
+no_ccache testing/papi/build >"$papi/prefix" 2>"$papi/build.log"
 echo $? >"$papi/build.rc"
 echo $(($(date +%s) - t0)) >"$papi/build.secs"
 prefix=$(tail -n 1 "$papi/prefix")

@@ -34,11 +34,13 @@ testing/vm/sparc64/build-busybox --check >/dev/null || cold+=" busybox"
 echo "$cold" >"$sgd/cold"
 t=$(date +%s)
 if [ -n "$cold" ]; then
+	export CCACHE_DISABLE=1	# each has a cache of its own (testing/lib.sh)
 	{ testing/vm/qemu/build-sparc64 &&
 	  for sk in "${sparc_kernels[@]}"; do
 		testing/vm/kernel/build-sparc64-guest "$sk" || exit 1
 	  done &&
 	  testing/vm/sparc64/build-busybox; } >"$sgd/build.log" 2>&1
+	unset CCACHE_DISABLE
 fi
 echo $(($(date +%s) - t)) >"$sgd/build.secs"
 for sk in "${sparc_kernels[@]}"; do
