@@ -435,8 +435,9 @@ TEST_F_TIMEOUT(sim, help_lists_events, 120)
 	ls = strstr(stat, "\tCPU performance counter interface: ");
 	ASSERT_NE(NULL, lt) TH_LOG("%s", track);
 	ASSERT_NE(NULL, ls) TH_LOG("%s", stat);
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		EXPECT_NE(NULL, strstr(lt, want[i])) TH_LOG("%u: %s", i, track);
+	}
 	EXPECT_STREQ(lt, ls);
 }
 

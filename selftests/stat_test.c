@@ -485,8 +485,9 @@ TEST_F(sim, threads_and_children_are_counted)
 	 * and TCG's time is too uneven to compare the spinners: the
 	 * emulated Intel PMU's test below counts their instructions.)
 	 */
-	for (i = 0; i < pt.n && i < 16; i++)
+	for (i = 0; i < pt.n && i < 16; i++) {
 		EXPECT_LT(0, pt.big[i]) TH_LOG("%s", out);
+	}
 }
 
 /*
