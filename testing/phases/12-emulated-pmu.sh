@@ -20,7 +20,6 @@
 # PCTR_EMU_VENDORS="intel amd" chooses the vendors.
 emu=$logdir/emu
 mkdir -p "$emu"
-rm -f "$emu"/hybrid[.-]*
 t0=$(date +%s)
 if no_ccache testing/vm/qemu/build >"$emu/qemu-build.log" 2>&1; then
 	echo "check: QEMU with the emulated PMU: $(grep -o 'built in [0-9]*s' "$emu/qemu-build.log" || echo cached), phase $(($(date +%s) - t0))s"
@@ -107,9 +106,10 @@ suite_args() {
 		[ "$k" = "$kb" ] && [ $v = intel ] && stat=1 what+=(stat) ;;
 	esac
 }
-# One vendor's guests, kernel after kernel (then the hybrid guest, for
-# the last vendor, with hybrid as $3, and the benchmark, for the first,
-# with bench as $2): the log, its exit status and its time in files.
+# One vendor's guests, kernel after kernel: the log, its exit status and
+# its time in files.  The benchmark and the hybrid Intel guests ran in
+# the background beside the selftests' phase
+# (testing/phases/jobs/emulated-side.sh); their results are read here.
 suite_stream() {
 	local v=$1 k t1
 	for k in $kernels_suite; do
@@ -123,38 +123,6 @@ suite_stream() {
 		echo $? >"$emu/suite-$v-$k.rc"
 		echo $(($(date +%s) - t1)) >"$emu/suite-$v-$k.secs"
 	done
-	# The hybrid Intel part (issue 26 point 11) in the last stream
-	# (the other has the benchmark): P-cores 8 + 4, E-cores 6 + 3, two
-	# vCPUs (one of each), on each kernel, hybrid_test (perf leaves
-	# counts in the P-core's own counters) and scrub_test.  6.1 hangs
-	# bringing up a second vCPU under -icount (vm/run), so its guest
-	# runs without it, and scrub_test leaves out its bounds on a count
-	# (PCTR_COUNTS_INEXACT).  PCTR_EMU_HYBRID=0 leaves it out.
-	if [ "${3:-}" = hybrid ] && [ "${PCTR_EMU_HYBRID:-1}" = 1 ]; then
-		for k in $kernels_suite; do
-			hybrid_guest "$k"
-		done
-	fi
-	[ "${2:-}" = bench ] || return 0
-	t1=$(date +%s)
-	bench/bench --quick --only icount --kernel "$kb" >"$emu/bench.log" 2>&1
-	echo $? >"$emu/bench.rc"
-	echo $(($(date +%s) - t1)) >"$emu/bench.secs"
-}
-# The hybrid guest of kernel $1: its log, exit status and time in
-# $emu/hybrid-KERNEL.*.
-hybrid_guest() {
-	local k=$1 t1 opt=() env=
-	case $k in
-	6.1.*) opt=(--no-icount) env="PCTR_COUNTS_INEXACT=1 " ;;
-	esac
-	t1=$(date +%s)
-	testing/vm/run --kernel "$k" --emulated-pmu intel-hybrid --smp 2 "${opt[@]}" \
-		--perf -- sh -c "dmesg | grep 'pctr: intel'
-			${env}PCTR_NO_SIM=1 /pctr/selftests/run_all /pctr/selftests/hybrid_test /pctr/selftests/scrub_test" \
-		>"$emu/hybrid-$k.log" 2>&1
-	echo $? >"$emu/hybrid-$k.rc"
-	echo $(($(date +%s) - t1)) >"$emu/hybrid-$k.secs"
 }
 # lines_found LABEL LOG RE...: whether every extended regexp RE matches
 # a line of LOG; each one that does not is shown as "  LABEL RE".
@@ -184,7 +152,7 @@ bench_results() {
 	local log rc t num cnt rows_ok verdicts_ok guards_ok key summary
 	log=$emu/bench.log
 	rc=$(cat "$emu/bench.rc" 2>/dev/null || echo 125)
-	echo "check: make bench, short, on the emulated Intel PMU: $(cat "$emu/bench.secs" 2>/dev/null)s (exit $rc; beside the AMD guests)"
+	echo "check: make bench, short, on the emulated Intel PMU: $(cat "$emu/bench.secs" 2>/dev/null)s (exit $rc; in the background, testing/phases/jobs/emulated-side.sh)"
 	t="[bench intel $kb]"
 	num='[0-9]+(\.[0-9]+)?'
 	cnt="( +($num|-)){3}"	# rdmsr, wrmsr, rdpmc
@@ -273,11 +241,8 @@ bench_results() {
 vendors=(${PCTR_EMU_VENDORS:-intel amd})
 if [ $emu_ok = 1 ]; then
 	s_pids=()
-	for i in "${!vendors[@]}"; do
-		b=- h=
-		[ "$i" = 0 ] && b=bench
-		[ "$i" = $((${#vendors[@]} - 1)) ] && h=hybrid
-		suite_stream "${vendors[$i]}" $b $h &
+	for v in "${vendors[@]}"; do
+		suite_stream "$v" &
 		s_pids+=($!)
 	done
 	wait "${s_pids[@]}"

@@ -83,7 +83,7 @@ suite_results() {
 }
 
 # The hybrid Intel guest of kernel $1 (issue 26 point 11;
-# 12-emulated-pmu.sh's hybrid_guest): the core types and counters each
+# testing/phases/jobs/emulated-side.sh): the core types and counters each
 # vCPU reports, pctr offering the common 6 + 3 and saying the CPU is
 # hybrid, and hybrid_test (the P-core's own counters read zero through
 # rdpmc, an E-core faults on them) and scrub_test, every test run and
