@@ -636,7 +636,7 @@ TEST_F_TIMEOUT(backend, thread_counts_beside_a_cpu_binding, 60)
 TEST_F_TIMEOUT(backend, cpu_binding_counts_on_beside_a_thread, 60)
 {
 	const struct backend *be = &variant->be;
-	int cpu = self->ncpu - 1, fix = be->fix_insns, tfix, fd, fb, i;
+	int cpu = self->ncpu - 1, fix = be->fix_insns, tfix, fd, fb, i, r;
 	uint64_t d[2], f[2], t[2], c[2], v;
 	struct pctrst b[3];
 	struct pctrstx x[3];
@@ -671,24 +671,42 @@ TEST_F_TIMEOUT(backend, cpu_binding_counts_on_beside_a_thread, 60)
 	/* Once first: usleep()'s symbol bound, the pages touched in. */
 	usleep(1000);
 	run_insns(1000);
-	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, ioc(fb, PCIOCRD, &b[i]));
-		ASSERT_EQ(0, ioc(fd, PCIOCRDX, &x[i]));
-		if (i == 2)
-			break;
-		/* Switched out and in: each stop and start beside the other. */
-		usleep(1000);
-		run_insns(i ? 1100000 : 100000);
-	}
+	/*
+	 * The sim counts time: a host's preemption of the vCPU falls in
+	 * whichever loop it falls in (a starved debug guest once counted
+	 * 2686843 for the short loop, 814406 for the long).  Three pairs
+	 * there, each loop's least count taken for the thread's; the
+	 * binding's from the first pair, whose two counters agree.
+	 */
 	memset(f, 0, sizeof(f));
 	memset(c, 0, sizeof(c));
-	for (i = 0; i < 2; i++) {
-		d[i] = b[i + 1].pctr_hwc[0] - b[i].pctr_hwc[0];
-		t[i] = x[i + 1].pctr_st.pctr_hwc[1] - x[i].pctr_st.pctr_hwc[1];
-		if (fix >= 0) {
-			f[i] = b[i + 1].pctr_hwc[fix] - b[i].pctr_hwc[fix];
-			c[i] = x[i + 1].pctr_st.pctr_hwc[tfix] -
-			       x[i].pctr_st.pctr_hwc[tfix];
+	t[0] = t[1] = c[0] = c[1] = UINT64_MAX;
+	for (r = 0; r < (be->exact ? 1 : 3); r++) {
+		for (i = 0; i < 3; i++) {
+			ASSERT_EQ(0, ioc(fb, PCIOCRD, &b[i]));
+			ASSERT_EQ(0, ioc(fd, PCIOCRDX, &x[i]));
+			if (i == 2)
+				break;
+			/* Switched out and in: each stop and start beside the other. */
+			usleep(1000);
+			run_insns(i ? 1100000 : 100000);
+		}
+		for (i = 0; i < 2; i++) {
+			v = x[i + 1].pctr_st.pctr_hwc[1] - x[i].pctr_st.pctr_hwc[1];
+			t[i] = v < t[i] ? v : t[i];
+			if (!r) {
+				d[i] = b[i + 1].pctr_hwc[0] - b[i].pctr_hwc[0];
+				if (fix >= 0)
+					f[i] = b[i + 1].pctr_hwc[fix] -
+					       b[i].pctr_hwc[fix];
+			}
+			if (fix >= 0) {
+				v = x[i + 1].pctr_st.pctr_hwc[tfix] -
+				    x[i].pctr_st.pctr_hwc[tfix];
+				c[i] = v < c[i] ? v : c[i];
+			} else {
+				c[i] = 0;
+			}
 		}
 	}
 	TH_LOG("%s: CPU %d's binding %llu and %llu (fixed %llu, %llu), the thread beside it %llu and %llu (fixed %llu, %llu) for loops of 100000 and 1100000",
