@@ -243,16 +243,6 @@ static void bind_racing_exec(struct bread *r, pid_t *tgt, int e)
 }
 
 /*
- * Seizes its spinning child, binds it (0; EAGAIN while a CPU binding
- * exists), detaches, and then one of: reads and releases (after which
- * the descriptor reads the binder's own, empty, counters); reads in
- * another thread while this one closes the descriptor (the reader ends
- * at EBADF); kills the target (after detaching, or still traced) and
- * reads the final values twice; has it exec, and reads the final
- * values likewise; closes without releasing; or has it exec while the
- * binding is being set up.
- */
-/*
  * The next of the NB_TB_MODES ways to use a binding: each round of them
  * in a random order, so that every way is taken once a round.  Drawn
  * independently, one (closing while a read waits) never came up in the
@@ -278,6 +268,16 @@ static int next_mode(unsigned int *seed)
 	return bag[--left];
 }
 
+/*
+ * Seizes its spinning child, binds it (0; EAGAIN while a CPU binding
+ * exists), detaches, and then one of: reads and releases (after which
+ * the descriptor reads the binder's own, empty, counters); reads in
+ * another thread while this one closes the descriptor (the reader ends
+ * at EBADF); kills the target (after detaching, or still traced) and
+ * reads the final values twice; has it exec, and reads the final
+ * values likewise; closes without releasing; or has it exec while the
+ * binding is being set up.
+ */
 void thread_binder(unsigned int seed)
 {
 	struct pctr_bind b;

@@ -37,10 +37,10 @@ fi
 # tree, so clones at one path share it.  What builds a cache of its own
 # (QEMU, the kernels, busybox, PAPI) runs with CCACHE_DISABLE
 # (no_ccache).  PCTR_CCACHE=0 leaves ccache out.
+ccache_dir=${PCTR_CACHE:-/var/cache/pctr}/ccache
 if [ "${PCTR_CCACHE:-1}" != 0 ] && [ -z "${CCACHE_DIR:-}" ] &&
-   mkdir -p "${PCTR_CACHE:-/var/cache/pctr}/ccache" 2>/dev/null &&
-   [ -w "${PCTR_CACHE:-/var/cache/pctr}/ccache" ]; then
-	export CCACHE_DIR=${PCTR_CACHE:-/var/cache/pctr}/ccache
+   mkdir -p "$ccache_dir" 2>/dev/null && [ -w "$ccache_dir" ]; then
+	export CCACHE_DIR=$ccache_dir
 	export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G
 	export PATH=/usr/lib/ccache:$PATH
 fi

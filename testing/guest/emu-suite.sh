@@ -1,14 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# sh ./emu-suite.sh [perf] [scrub] [stat] [msr] [sample_VENDOR|sample07_VENDOR]
-#                   [examples] [flags]
+# sh ./emu-suite.sh [perf] [scrub] [stat] [msr] [sample_VENDOR] [examples]
+#                   [flags]
 #
 # What a guest on the emulated PMU runs (make check's phase "the emulated
 # PMU"): emu-count.sh, the selftests on the real backend as root and as
 # uid 1000, and as asked scrub_test, stat_test, the register writes of
-# a context switch (emu-msr.sh), sample-check (its parts 0-7 only with
-# sample07_), the reference pages'
+# a context switch (emu-msr.sh), sample-check, the reference pages'
 # examples (testing/examples/guest-run), QEMU's flags under PMIs
 # (emu-flags.sh), then
 # emu-pmi.sh and perf's own tests with pctr unloaded: the cases of
@@ -17,7 +16,6 @@ sel=/pctr/selftests
 for a in "$@"; do
 	case "$a" in
 	sample_*) want_sample=${a#sample_} ;;
-	sample07_*) want_sample=${a#sample07_} sample_parts=0-7 ;;
 	*) eval "want_$a=1" ;;
 	esac
 done
@@ -39,7 +37,7 @@ su -s /bin/sh user -c "export PATH=$PATH; cd /work; \
 # module as it found it).
 if [ -n "$want_sample" ]; then
 	t0=$(cut -d. -f1 /proc/uptime)
-	PCTR_SAMPLE_PARTS=${sample_parts:-all} sh ./sample-check $want_sample 2>&1
+	sh ./sample-check $want_sample 2>&1
 	echo "# sample-check took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 fi
 # The reference pages' examples as testing/pkgtest built them (it

@@ -77,9 +77,7 @@ ex_built=$top/build/pkgtest/shared
 suite_args() {
 	local k=$1 v=$2 f
 	smp=() extra=() what=() stat=
-	# Sampling on every kernel (issue 12), every part (sample07_VENDOR
-	# would run parts 0-7 only: make check did so from e828ff4 to the
-	# ccache of 2026-11-28, which won more time than parts 8-10 cost).
+	# Sampling on every kernel (issue 12), every part.
 	what=("sample_$v") extra=(--add testing/sample-check --add testing/sample-kernel --add testing/sample-attach --add testing/sample-system --add testing/sample-unpriv
 		"${top_check_adds[@]}")
 	# QEMU's flags under PMIs (issue 26 point 10), on every kernel.

@@ -45,10 +45,7 @@ echo $(($(date +%s) - t)) >"$dbg/planted.secs"
 # makes 20000 calls here, not 100000 (each costs about six times as
 # much under KASAN and lockdep: 40000 took 194 s of this job's 987 on a
 # loaded builder), and 5 load/unload cycles show a leak as well as 10
-# would.  (cpc_test, cputrack_test and stat_test, 204 of the 709 s the
-# selftests took here in F22, were left out for the warm budget from
-# e828ff4 to the ccache of 2026-11-28, which won more than they cost.)
-# make soak runs the long ones on this kernel.
+# would.  make soak runs the long ones on this kernel.
 t=$(date +%s)
 testing/vm/run --kernel debug --smp 2 --no-load --timeout 1800 \
 	--add testing/vm/kernel/leakcheck --add "$dbg/planted/planted.ko" \
