@@ -99,6 +99,7 @@ FIXTURE_SETUP(x86)
 {
 	model_init(&self->m, variant->cpu.cfg);
 	model_pmi_on = model_pmi_off = model_pmi_late = 0;
+	model_pmi_exit = 0;
 	model_pmi_on_ret = 0;
 	model_no_apic = false;
 	pctr_arch.identify(&self->cpu);

@@ -858,7 +858,7 @@ void host_log(int level, const char *fmt, ...)
  * handler, LVTPC): recorded here, so tests can see reserve() turn it on,
  * release() off, and stop() report an overflow whose PMI may come late.
  */
-unsigned int model_pmi_on, model_pmi_off, model_pmi_late;
+unsigned int model_pmi_on, model_pmi_off, model_pmi_late, model_pmi_exit;
 int model_pmi_on_ret;
 bool model_no_apic;
 
@@ -871,6 +871,11 @@ int pctr_x86_pmi_on(struct pctr_pmu *pmu)
 void pctr_x86_pmi_off(struct pctr_pmu *pmu)
 {
 	model_pmi_off++;
+}
+
+void pctr_x86_pmi_exit(void)
+{
+	model_pmi_exit++;
 }
 
 void pctr_x86_pmi_pending(void)

@@ -148,11 +148,13 @@ int model_trace_find(struct x86_model *m, u32 msr, unsigned int from);
 
 /*
  * The overflow interrupt's kernel side (pmi.c), recorded: calls of
- * pctr_x86_pmi_on() (which returns model_pmi_on_ret), pctr_x86_pmi_off()
- * and pctr_x86_pmi_pending(); model_no_apic: no local APIC.
+ * pctr_x86_pmi_on() (which returns model_pmi_on_ret), pctr_x86_pmi_off(),
+ * pctr_x86_pmi_exit() and pctr_x86_pmi_pending(); model_no_apic: no local
+ * APIC.
  */
 struct pctr_pmu;
 extern unsigned int model_pmi_on, model_pmi_off, model_pmi_late;
+extern unsigned int model_pmi_exit;
 extern int model_pmi_on_ret;
 extern bool model_no_apic;
 /* The process of the thread that runs: pctr_x86_domain(). */

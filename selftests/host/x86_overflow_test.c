@@ -33,7 +33,10 @@ static u64 insns_fn(unsigned int slot)
 	return slot < PCTR_FIXED_BASE ? PCTR_FN(0x10, 1, UKE) : UKE;
 }
 
-/* reserve() turns the PMI on (or fails with it, unwound), release() off. */
+/*
+ * reserve() turns the PMI on (or fails with it, unwound), release() off;
+ * the handler itself goes only with exit(), at unload.
+ */
 TEST_F(x86, reserve_turns_pmi_on)
 {
 	X86_START(need_pmu);
@@ -43,6 +46,10 @@ TEST_F(x86, reserve_turns_pmi_on)
 	self->ops->release(&self->pmu);
 	EXPECT_EQ(has_notify(v) ? 1 : 0, model_pmi_off);
 	EXPECT_EQ(0, model_reserved_count(m));
+	EXPECT_EQ(0, model_pmi_exit);
+	ASSERT_NE(NULL, self->ops->exit);
+	self->ops->exit(&self->pmu);
+	EXPECT_EQ(has_notify(v) ? 1 : 0, model_pmi_exit);
 	if (!has_notify(v))
 		return;
 	model_pmi_on_ret = -EINVAL;

@@ -13,8 +13,8 @@ check "EBUSY while the NMI watchdog holds the counters: names it and its sysctl"
 sysctl -w kernel.nmi_watchdog=0 >/dev/null
 check "after the sysctl the message gave, pctr counts" 0 '^hold: counting' -- ./hold INSTRUCTION_RETIRED 0
 # pctr hands the counters back from a work item after its last user
-# ends (unregistering its NMI handler waits for RCU): until then perf's
-# events would be refused.  Wait for it, as a user would have to.
+# ends: until then perf's events would be refused.  Wait for it, as a
+# user would have to.
 i=0
 while [ $i -lt 20 ] && [ "$(cat /sys/class/misc/pctr/taken)" != 0 ]; do
 	sleep 1

@@ -5,9 +5,16 @@
  * handler claims the NMIs whose overflow status shows counters of ours
  * (the vendor's overflow_status(): Intel's and PerfMonV2's status
  * registers, or a legacy AMD counter armed at -left whose top bit went
- * clear).  Every other NMI is left to the kernel's other handlers, and
- * the handler is gone, LVTPC as it was, once the PMU is handed back: so
- * perf's PMIs and the NMI watchdog work as before.
+ * clear).  Every other NMI is left to the kernel's other handlers.  Once
+ * the PMU is handed back LVTPC is as it was and the handler claims
+ * nothing, so perf's PMIs and the NMI watchdog work as before.
+ *
+ * The handler and the CPU hotplug state are registered at the first
+ * taking and stay until the module is unloaded: registering them waits
+ * for other CPUs and unregistering for an RCU grace period, milliseconds
+ * on a 6.1 kernel, and a program that clears its last counter and sets
+ * one again (PAPI's stop and start) would pay that each time.  Taking
+ * and giving back only flip pmi_on and LVTPC, on every CPU by IPI.
  *
  * The core's interrupt path (pctr_pmu_interrupt()) runs in the NMI when
  * the NMI interrupted a context with interrupts on: none of the core's
@@ -19,6 +26,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/irq_work.h>
 #include <linux/irqflags.h>
@@ -59,7 +67,8 @@ static DEFINE_PER_CPU(bool, pmi_deferred);
 static DEFINE_PER_CPU(bool, pmi_late);
 
 static int pmi_cpuhp_state;
-static bool pmi_on;
+static bool pmi_registered;	/* handler and hotplug state, till unload */
+static bool pmi_on;		/* pctr holds the PMU: changed CPUs held */
 
 /*
  * apic_read()/apic_write() go through static calls that 6.12 does not
@@ -139,77 +148,132 @@ static int pctr_x86_nmi(unsigned int type, struct pt_regs *regs)
 	return NMI_HANDLED;
 }
 
-/* A CPU while pctr holds the PMU: PMIs come as NMIs.  On that CPU. */
+/* LVTPC to NMI on this CPU, the old value kept.  Interrupts off. */
+static void pmi_lvtpc_take(void)
+{
+	this_cpu_write(pmi_lvtpc_saved, pmi_lvtpc_read());
+	this_cpu_write(pmi_lvtpc_valid, true);
+	pmi_lvtpc_write(APIC_DM_NMI);
+}
+
+/* LVTPC as it was on this CPU.  Interrupts off. */
+static void pmi_lvtpc_restore(void)
+{
+	if (this_cpu_read(pmi_lvtpc_valid))
+		pmi_lvtpc_write(this_cpu_read(pmi_lvtpc_saved));
+	this_cpu_write(pmi_lvtpc_valid, false);
+	this_cpu_write(pmi_late, false);
+}
+
+static void pmi_take_ipi(void *unused)
+{
+	pmi_lvtpc_take();
+}
+
+static void pmi_restore_ipi(void *unused)
+{
+	pmi_lvtpc_restore();
+}
+
+/*
+ * A CPU comes online: PMIs come as NMIs if pctr holds the PMU.  On that
+ * CPU; pmi_on does not change under the hotplug lock.
+ */
 static int pmi_cpu_online(unsigned int cpu)
 {
 	unsigned long flags;
 
+	if (!READ_ONCE(pmi_on))
+		return 0;
 	local_irq_save(flags);
-	this_cpu_write(pmi_lvtpc_saved, pmi_lvtpc_read());
-	this_cpu_write(pmi_lvtpc_valid, true);
-	pmi_lvtpc_write(APIC_DM_NMI);
+	pmi_lvtpc_take();
 	local_irq_restore(flags);
 	return 0;
 }
 
-/* The PMU handed back (or the CPU going offline): LVTPC as it was. */
+/* A CPU goes offline: LVTPC as it was.  On that CPU. */
 static int pmi_cpu_offline(unsigned int cpu)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
-	if (this_cpu_read(pmi_lvtpc_valid))
-		pmi_lvtpc_write(this_cpu_read(pmi_lvtpc_saved));
-	this_cpu_write(pmi_lvtpc_valid, false);
-	this_cpu_write(pmi_late, false);
+	pmi_lvtpc_restore();
 	local_irq_restore(flags);
 	return 0;
 }
 
-/*
- * Taking the PMU (reserve()): the handler first, so that no PMI of ours
- * goes unclaimed, then LVTPC on every CPU, and on CPUs that come online
- * until release.  Process context, CPUs not held.
- */
-int pctr_x86_pmi_on(struct pctr_pmu *pmu)
+/* The first taking: the handler, then the hotplug state.  Till unload. */
+static int pmi_register(void)
 {
 	int cpu, ret;
 
+	if (pmi_registered)
+		return 0;
 	for_each_possible_cpu(cpu)
 		*per_cpu_ptr(&pmi_work, cpu) =
 			IRQ_WORK_INIT_HARD(pmi_deferred_fn);
-	WRITE_ONCE(pmi_on, true);
 	ret = register_nmi_handler(NMI_LOCAL, pctr_x86_nmi, 0, "pctr");
 	if (ret)
-		goto off;
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "pctr/x86:pmi",
-				pmi_cpu_online, pmi_cpu_offline);
-	if (ret < 0)
-		goto unregister;
+		return ret;
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "pctr/x86:pmi",
+					pmi_cpu_online, pmi_cpu_offline);
+	if (ret < 0) {
+		unregister_nmi_handler(NMI_LOCAL, "pctr");
+		return ret;
+	}
 	pmi_cpuhp_state = ret;
+	pmi_registered = true;
 	return 0;
+}
 
-unregister:
-	unregister_nmi_handler(NMI_LOCAL, "pctr");
-off:
-	WRITE_ONCE(pmi_on, false);
-	pr_warn("no overflow interrupt: NMI handler or CPU state failed (%d)\n",
-		ret);
-	return ret;
+/*
+ * Taking the PMU (reserve()): the handler is there before LVTPC points
+ * at NMI on every CPU, so that no PMI of ours goes unclaimed, and on CPUs
+ * that come online until release.  Process context, CPUs not held;
+ * callers serialise reserve() and release().
+ */
+int pctr_x86_pmi_on(struct pctr_pmu *pmu)
+{
+	int ret;
+
+	ret = pmi_register();
+	if (ret) {
+		pr_warn("no overflow interrupt: NMI handler or CPU state failed (%d)\n",
+			ret);
+		return ret;
+	}
+	cpus_read_lock();
+	WRITE_ONCE(pmi_on, true);
+	on_each_cpu(pmi_take_ipi, NULL, 1);
+	cpus_read_unlock();
+	return 0;
 }
 
 /*
  * Giving the PMU back (release()): every counter is stopped.  LVTPC as
- * it was, the handler gone (unregistering waits for a running one), and
- * any deferred interrupt run.  Process context.
+ * it was on every CPU, and any deferred interrupt run.  A CPU takes the
+ * IPI only once out of its NMI, so when on_each_cpu() returns no handler
+ * that saw pmi_on still runs, and later ones see it off.  Process
+ * context.
  */
 void pctr_x86_pmi_off(struct pctr_pmu *pmu)
 {
 	int cpu;
 
-	cpuhp_remove_state(pmi_cpuhp_state);
+	cpus_read_lock();
 	WRITE_ONCE(pmi_on, false);
-	unregister_nmi_handler(NMI_LOCAL, "pctr");
+	on_each_cpu(pmi_restore_ipi, NULL, 1);
+	cpus_read_unlock();
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&pmi_work, cpu));
+}
+
+/* Module unload, the PMU given back: the handler and hotplug state go. */
+void pctr_x86_pmi_exit(void)
+{
+	if (!pmi_registered)
+		return;
+	cpuhp_remove_state_nocalls(pmi_cpuhp_state);
+	unregister_nmi_handler(NMI_LOCAL, "pctr");
+	pmi_registered = false;
 }

@@ -553,6 +553,16 @@ void pctr_x86_release(struct pctr_pmu *pmu)
 }
 
 /*
+ * Module unload, the PMU given back: what the first reserve() set up
+ * to stay (the NMI handler, the hotplug state) goes.
+ */
+void pctr_x86_exit(struct pctr_pmu *pmu)
+{
+	if (pmu->flags & PCTR_PMU_NOTIFY)
+		pctr_x86_pmi_exit();
+}
+
+/*
  * Does counter 0 keep a value written to it?  Hypervisors that stub the
  * registers out (QEMU's TCG among them) read fine but drop the write;
  * Linux's own PMU check makes the same test.  Done only on a counter no

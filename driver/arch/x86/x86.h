@@ -135,7 +135,8 @@ static inline void pctr_x86_rdctr(const struct pctr_pmu *pmu,
 	.read		= vendor##_read,				\
 	.rdpmc_index	= vendor##_rdpmc_index,				\
 	.reserve	= pctr_x86_reserve,				\
-	.release	= pctr_x86_release
+	.release	= pctr_x86_release,				\
+	.exit		= pctr_x86_exit
 
 /*
  * The layers, each calling only those below it:
@@ -161,6 +162,7 @@ int pctr_amd_probe(struct pctr_pmu *pmu, const struct pctr_cpu_id *cpu,
  */
 int pctr_x86_pmi_on(struct pctr_pmu *pmu);
 void pctr_x86_pmi_off(struct pctr_pmu *pmu);
+void pctr_x86_pmi_exit(void);
 void pctr_x86_pmi_pending(void);
 bool pctr_x86_pmi_available(void);
 
@@ -208,6 +210,7 @@ static inline bool pctr_x86_loaded(const struct pctr_pmu *pmu,
 }
 int pctr_x86_reserve(struct pctr_pmu *pmu);
 void pctr_x86_release(struct pctr_pmu *pmu);
+void pctr_x86_exit(struct pctr_pmu *pmu);
 int pctr_x86_counter_holds_value(struct pctr_pmu *pmu,
 				 const struct pctr_x86 *x);
 int pctr_x86_no_counters(struct pctr_pmu *pmu, const char *fmt, ...)
