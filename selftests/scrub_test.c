@@ -47,12 +47,26 @@ FIXTURE_TEARDOWN(x86)
 	close(self->fd);
 }
 
+/*
+ * Instruction counts are exact on the emulated PMU under -icount and on
+ * hardware; PCTR_COUNTS_INEXACT=1 says they are not (the emulated PMU
+ * without -icount, where a 6.1 guest with two vCPUs has to run: the
+ * virtual clock's, which a fast loop can outrun): the bounds on a count
+ * are then left out, a count that must be large is run up to its size,
+ * and what the scrub and the switch must hold (zero from another's
+ * counter, rdpmc on) is kept.
+ */
+static bool counts_exact(void)
+{
+	return !getenv("PCTR_COUNTS_INEXACT");
+}
+
 /* The victim: counts its own instructions on slot 1 of CPU 0, then waits. */
 struct victim {
 	int		fd;
 	int		go[2], done[2];
 	uint64_t	before, after;
-	int		err;
+	int		err, trips;
 };
 
 static void *victim_thread(void *arg)
@@ -66,8 +80,12 @@ static void *victim_thread(void *arg)
 		v->err = errno;
 		return NULL;
 	}
-	run_insns(2000000);
-	st = rd_now(v->fd);
+	/* 4 million instructions, or (inexact counts) a count of that. */
+	do {
+		run_insns(2000000);
+		st = rd_now(v->fd);
+	} while (st.pctr_hwc[1] < 4000000 && !counts_exact() &&
+		 ++v->trips < 100);
 	v->before = st.pctr_hwc[1];
 	/* Switched out here: its raw count stays in counter 1 of CPU 0. */
 	if (write(v->go[1], "g", 1) != 1 || read(v->done[0], &c, 1) != 1)
@@ -94,18 +112,6 @@ static const struct pctr_page *count_inline(struct __test_metadata *_metadata,
 	ASSERT_TRUE(pg->pg_flags & PCTR_PG_RDPMC);
 	run_insns(1000);
 	return pg;
-}
-
-/*
- * Instruction counts are exact on the emulated PMU under -icount and on
- * hardware; PCTR_COUNTS_INEXACT=1 says they are not (the emulated PMU
- * without -icount, where a 6.1 guest with two vCPUs has to run): the
- * bounds on a count are then left out, and what the scrub and the
- * switch must hold (zero from another's counter, rdpmc on) is kept.
- */
-static bool counts_exact(void)
-{
-	return !getenv("PCTR_COUNTS_INEXACT");
 }
 
 TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
@@ -157,7 +163,7 @@ TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
 TEST_F(x86, own_counter_never_starts_from_another_process)
 {
 	const struct pctr_page *pg;
-	int go[2], done[2], status;
+	int go[2], done[2], status, k;
 	uint64_t raw, val;
 	pid_t pid;
 	char c;
@@ -174,7 +180,12 @@ TEST_F(x86, own_counter_never_starts_from_another_process)
 
 		if (fd < 0 || set(fd, 0, INSNS_U))
 			_exit(10);
-		run_insns(2000000);
+		/*
+		 * 2000000 iterations are 4 million instructions; where
+		 * counts are inexact the count is run up to that instead.
+		 */
+		for (k = 0; k < 100 && rd_now(fd).pctr_hwc[0] < 4000000; k++)
+			run_insns(2000000);
 		if (rd_now(fd).pctr_hwc[0] < 4000000)
 			_exit(11);
 		/* Switched out here: its count stays in counter 0 of CPU 0. */
@@ -182,14 +193,21 @@ TEST_F(x86, own_counter_never_starts_from_another_process)
 			_exit(12);
 		_exit(0);
 	}
-	ASSERT_EQ(1, read(go[0], &c, 1));
+	/* A child that gave up: EOF here, and its status says why. */
+	close(go[1]);
+	if (read(go[0], &c, 1) != 1) {
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_EQ(0, status)
+			TH_LOG("child status %#x: 10 set, 11 count", status);
+	}
 	pg = count_inline(_metadata, self->fd);
 	raw = rdpmc(0);
 	val = rd_now(self->fd).pctr_hwc[0];
 	TH_LOG("rdpmc(0) %llu, its value %llu", (unsigned long long)raw,
 	       (unsigned long long)val);
 	EXPECT_GT(1000000, raw);
-	EXPECT_LE(2000, val);
+	if (counts_exact())
+		EXPECT_LE(2000, val);
 	EXPECT_GT(1000000, val);
 	ASSERT_EQ(1, write(done[1], "d", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -280,13 +298,23 @@ TEST_F(x86, threads_of_one_process_count_exactly_across_switches)
 	       (unsigned long long)a.count, (unsigned long long)want,
 	       (unsigned long long)b.count,
 	       (unsigned long long)(2 * b.loop * TRIPS));
-	EXPECT_LE(want, a.count);
-	if (counts_exact())
+	/*
+	 * Inexact counts (the virtual clock's, without -icount) can fall
+	 * short of a fast loop's instructions: only that each counted.
+	 */
+	if (counts_exact()) {
+		EXPECT_LE(want, a.count);
 		EXPECT_GT(want + 500 * TRIPS, a.count);
+	} else {
+		EXPECT_LT(0, a.count);
+	}
 	want = 2 * b.loop * TRIPS;
-	EXPECT_LE(want, b.count);
-	if (counts_exact())
+	if (counts_exact()) {
+		EXPECT_LE(want, b.count);
 		EXPECT_GT(want + 500 * TRIPS, b.count);
+	} else {
+		EXPECT_LT(0, b.count);
+	}
 }
 
 /* user_rdpmc=0: no rdpmc for anyone, and the page says so. */
