@@ -26,6 +26,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 #include <libcpc.h>
 #include <errno.h>
@@ -38,12 +39,24 @@ static uint64_t val1;
 
 static volatile double work_sum;
 
+/*
+ * 10000 additions, and on for 2 ms of the clock at least: on the sim,
+ * whose counts are time, an overflow's interrupt (an hrtimer) can come
+ * late in a starved guest, and each iteration must outlast that for the
+ * handler's preset to arm a next overflow within the computation.
+ */
 static void work(void)
 {
+	struct timespec t0, t;
 	int i;
 
-	for (i = 0; i < 10000; i++)
-		work_sum += i * 0.5;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (i = 0; i < 10000; i++)
+			work_sum += i * 0.5;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L +
+		 (t.tv_nsec - t0.tv_nsec) < 2000000L);
 }
 
 #define USER_COMPUTATION work()
