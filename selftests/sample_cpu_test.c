@@ -258,13 +258,14 @@ static int one_run(struct __test_metadata *_metadata, struct tally *t,
  */
 TEST_F(cpus, two_processes_2_to_1)
 {
+	unsigned long iters = 40000000UL;
 	struct tally t;
 	double share = 0;
 	int tries, ret;
 
 	RETURN_IF_SKIPPED();
 	for (tries = 0; tries < 3; tries++) {
-		ret = one_run(_metadata, &t, 40000000UL);
+		ret = one_run(_metadata, &t, iters);
 		if (ret == -1)
 			SKIP(return, "no CPU to run on");
 		ASSERT_EQ(0, ret);
@@ -284,6 +285,15 @@ TEST_F(cpus, two_processes_2_to_1)
 		       (unsigned long long)t.n[1], (unsigned long long)t.user[1],
 		       (unsigned long long)t.own[1],
 		       (unsigned long long)t.kaddr, share);
+		/*
+		 * The sim's samples come with time: a faster host runs the
+		 * loops in fewer of them, too few to split (99 for worker 1
+		 * on a fast builder).  The next try runs twice as long.
+		 */
+		if (t.n[1] <= 100) {
+			iters *= 2;
+			continue;
+		}
 		if (share >= 60 && share <= 72)
 			break;
 	}
