@@ -61,12 +61,29 @@ static bool counts_exact(void)
 	return !getenv("PCTR_COUNTS_INEXACT");
 }
 
+/*
+ * 2000000 iterations, 4 million instructions, counted on slot @slot of
+ * @fd; where counts are inexact, on until it counts that many (100
+ * rounds at most).  What it counted.
+ */
+static uint64_t count_4m(int fd, unsigned int slot)
+{
+	uint64_t n;
+	int k = 0;
+
+	do {
+		run_insns(2000000);
+		n = rd_now(fd).pctr_hwc[slot];
+	} while (n < 4000000 && !counts_exact() && ++k < 100);
+	return n;
+}
+
 /* The victim: counts its own instructions on slot 1 of CPU 0, then waits. */
 struct victim {
 	int		fd;
 	int		go[2], done[2];
 	uint64_t	before, after;
-	int		err, trips;
+	int		err;
 };
 
 static void *victim_thread(void *arg)
@@ -80,13 +97,7 @@ static void *victim_thread(void *arg)
 		v->err = errno;
 		return NULL;
 	}
-	/* 4 million instructions, or (inexact counts) a count of that. */
-	do {
-		run_insns(2000000);
-		st = rd_now(v->fd);
-	} while (st.pctr_hwc[1] < 4000000 && !counts_exact() &&
-		 ++v->trips < 100);
-	v->before = st.pctr_hwc[1];
+	v->before = count_4m(v->fd, 1);
 	/* Switched out here: its raw count stays in counter 1 of CPU 0. */
 	if (write(v->go[1], "g", 1) != 1 || read(v->done[0], &c, 1) != 1)
 		v->err = EIO;
@@ -163,7 +174,7 @@ TEST_F(x86, rdpmc_reads_zero_from_counters_not_owned)
 TEST_F(x86, own_counter_never_starts_from_another_process)
 {
 	const struct pctr_page *pg;
-	int go[2], done[2], status, k;
+	int go[2], done[2], status;
 	uint64_t raw, val;
 	pid_t pid;
 	char c;
@@ -180,13 +191,7 @@ TEST_F(x86, own_counter_never_starts_from_another_process)
 
 		if (fd < 0 || set(fd, 0, INSNS_U))
 			_exit(10);
-		/*
-		 * 2000000 iterations are 4 million instructions; where
-		 * counts are inexact the count is run up to that instead.
-		 */
-		for (k = 0; k < 100 && rd_now(fd).pctr_hwc[0] < 4000000; k++)
-			run_insns(2000000);
-		if (rd_now(fd).pctr_hwc[0] < 4000000)
+		if (count_4m(fd, 0) < 4000000)
 			_exit(11);
 		/* Switched out here: its count stays in counter 0 of CPU 0. */
 		if (write(go[1], "g", 1) != 1 || read(done[0], &c, 1) != 1)
