@@ -12,17 +12,18 @@
 
 #include "pctr_test.h"
 
-static int read_int(const char *path, int dflt)
+/* The first line of @path in @buf, its newline dropped ("" if none). */
+static void read_line(const char *path, char *buf, int len)
 {
 	FILE *f = fopen(path, "r");
-	int v;
 
-	if (!f)
-		return dflt;
-	if (fscanf(f, "%d", &v) != 1)
-		v = dflt;
-	fclose(f);
-	return v;
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
 }
 
 static void set_domain(int es, int domain)
@@ -40,22 +41,17 @@ static void set_domain(int es, int domain)
 
 int main(int argc, char **argv)
 {
-	char name[PAPI_MAX_STR_LEN], allow[8] = "";
+	char name[PAPI_MAX_STR_LEN], allow[8], para[16];
 	int quiet, cidx, code, es, ret, paranoid, refuse;
 	long long v;
-	FILE *f;
 
 	quiet = tests_quiet(argc, argv);
 	if (geteuid() == 0 && (setgid(1000) || setuid(1000)))
 		test_fail(__FILE__, __LINE__, "cannot become uid 1000", PAPI_ESYS);
-	paranoid = read_int("/proc/sys/kernel/perf_event_paranoid", 2);
-	f = fopen("/sys/module/pctr/parameters/allow_kernel", "r");
-	if (f) {
-		if (!fgets(allow, sizeof(allow), f))
-			allow[0] = 0;
-		allow[strcspn(allow, "\n")] = 0;
-		fclose(f);
-	}
+	read_line("/proc/sys/kernel/perf_event_paranoid", para, sizeof(para));
+	paranoid = para[0] ? atoi(para) : 2;
+	read_line("/sys/module/pctr/parameters/allow_kernel", allow,
+		  sizeof(allow));
 	refuse = paranoid > 1 && allow[0] != 'Y';
 	cidx = pctr_test_init(quiet);
 	code = pctr_test_event(cidx, name);
