@@ -145,7 +145,7 @@ $(B)/lib/libpctx.a:
 	rm -f $@
 	$(AR) rcs $@
 
-.PHONY: all module userspace lib libcpc examples tools benches selftests run bench check soak clean install sparc64 \
+.PHONY: all module userspace lib libcpc examples tools benches selftests run bench check papi-suite soak clean install sparc64 \
 	install-user uninstall modules_install help FORCE
 
 all: module userspace
@@ -469,6 +469,12 @@ run: userspace
 BENCH_ARGS ?=
 bench: userspace
 	bench/bench $(BENCH_ARGS)
+
+# PAPI's whole test suite in every guest of make check's PAPI job, against
+# pctr and against perf_event, written into Documentation/papi.rst's table
+# (testing/papi/whole; about 40 minutes: make check runs lists of it).
+papi-suite: userspace
+	testing/papi/whole
 
 # make check's phases, by name (testing/check --help lists them): empty
 # runs them all.

@@ -42,12 +42,18 @@ run() {
 	dir=/work name=$2
 	case $2 in */*) dir=/work/${2%/*} name=${2##*/} ;; esac
 	cd "$dir" || return
+	# sde's tests load libraries built beside them: run_tests.sh puts
+	# their directory on LD_LIBRARY_PATH, as here.
+	lib=
+	case $2 in components/sde/*) lib=$dir ;; esac
 	if [ "$1" = perf_event ]; then
 		echo 2 >/proc/sys/kernel/perf_event_paranoid
-		LD_LIBRARY_PATH=/work/debian timeout 120 "./$name" TESTS_QUIET >/work/out.txt 2>&1
+		LD_LIBRARY_PATH=/work/debian${lib:+:$lib} timeout 120 "./$name" TESTS_QUIET >/work/out.txt 2>&1
 		rc=$?
 		echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 		(exit $rc)
+	elif [ -n "$lib" ]; then
+		LD_LIBRARY_PATH=$lib timeout 120 "./$name" TESTS_QUIET >/work/out.txt 2>&1
 	else
 		timeout 120 "./$name" TESTS_QUIET >/work/out.txt 2>&1
 	fi

@@ -23,11 +23,13 @@
 # All guests have one vCPU and run one after another: the job keeps to
 # one core, beside the phases (the driver starts it after the host
 # tests).  Logs: guest-VENDOR-KERNEL.log (6.12, 6.1: the first two
-# fields of the version).
+# fields of the version), in PCTR_PAPI_OUT (default build/check/papi);
+# PCTR_PAPI_TIMEOUT the seconds a guest may take (2400).
+# testing/papi/whole runs it with PAPI's whole suite in every guest.
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../../lib.sh"
 
-papi=$logdir/papi
+papi=${PCTR_PAPI_OUT:-$logdir/papi}
 rm -rf "$papi"
 mkdir -p "$papi"
 t0=$(date +%s)
@@ -102,7 +104,7 @@ run_guest() {
 	fi
 	t=$(date +%s)
 	# shellcheck disable=SC2086 # the tests' names, split on purpose
-	testing/vm/run "$@" --smp 1 --timeout 2400 "${args[@]}" --add "$deb" \
+	testing/vm/run "$@" --smp 1 --timeout "${PCTR_PAPI_TIMEOUT:-2400}" "${args[@]}" --add "$deb" \
 		--add "$prefix/bin/papi_component_avail" \
 		--add "$prefix/bin/papi_avail" --add "$prefix/bin/papi_command_line" \
 		--add "$papi/papi_loop" --add testing/papi/guest.sh \
