@@ -10,7 +10,10 @@
 #   make check PHASES="NAME..."  only those of its phases: dependencies,
 #                     quality, host, vm-bench, sampling, packaging, cmdline,
 #                     admin, doc-examples, sparc64-build, selftests,
-#                     emulated-pmu, sparc64, debug-kernel (testing/check -h)
+#                     emulated-pmu, sparc64, debug-kernel, papi
+#                     (testing/check -h)
+#   make papi-suite   PAPI's whole test suite in every PAPI guest, into
+#                     Documentation/papi.rst's table (about 40 minutes)
 #   make sparc64      cross-build module, libraries, tests for sparc64
 #   make soak         long fuzzing runs in guests (10^6 calls, ten minutes)
 #   make install      install module, libraries, headers, tools, man pages

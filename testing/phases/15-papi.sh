@@ -13,7 +13,8 @@
 # own tests (components/pctr/tests/, from papi/tests) must pass, and a
 # test that passes on perf_event must pass on pctr unless it uses
 # presets of events pctr's backends do not name (papi_noevent) or is one
-# of papi_differs (a stated reason each; Documentation/papi.rst).
+# of papi_differs (a stated reason each; Documentation/papi.rst), and
+# pctr's results are those of papi.rst's table of the whole suite.
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -43,6 +44,23 @@ papi_differs=""
 if [ ! -e /usr/lib/x86_64-linux-gnu/libpapi.so.7.0 ]; then
 	bad "Debian's libpapi.so.7.0 for the tests' reference (libpapi7.0: testing/vm/install-deps)"
 fi
+
+# The table's check itself: a copy of the table that says one test of
+# a guest's run went otherwise is caught.
+for log in "$papi"/guest-*.log; do
+	line=$(grep -m 1 -E '^ctest: [^ ]+ pctr PASSED ' "$log") || continue
+	v=${log##*/guest-}
+	v=${v%.log}
+	cp Documentation/papi.rst "$logdir/papi-table.rst"
+	echo "ctest: ${line#ctest: } " | sed 's/ pctr PASSED / pctr FAILED /' >"$logdir/papi-table.log"
+	testing/papi/table merge "$logdir/papi-table.rst" "$v=$logdir/papi-table.log"
+	if ! testing/papi/table check "$logdir/papi-table.rst" "$v" "$log" >/dev/null; then
+		ok "testing/papi/table check catches a result that is not the table's"
+	else
+		bad "testing/papi/table check catches a result that is not the table's"
+	fi
+	break
+done
 
 for log in "$papi"/guest-*.log; do
 	[ -e "$log" ] || continue
@@ -89,6 +107,15 @@ for log in "$papi"/guest-*.log; do
 		fi
 	done < <(grep -E '^ctest: [^ ]+ pctr ' "$log")
 	grep -E '^ctest:   ' "$log" | sed "s/^ctest:  /  [$v]/"
+	# The table in Documentation/papi.rst (the whole suite, make
+	# papi-suite) says what each test does on pctr in this guest:
+	# what ran here does that, or the table is out of date.
+	if diffs=$(testing/papi/table check Documentation/papi.rst "$v" "$log"); then
+		ok "$v: pctr's results as Documentation/papi.rst's table gives them"
+	else
+		while read -r d; do echo "  [$v] $d"; done <<<"$diffs"
+		bad "$v: pctr's results as Documentation/papi.rst's table gives them"
+	fi
 	sort -k3 -n -r <(grep '^ctime: ' "$log") | head -n 3 |
 		awk -v v="$v" '{ printf "  [%s] slowest: %s %ss\n", v, $2, $3 }'
 done
