@@ -35,6 +35,12 @@
 cd /work || exit 1
 mkdir -p debian
 mv libpapi.so.7.0 debian/ 2>/dev/null
+# libcrypt.so (testing/phases/jobs/papi.sh adds it), which shlib opens
+# with dlopen: where libcrypt-dev puts it.
+if [ -e libcrypt.so ] && [ ! -e /usr/lib/x86_64-linux-gnu/libcrypt.so ]; then
+	mkdir -p /usr/lib/x86_64-linux-gnu
+	mv libcrypt.so /usr/lib/x86_64-linux-gnu/
+fi
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 
 # run WHICH TEST: the result word, and the reason in $why.
