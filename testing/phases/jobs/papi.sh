@@ -149,15 +149,18 @@ for g in ${PCTR_PAPI_GUESTS-amd:new intel:new amd:old intel:old sim:new sim:old}
 done
 
 # The rest of PAPI's suite, spread: each test of testing/papi/suite in
-# none of the lists above and not among the heavy ones runs in one of
-# the emulated PMUs' guests (in turn) and in one of the sim's, where the
-# phase holds its result to Documentation/papi.rst's table (which make
-# papi-suite fills with the whole suite in every guest).  Heavy: 5 s of
-# the host's time or more, pctr's run and perf_event's, in the whole
-# suite's guest of the emulated AMD PMU on 6.1 or of the Intel one on
-# 6.12 (make papi-suite, 2026-11-28: 42 tests, 1369 s; the other 138
-# took 144 s), left to make papi-suite but where a list names them.
-heavy=${PCTR_PAPI_HEAVY-"components/perf_event/tests/perf_event_system_wide
+# none of the lists above and not heavy on the backend runs in one of
+# the backend's guests (in turn: the newest kernel's, the oldest's), so
+# on each of the emulated AMD PMU, the emulated Intel PMU and the sim;
+# the phase holds its result to Documentation/papi.rst's table (which
+# make papi-suite fills with the whole suite in every guest).  Heavy on
+# a backend: 5 s of the host's time or more, pctr's run and perf_event's,
+# in the whole suite's guest of that backend (make papi-suite,
+# 2026-11-28: AMD 6.1's 42 tests took 1308 s, its other 138 124 s;
+# Intel 6.12's 28 took 657 s, its other 152 94 s; sim 6.1's 6 took 188
+# s, its other 174 60 s), left to make papi-suite but where a list
+# names them.  PCTR_PAPI_SPREAD=0 leaves the spread out.
+heavy_amd=${PCTR_PAPI_HEAVY_AMD-"components/perf_event/tests/perf_event_system_wide
 	components/sde/tests/Overflow_Test ctests/branches
 	ctests/byte_profile ctests/child_overflow
 	ctests/clockres_pthreads ctests/destroy ctests/exec_overflow
@@ -176,11 +179,33 @@ heavy=${PCTR_PAPI_HEAVY-"components/perf_event/tests/perf_event_system_wide
 	validation_tests/papi_fp_ops validation_tests/papi_l1_dcm
 	validation_tests/papi_l2_dcm validation_tests/papi_tot_cyc
 	validation_tests/papi_tot_ins"}
-# spread LIST...: the suite's tests in none of the lists (a bare name
-# in a list is ctests/NAME) and not heavy, one a line.
+heavy_intel=${PCTR_PAPI_HEAVY_INTEL-"components/sde/tests/Overflow_Test ctests/byte_profile
+	ctests/child_overflow ctests/clockres_pthreads
+	ctests/exec_overflow ctests/fork_overflow ctests/krentel_pthreads
+	ctests/kufrin ctests/multiplex1 ctests/multiplex1_pthreads
+	ctests/multiplex2 ctests/multiplex3_pthreads
+	ctests/overflow3_pthreads ctests/overflow_force_software
+	ctests/profile_pthreads ctests/profile_twoevents ctests/sdsc-mpx
+	ctests/sdsc2-mpx ctests/sdsc2-mpx-noreset ctests/sdsc4-mpx
+	ctests/second ctests/system_child_overflow ctests/system_overflow
+	ftests/fmultiplex1 validation_tests/flops_validation
+	validation_tests/fp_validation_hl validation_tests/papi_tot_cyc
+	validation_tests/papi_tot_ins"}
+heavy_sim=${PCTR_PAPI_HEAVY_SIM-"components/sde/tests/Overflow_Test ctests/clockres_pthreads
+	ctests/realtime ctests/virttime ftests/serial_hl
+	validation_tests/flops_validation"}
+# spread BACKEND LIST...: the suite's tests in none of the lists (a
+# bare name in a list is ctests/NAME) and not heavy on BACKEND, one a
+# line.
 spread() {
 	[ "${PCTR_PAPI_SPREAD-1}" = 1 ] || return 0
-	local t skip=" "
+	local t skip=" " heavy
+	case $1 in
+	amd) heavy=$heavy_amd ;;
+	intel) heavy=$heavy_intel ;;
+	*) heavy=$heavy_sim ;;
+	esac
+	shift
 	for t in $heavy "$@"; do
 		case $t in */*) skip+="$t " ;; *) skip+="ctests/$t " ;; esac
 	done
@@ -188,15 +213,8 @@ spread() {
 		[[ $skip == *" $t "* ]] || echo "$t"
 	done
 }
-n_emu=0 n_sim=0
-for g in "${guests[@]}"; do
-	case $g in sim\ *) n_sim=$((n_sim + 1)) ;; *) n_emu=$((n_emu + 1)) ;; esac
-done
-# shellcheck disable=SC2086 # the lists' names, split on purpose
-mapfile -t rest_emu < <(spread $long $short)
-# shellcheck disable=SC2086
-mapfile -t rest_sim < <(spread $simtests)
-# share N I LIST...: the I-th of N shares of LIST (every N-th name).
+# share_of N I LIST...: the I-th of N shares of LIST (every N-th name
+# from the I-th).
 share_of() {
 	local n=$1 i=$2 j=0 t out=
 	shift 2
@@ -206,23 +224,43 @@ share_of() {
 	done
 	echo "$out"
 }
+# The guests of each backend, and the backend of the first emulated
+# guest, which runs the long list (the others of its kind the short).
+declare -A count=() index=()
+first_v=
+for g in "${guests[@]}"; do
+	v=${g%% *}
+	count[$v]=$((${count[$v]:-0} + 1))
+	[ "$v" = sim ] || [ -n "$first_v" ] || first_v=$v
+done
+lists() {
+	if [ "$1" = "$first_v" ]; then echo "$long $short"; else echo "$short"; fi
+}
+# shellcheck disable=SC2046 # the lists' names, split on purpose
+mapfile -t rest_amd < <(spread amd $(lists amd))
+# shellcheck disable=SC2046
+mapfile -t rest_intel < <(spread intel $(lists intel))
+# shellcheck disable=SC2086
+mapfile -t rest_sim < <(spread sim $simtests)
 
-first=1 i_emu=0 i_sim=0
+first=1
 for g in "${guests[@]}"; do
 	read -r v k name <<<"$g"
 	echo "$name" >>"$papi/guests.planned"
+	i=${index[$v]:-0}
+	index[$v]=$((i + 1))
+	case $v in
+	amd) rest=$(share_of "${count[$v]}" "$i" "${rest_amd[@]}") ;;
+	intel) rest=$(share_of "${count[$v]}" "$i" "${rest_intel[@]}") ;;
+	*) rest=$(share_of "${count[$v]}" "$i" "${rest_sim[@]}") ;;
+	esac
 	# The args of the guest's PMU.
 	if [ "$v" = sim ]; then
-		run_guest "$name" "$simtests $(share_of "$n_sim" $i_sim "${rest_sim[@]}")" \
-			--kernel "$k" --param pmu=sim
-		i_sim=$((i_sim + 1))
-		continue
-	fi
-	rest=$(share_of "$n_emu" $i_emu "${rest_emu[@]}")
-	if [ $first = 1 ]; then
+		run_guest "$name" "$simtests $rest" --kernel "$k" --param pmu=sim
+	elif [ $first = 1 ]; then
 		run_guest "$name" "$long $rest" --kernel "$k" --emulated-pmu "$v"
+		first=0
 	else
 		run_guest "$name" "$short $rest" --kernel "$k" --emulated-pmu "$v"
 	fi
-	first=0 i_emu=$((i_emu + 1))
 done
