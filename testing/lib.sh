@@ -195,6 +195,11 @@ find_kernels() {
 	fi
 	# shellcheck disable=SC2034 # used by the phases
 	kb=${kernels[-1]:-}
+	# The kernels of the emulated PMU's guests (its phase and side
+	# job): PCTR_EMU_SUITE_KERNELS, else all (6.1's guests add about
+	# 80 s, testing.rst; "6.12.95+deb12-amd64" runs only the newest).
+	# shellcheck disable=SC2034 # used by the phases
+	kernels_suite=${PCTR_EMU_SUITE_KERNELS-${kernels[*]}}
 }
 find_kernels
 # shellcheck disable=SC2034,SC2206 # used by the phases; split on purpose

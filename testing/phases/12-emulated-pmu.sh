@@ -68,9 +68,6 @@ perf_passed="Read samples using the mmap interface|User space counter reading of
 perf_must_intel=${PCTR_PERF_MUST_PASS_intel-$perf_passed}
 # shellcheck disable=SC2034
 perf_must_amd=${PCTR_PERF_MUST_PASS_amd-$perf_passed}
-# Both kernels (6.1's guests add about 80 s, testing.rst);
-# PCTR_EMU_SUITE_KERNELS="6.12.95+deb12-amd64" runs only the newest.
-kernels_suite=${PCTR_EMU_SUITE_KERNELS-${kernels[*]}}
 ex_built=$top/build/pkgtest/shared
 # What the guest of kernel $1 and vendor $2 runs: sets smp, extra, what
 # and stat.

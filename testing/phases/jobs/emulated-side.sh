@@ -18,7 +18,8 @@
 #     hangs bringing up a second vCPU under -icount (vm/run), so its
 #     guest runs without it, and scrub_test leaves out its bounds on a
 #     count (PCTR_COUNTS_INEXACT).  PCTR_EMU_HYBRID=0 leaves it out.
-# PCTR_EMU_SUITE_KERNELS chooses the kernels, as for the phase.
+# PCTR_EMU_SUITE_KERNELS chooses the kernels, as for the phase
+# (kernels_suite, testing/lib.sh).
 # shellcheck source=testing/lib.sh
 . "$(dirname "$0")/../../lib.sh"
 
@@ -26,7 +27,6 @@ emu=$logdir/emu
 mkdir -p "$emu"
 rm -f "$emu"/hybrid[.-]* "$emu"/bench.*
 no_ccache testing/vm/qemu/build >"$emu/qemu-build-side.log" 2>&1 || exit 0
-kernels_suite=${PCTR_EMU_SUITE_KERNELS-${kernels[*]}}
 
 t1=$(date +%s)
 bench/bench --quick --only icount --kernel "$kb" >"$emu/bench.log" 2>&1
