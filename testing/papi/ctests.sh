@@ -58,10 +58,8 @@ run() {
 		rc=$?
 		echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 		(exit $rc)
-	elif [ -n "$lib" ]; then
-		LD_LIBRARY_PATH=$lib timeout 120 "./$name" TESTS_QUIET >/work/out.txt 2>&1
 	else
-		timeout 120 "./$name" TESTS_QUIET >/work/out.txt 2>&1
+		env ${lib:+LD_LIBRARY_PATH=$lib} timeout 120 "./$name" TESTS_QUIET >/work/out.txt 2>&1
 	fi
 	rc=$?
 	cd /work || return

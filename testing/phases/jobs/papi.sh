@@ -209,7 +209,7 @@ spread() {
 	for t in $heavy "$@"; do
 		case $t in */*) skip+="$t " ;; *) skip+="ctests/$t " ;; esac
 	done
-	testing/papi/suite "$share" | while read -r t; do
+	for t in "${suite[@]}"; do
 		[[ $skip == *" $t "* ]] || echo "$t"
 	done
 }
@@ -236,6 +236,7 @@ done
 lists() {
 	if [ "$1" = "$first_v" ]; then echo "$long $short"; else echo "$short"; fi
 }
+mapfile -t suite < <(testing/papi/suite "$share")
 # shellcheck disable=SC2046 # the lists' names, split on purpose
 mapfile -t rest_amd < <(spread amd $(lists amd))
 # shellcheck disable=SC2046
