@@ -194,9 +194,15 @@ heavy_intel=${PCTR_PAPI_HEAVY_INTEL-"components/sde/tests/Overflow_Test ctests/b
 heavy_sim=${PCTR_PAPI_HEAVY_SIM-"components/sde/tests/Overflow_Test ctests/clockres_pthreads
 	ctests/realtime ctests/virttime ftests/serial_hl
 	validation_tests/flops_validation"}
+# Tests whose result on pctr varies from run to run, left out of the
+# spread too (make papi-suite runs them): reset_multiplex, PAPI's
+# software multiplexing, whose counts are compared within a tolerance
+# that a run's timing decides (Intel 6.12: passed in make papi-suite and
+# in two make checks, failed in the next).
+varies=${PCTR_PAPI_VARIES-"ctests/reset_multiplex"}
 # spread BACKEND LIST...: the suite's tests in none of the lists (a
-# bare name in a list is ctests/NAME) and not heavy on BACKEND, one a
-# line.
+# bare name in a list is ctests/NAME), not heavy on BACKEND and not
+# among those that vary, one a line.
 spread() {
 	[ "${PCTR_PAPI_SPREAD-1}" = 1 ] || return 0
 	local t skip=" " heavy
@@ -206,7 +212,7 @@ spread() {
 	*) heavy=$heavy_sim ;;
 	esac
 	shift
-	for t in $heavy "$@"; do
+	for t in $heavy $varies "$@"; do
 		case $t in */*) skip+="$t " ;; *) skip+="ctests/$t " ;; esac
 	done
 	for t in "${suite[@]}"; do
