@@ -19,6 +19,27 @@
 . "$(dirname "$0")/../lib.sh"
 
 papi=$logdir/papi
+# Tests whose result on pctr varies from run to run, and the failures
+# accepted of each (an ERE its reason line must match): the table's
+# pass or fail either way.  reset_multiplex: PAPI's software
+# multiplexing, whose reads while running lag by up to two time slices
+# (Documentation/papi.rst); its lines 242 to 258 compare such a read
+# (rows 4 to 8 against row 4), those before them start/stop counts and
+# 261 a reset's read, which must hold.
+declare -A varies=(
+	[ctests/reset_multiplex]='^Line # (242|246|250|254|258) Error: '
+)
+# accepted TEST REASON: REASON is a failure TEST may give.
+accepted() {
+	grep -qE "${varies[$1]}" <<<"$2"
+}
+if accepted ctests/reset_multiplex 'Line # 242 Error: PAPI_add_event[PAPI_TOT_INS]' &&
+	! accepted ctests/reset_multiplex 'Line # 234 Error: PAPI_TOT_CYC' &&
+	! accepted ctests/reset_multiplex 'Line # 261 Error: PAPI_TOT_CYC'; then
+	ok "reset_multiplex: a lagging read's failure accepted, a start/stop's or a reset's not"
+else
+	bad "reset_multiplex: a lagging read's failure accepted, a start/stop's or a reset's not"
+fi
 if [ "$(cat "$papi/build.rc" 2>/dev/null)" = 0 ]; then
 	echo "check: PAPI with pctr's component: $(grep -o 'built in [0-9]*s.*' "$papi/build.log" || echo cached), $(cat "$papi/build.secs")s (in the background)"
 	ok "PAPI builds with pctr's component (testing/papi/build)"
@@ -79,6 +100,8 @@ for log in "$papi"/guest-*.log; do
 	printf '  [%s] %-36s %-10s %s\n' "$v" test pctr perf_event
 	while read -r _ t _ rp _ rr; do
 		printf '  [%s] %-36s %-10s %s\n' "$v" "$t" "$rp" "$rr"
+		full=$t
+		[[ $t == */* ]] || full=ctests/$t
 		if [[ $t == components/pctr/* ]]; then
 			# pctr's own tests: they pass, with nothing to compare.
 			if [ "$rp" = PASSED ]; then
@@ -86,6 +109,14 @@ for log in "$papi"/guest-*.log; do
 			else
 				grep -E "^ctest:   $t " "$log"
 				bad "$v: $t: pctr $rp (the component's own test)"
+			fi
+		elif [ -n "${varies[$full]-}" ] && [ "$rp" = FAILED ]; then
+			why=$(grep -m 1 -E "^ctest:   $t pctr: " "$log")
+			why=${why#"ctest:   $t pctr: "}
+			if accepted "$full" "$why"; then
+				ok "$v: $t: pctr $rp as it may, its result varying ($why)"
+			else
+				bad "$v: $t: pctr $rp, not as it may ($why; accepted: ${varies[$full]})"
 			fi
 		elif [ "$rr" = - ]; then
 			ok "$v: $t: pctr $rp (no reference needed)"
@@ -104,7 +135,7 @@ for log in "$papi"/guest-*.log; do
 	# The table in Documentation/papi.rst (the whole suite, make
 	# papi-suite) says what each test does on pctr in this guest:
 	# what ran here does that, or the table is out of date.
-	if diffs=$(testing/papi/table check Documentation/papi.rst "$v" "$log"); then
+	if diffs=$(testing/papi/table check Documentation/papi.rst "$v" "$log" "${!varies[@]}"); then
 		ok "$v: pctr's results as Documentation/papi.rst's table gives them"
 	else
 		while read -r d; do echo "  [$v] $d"; done <<<"$diffs"
