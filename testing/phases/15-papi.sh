@@ -144,6 +144,26 @@ for log in "$papi"/guest-*.log; do
 	sort -k5 -n -r <(grep '^ctime: ' "$log") | head -n 3 |
 		awk -v v="$v" '{ printf "  [%s] slowest: %s %ss of the host'"'"'s (%ss of the guest'"'"'s)\n", v, $2, $5, $3 }'
 done
+# papi_command_line PAPI_TOT_INS on pctr (testing/papi/referee.sh): one
+# binary and one workload, so one count in every emulated guest, and
+# perf_event's within a few instructions of it where perf_event counts
+# (the emulated AMD PMU; on the Intel one Debian's libpfm4 knows no PMU):
+# Intel's count is held to the referee through AMD's.
+ref=$(grep -H "^papi: referee: pctr's papi_command_line PAPI_TOT_INS: [0-9]" "$papi"/guest-*.log 2>/dev/null |
+	sed 's|.*/guest-\([^:]*\)\.log:.*: \([0-9]*\)$|\1 \2|')
+if [ -n "$ref" ]; then
+	by=$(tr '\n' ' ' <<<"$ref")
+	if [ "$(awk '{ print $2 }' <<<"$ref" | sort -u | wc -l)" = 1 ]; then
+		ok "papi_command_line PAPI_TOT_INS on pctr: one count in every emulated guest (${by% })"
+	else
+		bad "papi_command_line PAPI_TOT_INS on pctr: one count in every emulated guest (${by% })"
+	fi
+	if grep -q '^PASS: papi: papi_command_line PAPI_TOT_INS: pctr ' "$papi"/guest-*.log; then
+		ok "papi_command_line PAPI_TOT_INS: perf_event referees pctr's count in a guest"
+	else
+		bad "papi_command_line PAPI_TOT_INS: perf_event referees pctr's count in a guest"
+	fi
+fi
 # guests.planned: each guest's name, written as the job starts it.
 while read -r v; do
 	[ -e "$papi/guest-$v.rc" ] || bad "$v: PAPI guest ran (no exit status: the job stopped in it)"

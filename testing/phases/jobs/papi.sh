@@ -130,7 +130,8 @@ run_guest() {
 		--add "$prefix/bin/papi_component_avail" \
 		--add "$prefix/bin/papi_avail" --add "$prefix/bin/papi_command_line" \
 		--add "$papi/papi_loop" --add testing/papi/guest.sh \
-		--add testing/papi/ctests.sh --add testing/papi/all.sh \
+		--add testing/papi/ctests.sh --add testing/papi/referee.sh \
+		--add testing/papi/all.sh \
 		-- ./all.sh $tests 2>&1 | stamp >"$papi/guest-$name.log"
 	echo "${PIPESTATUS[0]}" >"$papi/guest-$name.rc"
 	echo "guest-$name $(($(date +%s) - t))" >>"$papi/guests.secs"
