@@ -155,52 +155,24 @@ done
 # on each of the emulated AMD PMU, the emulated Intel PMU and the sim;
 # the phase holds its result to Documentation/papi.rst's table (which
 # make papi-suite fills with the whole suite in every guest).  Heavy on
-# a backend: 5 s of the host's time or more, pctr's run and perf_event's,
-# in the whole suite's guest of that backend (make papi-suite,
-# 2026-11-28: AMD 6.1's 42 tests took 1308 s, its other 138 124 s;
-# Intel 6.12's 28 took 657 s, its other 152 94 s; sim 6.1's 6 took 188
-# s, its other 174 60 s), left to make papi-suite but where a list
-# names them.  PCTR_PAPI_SPREAD=0 leaves the spread out.
-heavy_amd=${PCTR_PAPI_HEAVY_AMD-"components/perf_event/tests/perf_event_system_wide
-	components/sde/tests/Overflow_Test ctests/branches
-	ctests/byte_profile ctests/child_overflow
-	ctests/clockres_pthreads ctests/destroy ctests/exec_overflow
-	ctests/fork_overflow ctests/krentel_pthreads ctests/kufrin
-	ctests/memory ctests/multiplex1 ctests/multiplex1_pthreads
-	ctests/multiplex2 ctests/multiplex3_pthreads
-	ctests/overflow3_pthreads ctests/overflow_allcounters
-	ctests/overflow_force_software ctests/overflow_pthreads
-	ctests/profile_force_software ctests/profile_pthreads
-	ctests/profile_twoevents ctests/pthread_hl ctests/sdsc-mpx
-	ctests/sdsc2-mpx ctests/sdsc2-mpx-noreset ctests/sdsc4-mpx
-	ctests/second ctests/sprofile ctests/system_child_overflow
-	ctests/system_overflow ftests/fmultiplex1 ftests/serial_hl
-	validation_tests/flops_validation
-	validation_tests/fp_validation_hl validation_tests/papi_br_msp
-	validation_tests/papi_fp_ops validation_tests/papi_l1_dcm
-	validation_tests/papi_l2_dcm validation_tests/papi_tot_cyc
-	validation_tests/papi_tot_ins"}
-heavy_intel=${PCTR_PAPI_HEAVY_INTEL-"components/sde/tests/Overflow_Test ctests/byte_profile
-	ctests/child_overflow ctests/clockres_pthreads
-	ctests/exec_overflow ctests/fork_overflow ctests/krentel_pthreads
-	ctests/kufrin ctests/multiplex1 ctests/multiplex1_pthreads
-	ctests/multiplex2 ctests/multiplex3_pthreads
-	ctests/overflow3_pthreads ctests/overflow_force_software
-	ctests/profile_pthreads ctests/profile_twoevents ctests/sdsc-mpx
-	ctests/sdsc2-mpx ctests/sdsc2-mpx-noreset ctests/sdsc4-mpx
-	ctests/second ctests/system_child_overflow ctests/system_overflow
-	ftests/fmultiplex1 validation_tests/flops_validation
-	validation_tests/fp_validation_hl validation_tests/papi_tot_cyc
-	validation_tests/papi_tot_ins"}
-heavy_sim=${PCTR_PAPI_HEAVY_SIM-"components/sde/tests/Overflow_Test ctests/clockres_pthreads
-	ctests/realtime ctests/virttime ftests/serial_hl
-	validation_tests/flops_validation"}
-# Tests heavy on every backend run once, in the last guest of the
-# emulated AMD PMU (AMD 6.1, the lightest of make check's guests; on
-# pctr alone about 50 s of the host's there): so every test of the
-# suite runs on pctr in each make check.
-once=${PCTR_PAPI_HEAVY_ONCE-"components/sde/tests/Overflow_Test
-	ctests/clockres_pthreads validation_tests/flops_validation"}
+# a backend: testing/papi/heavy (5 s of the host's time or more, pctr's
+# run and perf_event's, in make papi-suite's guest of the backend, which
+# writes it: 2026-11-28, AMD 6.1's 42 tests took 1308 s, its other 138
+# 124 s; Intel 6.12's 28 took 657 s, its other 152 94 s; sim 6.1's 6
+# took 188 s, its other 174 60 s), left to make papi-suite but where a
+# list names them; PCTR_PAPI_HEAVY_AMD, _INTEL and _SIM name others.
+# Those heavy on every backend (PCTR_PAPI_HEAVY_ONCE) run once, in the
+# last guest of the emulated AMD PMU (AMD 6.1, the lightest of make
+# check's guests; on pctr alone about 50 s of the host's there): so
+# every test of the suite runs on pctr in each make check.
+# PCTR_PAPI_SPREAD=0 leaves the spread out.
+heavy_of() {
+	awk -v b="$1" '$1 == b { print $2 }' testing/papi/heavy | tr '\n' ' '
+}
+heavy_amd=${PCTR_PAPI_HEAVY_AMD-$(heavy_of amd)}
+heavy_intel=${PCTR_PAPI_HEAVY_INTEL-$(heavy_of intel)}
+heavy_sim=${PCTR_PAPI_HEAVY_SIM-$(heavy_of sim)}
+once=${PCTR_PAPI_HEAVY_ONCE-$(awk '!/^#/ { n[$2]++ } END { for (t in n) if (n[t] == 3) print t }' testing/papi/heavy | sort | tr '\n' ' ')}
 # spread BACKEND LIST...: the suite's tests in none of the lists (a
 # bare name in a list is ctests/NAME) and not heavy on BACKEND (amd,
 # intel, sim; none: no test heavy), one a line.
