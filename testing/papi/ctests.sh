@@ -29,8 +29,8 @@
 # RESULT being what the test printed (PASSED, FAILED, SKIPPED, WARNED),
 # "exit N" when it printed none (a crash, a timeout), or "-" for a
 # reference not run, and for a result other than PASSED its reason (the
-# test's first error line), and "ctime: NAME SECONDS", what its runs
-# took.
+# test's first error line), "ctime-pctr: NAME SECONDS", what pctr's run
+# took, and "ctime: NAME SECONDS", what its runs took (guest seconds).
 
 cd /work || exit 1
 mkdir -p debian
@@ -78,6 +78,7 @@ for t in "$@"; do
 	t0=$(cut -d. -f1 /proc/uptime)
 	run pctr "$t"
 	rp=$res wp=$why
+	echo "ctime-pctr: $t $(($(cut -d. -f1 /proc/uptime) - t0))"
 	case $t in
 	components/pctr/*)
 		# pctr's own tests: perf_event has nothing to compare.

@@ -83,11 +83,14 @@ share=$prefix/share/papi
 # seconds, which under -icount count instructions, not the host's time:
 # a test that reads the clock in a loop costs the host far more than its
 # guest seconds say) given "host SECONDS", the host's since the line
-# before it that ended a test or guest.sh.
+# before it that ended a test or guest.sh, and each "ctime-pctr: NAME
+# SECONDS" (pctr's run of the test) the host's likewise.
 stamp() {
 	local line last=$EPOCHSECONDS
 	while IFS= read -r line; do
 		case $line in
+		"ctime-pctr: "*)
+			line+=" host $((EPOCHSECONDS - last))" ;;
 		"ctime: "*)
 			line+=" host $((EPOCHSECONDS - last))"
 			last=$EPOCHSECONDS ;;
