@@ -158,17 +158,17 @@ done
 # on each of the emulated AMD PMU, the emulated Intel PMU and the sim;
 # the phase holds its result to Documentation/papi.rst's table (which
 # make papi-suite fills with the whole suite in every guest).  Heavy on
-# a backend: testing/papi/heavy (5 s of the host's time or more, pctr's
-# run and perf_event's, in make papi-suite's guest of the backend, which
-# writes it: 2026-11-28, AMD 6.1's 42 tests took 1308 s, its other 138
-# 124 s; Intel 6.12's 28 took 657 s, its other 152 94 s; sim 6.1's 6
-# took 188 s, its other 174 60 s), left to make papi-suite but where a
-# list names them; PCTR_PAPI_HEAVY_AMD, _INTEL and _SIM name others.
-# Those heavy on every backend (PCTR_PAPI_HEAVY_ONCE) run once, in the
-# last guest of the emulated AMD PMU (AMD 6.1, the lightest of make
-# check's guests; on pctr alone about 50 s of the host's there): so
-# every test of the suite runs on pctr in each make check.
-# PCTR_PAPI_SPREAD=0 leaves the spread out.
+# a backend: testing/papi/heavy, what costs make check 5 s of the host's
+# time or more in one of make papi-suite's guests of the backend (pctr's
+# run, and perf_event's where pctr's does not pass), which make
+# papi-suite writes (2026-11-28: AMD's 29 took 785 s, its other 151 127
+# s; Intel's 27 537 s, its other 153 106 s; the sim's 6 170 s, its
+# other 174 72 s), left to make papi-suite but where a list names them;
+# PCTR_PAPI_HEAVY_AMD, _INTEL and _SIM name others.  Those heavy on every
+# backend (PCTR_PAPI_HEAVY_ONCE) run once, in the last guest of the
+# emulated AMD PMU (AMD 6.1, the lightest of make check's guests; 61 s
+# of the host's there on pctr alone): so every test of the suite runs
+# on pctr in each make check.  PCTR_PAPI_SPREAD=0 leaves the spread out.
 heavy_of() {
 	awk -v b="$1" '$1 == b { print $2 }' testing/papi/heavy | tr '\n' ' '
 }
