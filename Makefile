@@ -13,7 +13,7 @@
 #                     emulated-pmu, sparc64, debug-kernel, papi
 #                     (testing/check -h)
 #   make papi-suite   PAPI's whole test suite in every PAPI guest, into
-#                     Documentation/papi.rst's table (about 45 minutes)
+#                     Documentation/papi.rst's table (about 40 minutes)
 #   make sparc64      cross-build module, libraries, tests for sparc64
 #   make soak         long fuzzing runs in guests (10^6 calls, ten minutes)
 #   make install      install module, libraries, headers, tools, man pages
@@ -475,7 +475,7 @@ bench: userspace
 
 # PAPI's whole test suite in every guest of make check's PAPI job, against
 # pctr and against perf_event, written into Documentation/papi.rst's table
-# (testing/papi/whole; about 45 minutes: make check runs part of it).
+# (testing/papi/whole; about 40 minutes: make check runs part of it).
 papi-suite: userspace
 	testing/papi/whole
 

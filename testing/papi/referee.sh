@@ -27,11 +27,8 @@ bad() { echo "FAIL: papi: $*"; }
 
 # count [LIBDIR]: PAPI_TOT_INS of one run, or nothing.
 count() {
-	if [ -n "${1-}" ]; then
-		LD_LIBRARY_PATH=$1 ./papi_command_line PAPI_TOT_INS
-	else
-		./papi_command_line PAPI_TOT_INS
-	fi >referee.out 2>&1
+	# shellcheck disable=SC2086 # no word when there is no LIBDIR
+	env ${1:+LD_LIBRARY_PATH=$1} ./papi_command_line PAPI_TOT_INS >referee.out 2>&1
 	sed -n 's/^PAPI_TOT_INS :[[:space:]]*\([0-9][0-9]*\)[[:space:]]*$/\1/p' referee.out
 }
 
